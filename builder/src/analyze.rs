@@ -1,0 +1,160 @@
+//! Per-file analysis: read, detect binary, redact secrets, parse, chunk.
+//! The result depends only on the path, the bytes and the config, which is
+//! what lets `--previous` reuse it for unchanged files.
+
+use crate::chunk::{chunk_file, Chunk};
+use crate::config::Effective;
+use crate::ids::sha256_hex;
+use crate::language::Lang;
+use crate::parse::{extract, parse_tree, Parsed};
+use crate::secrets;
+use crate::walk::Entry;
+
+/// File-level facts (the files row without the module columns).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileRecord {
+    pub path: String,
+    pub lang: Lang,
+    pub size: u64,
+    pub line_count: u32,
+    pub sha256: String,
+    pub is_test: bool,
+    pub is_generated: bool,
+    pub is_lossy: bool,
+    pub secret_count: u32,
+    pub content: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    pub file: FileRecord,
+    pub parsed: Parsed,
+    pub chunks: Vec<Chunk>,
+}
+
+pub enum Outcome {
+    Done(Box<Analysis>),
+    Binary,
+    Unreadable(std::io::Error),
+}
+
+/// Read and analyze one walked file.
+pub fn read_and_analyze(root: &std::path::Path, entry: &Entry, cfg: &Effective) -> Outcome {
+    let _ = root;
+    let bytes = match std::fs::read(&entry.abs) {
+        Ok(b) => b,
+        Err(e) => return Outcome::Unreadable(e),
+    };
+    if memchr::memchr(0, &bytes).is_some() {
+        return Outcome::Binary;
+    }
+    Outcome::Done(Box::new(analyze_bytes(&entry.rel, bytes, cfg)))
+}
+
+pub fn count_lines(b: &[u8]) -> u32 {
+    let n = memchr::memchr_iter(b'\n', b).count();
+    (n + usize::from(!b.is_empty() && *b.last().unwrap() != b'\n')) as u32
+}
+
+/// Analyze a file's bytes.
+pub fn analyze_bytes(path: &str, mut bytes: Vec<u8>, cfg: &Effective) -> Analysis {
+    let lang = Lang::detect(path);
+    let sha256 = sha256_hex(&bytes);
+    let size = bytes.len() as u64;
+    let line_count = count_lines(&bytes);
+    let findings = if cfg.secrets_ignore.is_match(path) {
+        Vec::new()
+    } else {
+        secrets::detect(&bytes, &cfg.config.secrets.ignore_values)
+    };
+    secrets::redact(&mut bytes, &findings);
+    let (content, is_lossy) = match String::from_utf8(bytes) {
+        Ok(s) => (s, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    };
+    let is_generated = is_generated(path, lang, &content);
+    let is_test = cfg.tests.is_match(path);
+    let (parsed, chunks) = if is_generated {
+        (Parsed::default(), Vec::new())
+    } else {
+        let parsed = if lang.is_code() {
+            parse_tree(lang, content.as_bytes())
+                .map(|t| extract(lang, path, content.as_bytes(), &t))
+                .unwrap_or_default()
+        } else {
+            Parsed::default()
+        };
+        let chunks = chunk_file(path, lang, &content, &parsed.symbols);
+        (parsed, chunks)
+    };
+    Analysis {
+        file: FileRecord {
+            path: path.to_string(),
+            lang,
+            size,
+            line_count,
+            sha256,
+            is_test,
+            is_generated,
+            is_lossy,
+            secret_count: findings.len() as u32,
+            content,
+        },
+        parsed,
+        chunks,
+    }
+}
+
+/// Minified or bundled output. `dist/` and `build/` alone do not make a file
+/// generated (Go's `go/build` is source); the content has to say so.
+pub fn is_generated(path: &str, lang: Lang, content: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    if [".min.js", ".min.css", ".min.mjs", ".bundle.js", "-bundle.js", ".chunk.js", ".js.map", ".css.map"]
+        .iter()
+        .any(|s| name.ends_with(s))
+    {
+        return true;
+    }
+    let web = lang.is_js_like() || name.ends_with(".css") || name.ends_with(".json");
+    if !web || content.len() < 2048 {
+        return false;
+    }
+    let head = &content.as_bytes()[..content.len().min(64 * 1024)];
+    let lines = memchr::memchr_iter(b'\n', head).count() + 1;
+    let avg = head.len() / lines;
+    let longest = head.split(|&b| b == b'\n').map(|l| l.len()).max().unwrap_or(0);
+    if avg > 300 || (longest > 5000 && lines < 20) {
+        return true;
+    }
+    let in_out_dir = lower.starts_with("dist/") || lower.starts_with("build/") || lower.contains("/dist/") || lower.contains("/build/");
+    in_out_dir
+        && ["__webpack_require__", "webpackBootstrap", "/******/", "//# sourceMappingURL=", "System.register("]
+            .iter()
+            .any(|m| content.contains(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_detection() {
+        let long = "var a=1;".repeat(1000);
+        assert!(is_generated("x/app.js", Lang::JavaScript, &long));
+        assert!(is_generated("x/app.min.js", Lang::JavaScript, "a"));
+        let normal = "function f() {\n  return 1;\n}\n".repeat(200);
+        assert!(!is_generated("dist/index.js", Lang::JavaScript, &normal));
+        let bundled = format!("{normal}//# sourceMappingURL=index.js.map\n");
+        assert!(is_generated("dist/index.js", Lang::JavaScript, &bundled));
+        assert!(!is_generated("src/go/build/build.go", Lang::Go, &long));
+    }
+
+    #[test]
+    fn lines_counted_like_wc_plus_last() {
+        assert_eq!(count_lines(b""), 0);
+        assert_eq!(count_lines(b"a"), 1);
+        assert_eq!(count_lines(b"a\n"), 1);
+        assert_eq!(count_lines(b"a\nb"), 2);
+    }
+}

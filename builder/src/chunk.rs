@@ -1,0 +1,445 @@
+//! Hierarchical chunking. Small files are one chunk; larger ones are cut at
+//! top-level definitions, with gaps (imports, module code) merged into
+//! blocks; classes too big for one chunk, or in large files, are cut into
+//! methods with a context header; classes with many methods also get a
+//! summary chunk. Markdown is cut at headings (the heading path is kept);
+//! other text by windows of lines.
+
+use crate::ids::stable_id;
+use crate::language::Lang;
+use crate::parse::Symbol;
+
+/// Most tokens in one chunk before it is cut further.
+pub const MAX_TOKENS: usize = 1500;
+/// Definitions smaller than this are merged with their neighbours.
+pub const MIN_TOKENS: usize = 32;
+/// Files above this are cut down to methods.
+pub const LARGE_FILE_TOKENS: usize = 8000;
+/// Classes with at least this many methods get a summary chunk.
+pub const SUMMARY_METHODS: usize = 8;
+const WINDOW_LINES: usize = 80;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chunk {
+    pub id: i64,
+    pub chunk_type: String,
+    pub kind: String,
+    pub symbol: Option<String>,
+    pub heading_path: Option<String>,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub start_byte: u64,
+    pub end_byte: u64,
+    pub token_count: u32,
+    pub context_header: String,
+    pub text: String,
+}
+
+pub fn tokens(bytes: usize) -> usize {
+    bytes.div_ceil(4)
+}
+
+/// Byte offsets of line starts, for byte → line lookups.
+pub struct Lines {
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    pub fn new(s: &str) -> Lines {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', s.as_bytes()).map(|i| i + 1));
+        Lines { starts }
+    }
+
+    /// 1-based line of a byte offset.
+    pub fn line_of(&self, byte: usize) -> u32 {
+        match self.starts.binary_search(&byte) {
+            Ok(i) => i as u32 + 1,
+            Err(i) => i as u32,
+        }
+    }
+
+    /// 1-based line of the last byte of a non-empty range ending at `end`.
+    pub fn end_line(&self, start: usize, end: usize) -> u32 {
+        self.line_of(end.saturating_sub(1).max(start))
+    }
+}
+
+struct Ctx<'a> {
+    path: &'a str,
+    src: &'a str,
+    lines: Lines,
+    chunk_type: &'static str,
+    out: Vec<Chunk>,
+}
+
+impl Ctx<'_> {
+    fn push(&mut self, kind: &str, start: usize, end: usize, symbol: Option<&str>, heading: Option<&str>, header: String) {
+        let (start, end) = trim_range(self.src, start, end);
+        if start >= end {
+            return;
+        }
+        let text = self.src[start..end].to_string();
+        self.out.push(Chunk {
+            id: stable_id(&[self.path.as_bytes(), kind.as_bytes(), start.to_string().as_bytes(), end.to_string().as_bytes()]),
+            chunk_type: self.chunk_type.to_string(),
+            kind: kind.to_string(),
+            symbol: symbol.map(|s| s.to_string()),
+            heading_path: heading.map(|s| s.to_string()),
+            start_line: self.lines.line_of(start),
+            end_line: self.lines.end_line(start, end),
+            start_byte: start as u64,
+            end_byte: end as u64,
+            token_count: tokens(text.len()) as u32,
+            context_header: header,
+            text,
+        });
+    }
+
+    /// Push `[start, end)` cut into windows of lines that fit MAX_TOKENS.
+    fn push_windows(&mut self, kind: &str, start: usize, end: usize, symbol: Option<&str>, heading: Option<&str>, header: &str) {
+        if tokens(end - start) <= MAX_TOKENS {
+            self.push(kind, start, end, symbol, heading, header.to_string());
+            return;
+        }
+        let max_bytes = MAX_TOKENS * 4;
+        let mut w_start = start;
+        let mut pos = start;
+        let mut nlines = 0;
+        while pos < end {
+            let line_end = memchr::memchr(b'\n', &self.src.as_bytes()[pos..end]).map(|i| pos + i + 1).unwrap_or(end);
+            if line_end - pos > max_bytes {
+                // A giant line: flush, then cut it at char boundaries.
+                if pos > w_start {
+                    self.push("window", w_start, pos, symbol, heading, header.to_string());
+                }
+                let mut s = pos;
+                while s < line_end {
+                    let mut e = (s + max_bytes).min(line_end);
+                    while !self.src.is_char_boundary(e) {
+                        e += 1;
+                    }
+                    self.push("window", s, e, symbol, heading, header.to_string());
+                    s = e;
+                }
+                w_start = line_end;
+                nlines = 0;
+            } else if (line_end - w_start > max_bytes || nlines >= WINDOW_LINES) && pos > w_start {
+                self.push("window", w_start, pos, symbol, heading, header.to_string());
+                w_start = pos;
+                nlines = 0;
+            }
+            nlines += 1;
+            pos = line_end;
+        }
+        if w_start < end {
+            self.push("window", w_start, end, symbol, heading, header.to_string());
+        }
+    }
+}
+
+fn trim_range(src: &str, mut start: usize, mut end: usize) -> (usize, usize) {
+    let b = src.as_bytes();
+    while start < end && b[start].is_ascii_whitespace() {
+        start += 1;
+    }
+    while end > start && b[end - 1].is_ascii_whitespace() {
+        end -= 1;
+    }
+    // Keep whole first line: back up to the line start if only indentation precedes.
+    let mut s = start;
+    while s > 0 && (b[s - 1] == b' ' || b[s - 1] == b'\t') {
+        s -= 1;
+    }
+    if s == 0 || b[s - 1] == b'\n' {
+        start = s;
+    }
+    (start, end)
+}
+
+fn is_doc_text(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    [".txt", ".rst", ".adoc", ".org", ".textile"].iter().any(|e| lower.ends_with(e))
+        || lower.rsplit('/').next().is_some_and(|n| n.starts_with("readme") || n.starts_with("changelog") || n == "license")
+}
+
+/// Chunk one file. `symbols` are its definitions (empty for text).
+pub fn chunk_file(path: &str, lang: Lang, src: &str, symbols: &[Symbol]) -> Vec<Chunk> {
+    let chunk_type = if lang == Lang::Markdown || (lang == Lang::Text && is_doc_text(path)) { "doc" } else { "code" };
+    let mut cx = Ctx {
+        path,
+        src,
+        lines: Lines::new(src),
+        chunk_type,
+        out: Vec::new(),
+    };
+    let file_header = format!("file: {path}");
+    match lang {
+        Lang::Markdown => chunk_markdown(&mut cx),
+        Lang::Text => cx.push_windows("file", 0, src.len(), None, None, &file_header),
+        _ => chunk_code(&mut cx, symbols),
+    }
+    let mut out = cx.out;
+    out.sort_by(|a, b| (a.start_byte, &a.kind, a.end_byte).cmp(&(b.start_byte, &b.kind, b.end_byte)));
+    out.dedup_by(|a, b| a.id == b.id);
+    out
+}
+
+/// Symbols that carve a file or class into chunks.
+fn is_unit(kind: &str) -> bool {
+    !matches!(kind, "field" | "property" | "variable" | "constant" | "macro")
+}
+
+fn chunk_code(cx: &mut Ctx, symbols: &[Symbol]) {
+    let total = tokens(cx.src.len());
+    let top = outermost(symbols.iter().filter(|s| is_unit(&s.kind)).collect());
+    let names: Vec<&str> = top.iter().take(12).map(|s| s.name.as_str()).collect();
+    let file_header = if names.is_empty() {
+        format!("file: {}", cx.path)
+    } else {
+        format!("file: {}\ndefines: {}", cx.path, names.join(", "))
+    };
+    if total <= MAX_TOKENS || top.is_empty() {
+        cx.push_windows("file", 0, cx.src.len(), None, None, &file_header);
+    } else {
+        let large = total > LARGE_FILE_TOKENS;
+        segment(cx, 0, cx.src.len(), &top, symbols, large, &file_header, None);
+    }
+    // Summaries of classes with many methods.
+    for s in symbols {
+        if !matches!(s.kind.as_str(), "class" | "struct" | "interface" | "trait" | "enum") {
+            continue;
+        }
+        let methods: Vec<&Symbol> = symbols
+            .iter()
+            .filter(|m| m.parent_id == Some(s.id) && matches!(m.kind.as_str(), "method" | "constructor" | "function"))
+            .collect();
+        if methods.len() < SUMMARY_METHODS {
+            continue;
+        }
+        let mut text = s.signature.clone();
+        if let Some(d) = &s.doc {
+            text.push_str("\n    ");
+            text.push_str(d);
+        }
+        for m in &methods {
+            text.push_str("\n    ");
+            text.push_str(&m.signature);
+        }
+        let (start, end) = (s.start_byte as usize, s.end_byte as usize);
+        cx.out.push(Chunk {
+            id: stable_id(&[cx.path.as_bytes(), b"class_summary", start.to_string().as_bytes(), end.to_string().as_bytes()]),
+            chunk_type: cx.chunk_type.to_string(),
+            kind: "class_summary".into(),
+            symbol: Some(s.qualified_name.clone()),
+            heading_path: None,
+            start_line: s.start_line,
+            end_line: s.end_line,
+            start_byte: s.start_byte,
+            end_byte: s.end_byte,
+            token_count: tokens(text.len()) as u32,
+            context_header: format!("file: {}\nclass: {} ({} methods)", cx.path, s.qualified_name, methods.len()),
+            text,
+        });
+    }
+}
+
+/// Symbols not nested in another one of the list (sorted by start).
+fn outermost(mut list: Vec<&Symbol>) -> Vec<&Symbol> {
+    list.sort_by_key(|s| (s.start_byte, std::cmp::Reverse(s.end_byte)));
+    let mut out: Vec<&Symbol> = Vec::new();
+    for s in list {
+        if let Some(last) = out.last() {
+            if s.start_byte < last.end_byte {
+                continue;
+            }
+        }
+        out.push(s);
+    }
+    out
+}
+
+/// Cut `[start, end)` at the given units; gaps and small units merge into blocks.
+#[allow(clippy::too_many_arguments)]
+fn segment(cx: &mut Ctx, start: usize, end: usize, units: &[&Symbol], all: &[Symbol], large: bool, header: &str, container: Option<&Symbol>) {
+    let mut block: Option<(usize, usize)> = None;
+    let flush = |cx: &mut Ctx, block: &mut Option<(usize, usize)>| {
+        if let Some((s, e)) = block.take() {
+            let sym = container.map(|c| c.qualified_name.as_str());
+            cx.push_windows("block", s, e, sym, None, header);
+        }
+    };
+    let mut pos = start;
+    for u in units {
+        let (us, ue) = (u.start_byte as usize, (u.end_byte as usize).min(end));
+        if us < pos {
+            continue;
+        }
+        // Gap before the unit.
+        if us > pos && !cx.src[pos..us].trim().is_empty() {
+            block = Some(match block {
+                Some((s, _)) => (s, us),
+                None => (pos, us),
+            });
+            if let Some((s, e)) = block {
+                if tokens(e - s) > MAX_TOKENS {
+                    flush(cx, &mut block);
+                }
+            }
+        }
+        let size = tokens(ue - us);
+        if size < MIN_TOKENS {
+            block = Some(match block {
+                Some((s, _)) => (s, ue),
+                None => (us, ue),
+            });
+            if block.is_some_and(|(s, e)| tokens(e - s) > MAX_TOKENS) {
+                flush(cx, &mut block);
+            }
+        } else {
+            flush(cx, &mut block);
+            emit_unit(cx, u, all, large, container);
+        }
+        pos = ue.max(pos);
+    }
+    if pos < end && !cx.src[pos..end].trim().is_empty() {
+        block = Some(match block {
+            Some((s, _)) => (s, end),
+            None => (pos, end),
+        });
+    }
+    flush(cx, &mut block);
+}
+
+fn emit_unit(cx: &mut Ctx, u: &Symbol, all: &[Symbol], large: bool, container: Option<&Symbol>) {
+    let (us, ue) = (u.start_byte as usize, u.end_byte as usize);
+    let children: Vec<&Symbol> = all.iter().filter(|c| c.parent_id == Some(u.id) && is_unit(&c.kind)).collect();
+    let kind = if container.is_some() { "method" } else { "definition" };
+    let header = match container {
+        Some(c) => {
+            let siblings: Vec<&str> = all
+                .iter()
+                .filter(|s| s.parent_id == Some(c.id) && s.id != u.id && is_unit(&s.kind))
+                .take(8)
+                .map(|s| s.name.as_str())
+                .collect();
+            let mut h = format!("file: {}\nin: {}", cx.path, c.signature);
+            if !siblings.is_empty() {
+                h.push_str(&format!("\nrelated: {}", siblings.join(", ")));
+            }
+            h
+        }
+        None => format!("file: {}", cx.path),
+    };
+    let fits = tokens(ue - us) <= MAX_TOKENS;
+    if !children.is_empty() && (!fits || large) {
+        let children = outermost(children);
+        segment(cx, us, ue, &children, all, large, &header, Some(u));
+    } else {
+        cx.push_windows(kind, us, ue, Some(&u.qualified_name), None, &header);
+    }
+}
+
+/// Markdown: one chunk per heading section, with its heading path.
+fn chunk_markdown(cx: &mut Ctx) {
+    let src = cx.src;
+    let mut headings: Vec<(usize, usize, String)> = Vec::new(); // (byte, level, title)
+    let mut fence: Option<&str> = None;
+    let mut pos = 0;
+    let mut prev_line: Option<(usize, &str)> = None;
+    for line in src.split_inclusive('\n') {
+        let t = line.trim_end();
+        let trimmed = t.trim_start();
+        let indent = t.len() - trimmed.len();
+        if let Some(f) = fence {
+            if trimmed.starts_with(f) {
+                fence = None;
+            }
+        } else if indent < 4 && (trimmed.starts_with("```") || trimmed.starts_with("~~~")) {
+            fence = Some(&trimmed[..3]);
+        } else if indent < 4 && trimmed.starts_with('#') {
+            let level = trimmed.bytes().take_while(|&b| b == b'#').count();
+            let rest = &trimmed[level..];
+            if level <= 6 && (rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t')) {
+                headings.push((pos, level, rest.trim().trim_end_matches('#').trim().to_string()));
+            }
+        } else if indent < 4 && !trimmed.is_empty() && (trimmed.chars().all(|c| c == '=') || (trimmed.len() >= 2 && trimmed.chars().all(|c| c == '-'))) {
+            if let Some((pstart, ptext)) = prev_line {
+                let p = ptext.trim();
+                if !p.is_empty() && !p.starts_with('#') && !headings.iter().any(|h| h.0 == pstart) {
+                    headings.push((pstart, if trimmed.starts_with('=') { 1 } else { 2 }, p.to_string()));
+                }
+            }
+        }
+        prev_line = Some((pos, line));
+        pos += line.len();
+    }
+    let header = format!("file: {}", cx.path);
+    if headings.is_empty() {
+        cx.push_windows("section", 0, src.len(), None, None, &header);
+        return;
+    }
+    if headings[0].0 > 0 {
+        cx.push_windows("section", 0, headings[0].0, None, None, &header);
+    }
+    let mut stack: Vec<(usize, String)> = Vec::new();
+    for (i, (start, level, title)) in headings.iter().enumerate() {
+        while stack.last().is_some_and(|(l, _)| l >= level) {
+            stack.pop();
+        }
+        stack.push((*level, title.clone()));
+        let end = headings.get(i + 1).map(|h| h.0).unwrap_or(src.len());
+        let path: Vec<&str> = stack.iter().map(|(_, t)| t.as_str()).collect();
+        let hp = path.join(" > ");
+        let h = format!("file: {}\nsection: {hp}", cx.path);
+        cx.push_windows("section", *start, end, None, Some(&hp), &h);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{extract, parse_tree};
+
+    #[test]
+    fn small_file_is_one_chunk() {
+        let c = chunk_file("a.txt", Lang::Text, "hello\nworld\n", &[]);
+        assert_eq!(c.len(), 1);
+        assert_eq!((c[0].start_line, c[0].end_line, c[0].kind.as_str()), (1, 2, "file"));
+    }
+
+    #[test]
+    fn markdown_sections_keep_heading_path() {
+        let md = "intro\n# A\ntext a\n## B\n```\n# not a heading\n```\ntext b\n# C\nc\n";
+        let c = chunk_file("r.md", Lang::Markdown, md, &[]);
+        let hp: Vec<_> = c.iter().map(|c| c.heading_path.clone()).collect();
+        assert_eq!(hp, vec![None, Some("A".into()), Some("A > B".into()), Some("C".into())]);
+        assert_eq!(c[2].start_line, 4);
+        assert_eq!(c[2].end_line, 8);
+        assert!(c.iter().all(|c| c.chunk_type == "doc"));
+    }
+
+    #[test]
+    fn large_python_file_cut_by_definitions_and_methods() {
+        let mut src = String::from("import os\n\n");
+        src.push_str("class Big:\n    \"\"\"Big class.\"\"\"\n");
+        for i in 0..45 {
+            src.push_str(&format!("    def m{i}(self, x):\n        \"\"\"Method {i} does a thing with x and returns a joined path.\"\"\"\n        y = x + {i}\n        return os.path.join(str(y), 'abcdefghijklmnopqrstuvwxyz0123456789' * 3)\n\n"));
+        }
+        for i in 0..40 {
+            src.push_str(&format!("def f{i}(a):\n    return a * {i} + len('abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz')\n\n"));
+        }
+        let tree = parse_tree(Lang::Python, src.as_bytes()).unwrap();
+        let p = extract(Lang::Python, "big.py", src.as_bytes(), &tree);
+        let c = chunk_file("big.py", Lang::Python, &src, &p.symbols);
+        assert!(c.iter().any(|c| c.kind == "method" && c.symbol.as_deref() == Some("Big.m3")));
+        let m3 = c.iter().find(|c| c.symbol.as_deref() == Some("Big.m3")).unwrap();
+        assert!(m3.context_header.contains("in: class Big"));
+        assert!(c.iter().any(|c| c.kind == "class_summary"));
+        assert!(c.iter().all(|c| (c.token_count as usize) <= MAX_TOKENS));
+        // Every byte of code is in some non-summary chunk (gaps excepted).
+        for s in p.symbols.iter().filter(|s| s.kind == "function") {
+            assert!(c.iter().any(|c| c.start_byte <= s.start_byte && s.end_byte <= c.end_byte && c.kind != "class_summary"), "{} not covered", s.name);
+        }
+    }
+}

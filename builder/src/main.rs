@@ -1,0 +1,294 @@
+//! `code-indexer`: thin CLI over the builder library.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use code_index_builder::config::{self, CONFIG_FILE};
+use code_index_builder::error::{codes, Error, Result};
+use code_index_builder::{analyze, index, secrets, status, walk};
+use rayon::prelude::*;
+
+#[derive(Parser)]
+#[command(name = "code-indexer", version, about = "Turns a source tree into a versioned, reproducible Parquet snapshot for code-index.")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Index a repository into <out>/<repo>/<snapshot-id>/.
+    Index {
+        /// Root of the source tree.
+        repo: PathBuf,
+        /// Directory that holds snapshots (one folder per repo).
+        #[arg(long)]
+        out: PathBuf,
+        /// A previous snapshot (or <out>/<repo>/ with a `latest` file): unchanged files reuse its rows.
+        #[arg(long)]
+        previous: Option<PathBuf>,
+        /// Build without vectors (currently the only mode; vectors arrive with the semantic layer).
+        #[arg(long)]
+        no_embeddings: bool,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Print a JSON summary on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Repository name in the snapshot path (default: config `name` or the directory name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Skip files larger than this many bytes (default 1048576, as `rg --max-filesize 1M`).
+        #[arg(long)]
+        max_file_size: Option<u64>,
+        /// Leave unreadable files out (counted) instead of failing.
+        #[arg(long)]
+        skip_unreadable: bool,
+    },
+    /// Write a starter .code-index.yaml inferred from the tree.
+    Init {
+        repo: PathBuf,
+        /// Overwrite an existing .code-index.yaml.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show a snapshot's manifest summary, table sizes and freshness.
+    Status {
+        /// A snapshot directory, or <out>/<repo>/ (uses `latest`).
+        snapshot: PathBuf,
+        /// A git checkout to compare the snapshot's commit with.
+        #[arg(long)]
+        repo: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Scan a repository for secrets (what `index` would redact).
+    Secrets {
+        repo: PathBuf,
+        /// List every finding (path, line, kind, masked preview).
+        #[arg(long)]
+        list: bool,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn threads(n: Option<usize>) -> usize {
+    n.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.cmd {
+        Cmd::Index {
+            repo,
+            out,
+            previous,
+            no_embeddings: _,
+            threads: t,
+            json,
+            name,
+            max_file_size,
+            skip_unreadable,
+        } => {
+            let opts = index::Options {
+                repo,
+                out,
+                previous,
+                threads: threads(t),
+                name,
+                max_file_size,
+                skip_unreadable,
+                progress: !json,
+            };
+            let s = index::run(&opts)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&s).unwrap());
+            } else {
+                println!("snapshot {} written to {}", s.snapshot_id, s.snapshot_dir);
+                println!(
+                    "  {} files ({} reused), {:.1} MB source -> {:.1} MB snapshot ({:.2}x) in {:.1}s",
+                    s.files,
+                    s.reused_files,
+                    s.source_bytes as f64 / 1e6,
+                    s.snapshot_bytes as f64 / 1e6,
+                    s.snapshot_bytes as f64 / s.source_bytes.max(1) as f64,
+                    s.seconds
+                );
+                for (t, ts) in &s.tables {
+                    println!("  {t:<11} {:>10} rows {:>12} bytes", ts.rows, ts.bytes);
+                }
+                let sk = &s.skipped;
+                println!(
+                    "  skipped: {} default-excluded, {} config-excluded, {} too large, {} binary, {} unreadable",
+                    sk.default_excluded, sk.config_excluded, sk.too_large, sk.binary, sk.unreadable
+                );
+                if let Some(why) = &s.previous_ignored {
+                    println!("  note: --previous not reused: {why}; this was a full build");
+                }
+            }
+            Ok(())
+        }
+        Cmd::Init { repo, force } => init(&repo, force),
+        Cmd::Status { snapshot, repo, json } => {
+            let s = status::status(&snapshot, repo.as_deref())?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&s).unwrap());
+            } else {
+                print!("{}", status::render(&s));
+            }
+            if !s.damaged_files.is_empty() {
+                return Err(Error::new(
+                    codes::SNAPSHOT_INVALID,
+                    format!("snapshot files damaged: {}", s.damaged_files.join(", ")),
+                    "rebuild the snapshot with `code-indexer index`",
+                ));
+            }
+            Ok(())
+        }
+        Cmd::Secrets { repo, list, json } => secrets_cmd(&repo, list, json),
+    }
+}
+
+#[derive(serde::Serialize)]
+struct SecretRow {
+    path: String,
+    line: u32,
+    kind: &'static str,
+    preview: String,
+}
+
+fn secrets_cmd(repo: &Path, list: bool, json: bool) -> Result<()> {
+    let root = index::check_repo(repo)?;
+    let cfg = config::load(&root, None)?;
+    let walked = walk::walk(&root, &cfg, threads(None))?;
+    let mut rows: Vec<SecretRow> = walked
+        .entries
+        .par_iter()
+        .filter(|e| !cfg.secrets_ignore.is_match(&e.rel))
+        .flat_map_iter(|e| {
+            let bytes = std::fs::read(&e.abs).unwrap_or_default();
+            if memchr::memchr(0, &bytes).is_some() {
+                return Vec::new();
+            }
+            secrets::detect(&bytes, &cfg.config.secrets.ignore_values)
+                .into_iter()
+                .map(|f| SecretRow {
+                    path: e.rel.clone(),
+                    line: f.line,
+                    kind: f.kind,
+                    preview: f.preview,
+                })
+                .collect()
+        })
+        .collect();
+    rows.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rows).unwrap());
+        return Ok(());
+    }
+    if list {
+        for r in &rows {
+            println!("{}:{}: {} {}", r.path, r.line, r.kind, r.preview);
+        }
+    }
+    let files: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.path.as_str()).collect();
+    println!(
+        "{} secret(s) in {} file(s); they are redacted in snapshots. Silence false positives with `secrets: {{ignore: [\"<glob>\"], ignore_values: [\"<value>\"]}}` in {CONFIG_FILE}.",
+        rows.len(),
+        files.len()
+    );
+    Ok(())
+}
+
+fn init(repo: &Path, force: bool) -> Result<()> {
+    let root = index::check_repo(repo)?;
+    let target = root.join(CONFIG_FILE);
+    if target.exists() && !force {
+        return Err(Error::new(
+            codes::CONFIG_EXISTS,
+            format!("{} already exists", target.display()),
+            "edit it, or pass --force to overwrite it with a fresh starter file",
+        )
+        .at(&target));
+    }
+    let cfg = config::effective(config::Config::default(), None, &target, None)?;
+    let walked = walk::walk(&root, &cfg, threads(None))?;
+    let paths: Vec<String> = walked.entries.iter().map(|e| e.rel.clone()).collect();
+    let modules = code_index_builder::modules::Modules::infer(&root, &paths, &cfg.config);
+    let mut roots: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    let mut tests = 0usize;
+    let mut docs: Vec<&str> = Vec::new();
+    for p in &paths {
+        let lang = code_index_builder::language::Lang::detect(p);
+        if let Some(r) = modules.of(p, lang).module_root {
+            *roots.entry(r).or_default() += 1;
+        }
+        if cfg.tests.is_match(p) {
+            tests += 1;
+        }
+        if cfg.nav_docs.is_match(p) && docs.len() < 10 {
+            docs.push(p);
+        }
+    }
+    let name = index::repo_name(&root, &cfg, None);
+    let mut y = String::new();
+    y.push_str("# code-index configuration (written by `code-indexer init`; edit freely).\n");
+    y.push_str("# Every key is optional. Globs follow ripgrep: no '/' matches a file name anywhere.\n");
+    y.push_str(&format!("name: {name}\n"));
+    if let Some(b) = code_index_builder::git::info(&root).branch {
+        y.push_str(&format!("default_branch: {b}\n"));
+    }
+    y.push_str("# include: [\"src/**\"]          # only these files (default: everything ripgrep would search)\n");
+    y.push_str("exclude: []                    # e.g. [\"vendor/**\", \"*.snap\"]\n");
+    y.push_str("include_override: []           # indexed even if .gitignore drops them\n");
+    y.push_str(&format!("max_file_size: {}\n", config::DEFAULT_MAX_FILE_SIZE));
+    if roots.is_empty() {
+        y.push_str("modules: []\n");
+    } else {
+        y.push_str("modules:                       # inferred from __init__.py, package.json, Cargo.toml, go.mod\n");
+        for (r, n) in roots.iter().filter(|(r, _)| !r.is_empty()).take(50) {
+            y.push_str(&format!("  - path: {}\n    description: \"\"   # {n} files\n", yaml_str(r)));
+        }
+    }
+    y.push_str("navigation_docs:\n  patterns:\n");
+    for p in config::NavigationDocs::default().patterns {
+        y.push_str(&format!("    - {}\n", yaml_str(&p)));
+    }
+    y.push_str("  boost: 1.5\n");
+    y.push_str(&format!("# {tests} files match the default test patterns; set test_patterns to replace them.\n"));
+    y.push_str("# test_patterns: [\"tests/**\", \"test_*.py\"]\n");
+    if !docs.is_empty() {
+        y.push_str(&format!("# navigation docs found: {}\n", docs.join(", ")));
+    }
+    y.push_str("secrets:\n  ignore: []                   # path globs whose findings are not redacted\n  ignore_values: []\n");
+    // Check it parses before writing.
+    config::parse_config(&y, &target)?;
+    let tmp = target.with_extension("yaml.tmp");
+    std::fs::write(&tmp, &y)
+        .and_then(|_| std::fs::rename(&tmp, &target))
+        .map_err(|e| Error::io(codes::WRITE, "cannot write", &target, e, "check the repository is writable"))?;
+    println!("wrote {} ({} modules inferred, {} test files, {} navigation docs)", target.display(), roots.len(), tests, docs.len());
+    let _ = analyze::count_lines;
+    Ok(())
+}
+
+fn yaml_str(s: &str) -> String {
+    if s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c)) && !s.is_empty() {
+        s.to_string()
+    } else {
+        format!("{s:?}")
+    }
+}

@@ -1,0 +1,420 @@
+//! Cross-file resolution of raw relations: imports to files (or Go package
+//! directories), calls and bases to definitions. Preference order for a
+//! name: the same file, files it imports, the same directory, then a
+//! definition unique in the repository; anything else stays unresolved.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::language::Lang;
+use crate::modules::Modules;
+use crate::parse::RawEdge;
+
+/// What resolution needs of each file.
+pub struct FileFacts {
+    pub path: String,
+    pub lang: Lang,
+    /// (name, qualified_name, kind, id)
+    pub symbols: Vec<(String, String, String, i64)>,
+    pub edges: Vec<RawEdge>,
+}
+
+/// A resolved edge row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Edge {
+    pub kind: String,
+    pub src_path: String,
+    pub src_symbol: Option<String>,
+    pub src_symbol_id: Option<i64>,
+    pub dst_name: String,
+    pub dst_path: Option<String>,
+    pub dst_symbol: Option<String>,
+    pub dst_symbol_id: Option<i64>,
+    pub line: u32,
+    pub resolved: bool,
+}
+
+type SymRef = (u32, u32); // (file index, symbol index)
+
+fn dir_of(p: &str) -> &str {
+    p.rfind('/').map(|i| &p[..i]).unwrap_or("")
+}
+
+fn normalize(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+fn join(dir: &str, rel: &str) -> String {
+    if dir.is_empty() {
+        rel.to_string()
+    } else {
+        format!("{dir}/{rel}")
+    }
+}
+
+struct Index<'a> {
+    files: &'a [FileFacts],
+    paths: HashMap<&'a str, u32>,
+    by_basename: HashMap<&'a str, Vec<&'a str>>,
+    by_name: HashMap<&'a str, Vec<SymRef>>,
+    by_dir_name: HashMap<(&'a str, &'a str), Vec<SymRef>>,
+    py_modules: HashMap<String, &'a str>,
+    go_packages: BTreeMap<String, String>,
+    npm: BTreeMap<String, String>,
+    crates: BTreeMap<String, String>,
+}
+
+/// Resolve every file's raw edges. Files must be sorted by path.
+pub fn resolve(files: &[FileFacts], modules: &Modules) -> Vec<Vec<Edge>> {
+    let mut paths = HashMap::new();
+    let mut dirs = HashSet::new();
+    let mut by_basename: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut by_name: HashMap<&str, Vec<SymRef>> = HashMap::new();
+    let mut by_dir_name: HashMap<(&str, &str), Vec<SymRef>> = HashMap::new();
+    let mut py_modules = HashMap::new();
+    for (fi, f) in files.iter().enumerate() {
+        paths.insert(f.path.as_str(), fi as u32);
+        let mut d = dir_of(&f.path);
+        loop {
+            if !dirs.insert(d.to_string()) || d.is_empty() {
+                break;
+            }
+            d = dir_of(d);
+        }
+        by_basename.entry(f.path.rsplit('/').next().unwrap()).or_default().push(f.path.as_str());
+        for (si, (name, _, kind, _)) in f.symbols.iter().enumerate() {
+            if kind == "field" || kind == "variable" {
+                continue;
+            }
+            by_name.entry(name.as_str()).or_default().push((fi as u32, si as u32));
+            by_dir_name.entry((dir_of(&f.path), name.as_str())).or_default().push((fi as u32, si as u32));
+        }
+        if f.lang == Lang::Python {
+            let info = modules.of(&f.path, Lang::Python);
+            let stem = f.path.rsplit('/').next().unwrap().trim_end_matches(".pyi").trim_end_matches(".py");
+            let base = info.module_path.clone().unwrap_or_default();
+            let name = if stem == "__init__" {
+                base
+            } else if base.is_empty() {
+                stem.to_string()
+            } else {
+                format!("{base}.{stem}")
+            };
+            if !name.is_empty() {
+                py_modules.entry(name).or_insert(f.path.as_str());
+            }
+        }
+    }
+    let idx = Index {
+        files,
+        go_packages: modules.go_packages(&dirs),
+        npm: modules.npm_packages(),
+        crates: modules.crates(),
+        paths,
+        by_basename,
+        by_name,
+        by_dir_name,
+        py_modules,
+    };
+    files.iter().enumerate().map(|(fi, f)| resolve_file(&idx, fi as u32, f, modules)).collect()
+}
+
+fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<Edge> {
+    let own: HashMap<&str, i64> = f.symbols.iter().rev().map(|(_, q, _, id)| (q.as_str(), *id)).collect();
+    let mut out = Vec::with_capacity(f.edges.len());
+    // Imports first: their targets guide name resolution.
+    let mut imported: Vec<u32> = Vec::new();
+    let mut imported_dirs: Vec<String> = Vec::new();
+    for e in f.edges.iter().filter(|e| e.kind == "imports") {
+        let dst = resolve_import(idx, f, &e.dst_name, modules);
+        if let Some(d) = &dst {
+            match idx.paths.get(d.as_str()) {
+                Some(&i) => imported.push(i),
+                None => imported_dirs.push(d.clone()),
+            }
+        }
+        out.push(Edge {
+            kind: e.kind.clone(),
+            src_path: f.path.clone(),
+            src_symbol: e.src_symbol.clone(),
+            src_symbol_id: e.src_symbol.as_deref().and_then(|s| own.get(s).copied()),
+            resolved: dst.is_some(),
+            dst_name: e.dst_name.clone(),
+            dst_path: dst,
+            dst_symbol: None,
+            dst_symbol_id: None,
+            line: e.line,
+        });
+    }
+    for e in f.edges.iter().filter(|e| e.kind != "imports") {
+        let src_symbol_id = e.src_symbol.as_deref().and_then(|s| {
+            own.get(s).copied().or_else(|| {
+                // Go methods: the receiver type may live in another file of the package.
+                let name = s.rsplit('.').next().unwrap_or(s);
+                idx.by_dir_name
+                    .get(&(dir_of(&f.path), name))
+                    .and_then(|v| v.iter().map(|&(a, b)| &idx.files[a as usize].symbols[b as usize]).find(|x| x.1 == s))
+                    .map(|x| x.3)
+            })
+        });
+        let (dst_path, dst_symbol, dst_symbol_id) = if e.kind == "contains" {
+            (Some(f.path.clone()), Some(e.dst_name.clone()), own.get(e.dst_name.as_str()).copied())
+        } else {
+            let name = simple_name(&e.dst_name);
+            let class_like = e.kind != "calls";
+            match find_symbol(idx, fi, f, name, class_like, &imported, &imported_dirs) {
+                Some((a, b)) => {
+                    let tf = &idx.files[a as usize];
+                    let s = &tf.symbols[b as usize];
+                    (Some(tf.path.clone()), Some(s.1.clone()), Some(s.3))
+                }
+                None => (None, None, None),
+            }
+        };
+        out.push(Edge {
+            kind: e.kind.clone(),
+            src_path: f.path.clone(),
+            src_symbol: e.src_symbol.clone(),
+            src_symbol_id,
+            dst_name: e.dst_name.clone(),
+            resolved: dst_symbol_id.is_some(),
+            dst_path,
+            dst_symbol,
+            dst_symbol_id,
+            line: e.line,
+        });
+    }
+    out.sort_by(|a, b| {
+        (&a.kind, a.line, &a.dst_name, &a.src_symbol).cmp(&(&b.kind, b.line, &b.dst_name, &b.src_symbol))
+    });
+    out
+}
+
+/// `models.Model` → `Model`; `Vec<T>` → `Vec`; `a::b::C` → `C`.
+fn simple_name(s: &str) -> &str {
+    let s = s.split(['<', '[', '(']).next().unwrap_or(s);
+    let s = s.rsplit("::").next().unwrap_or(s);
+    let s = s.rsplit('.').next().unwrap_or(s);
+    s.trim()
+}
+
+fn kind_ok(kind: &str, class_like: bool) -> bool {
+    if class_like {
+        matches!(kind, "class" | "struct" | "interface" | "trait" | "type" | "enum" | "union")
+    } else {
+        !matches!(kind, "field" | "variable" | "property" | "module" | "namespace")
+    }
+}
+
+fn find_symbol(idx: &Index, fi: u32, f: &FileFacts, name: &str, class_like: bool, imported: &[u32], imported_dirs: &[String]) -> Option<SymRef> {
+    let pick = |cands: &[SymRef], filter: &dyn Fn(&SymRef) -> bool| -> Option<SymRef> {
+        cands
+            .iter()
+            .filter(|r| filter(r) && kind_ok(&idx.files[r.0 as usize].symbols[r.1 as usize].2, class_like))
+            .copied()
+            .next()
+    };
+    let cands = idx.by_name.get(name)?;
+    if let Some(r) = pick(cands, &|r| r.0 == fi) {
+        return Some(r);
+    }
+    if let Some(r) = pick(cands, &|r| imported.contains(&r.0)) {
+        return Some(r);
+    }
+    for d in imported_dirs {
+        if let Some(v) = idx.by_dir_name.get(&(d.as_str(), name)) {
+            if let Some(r) = pick(v, &|_| true) {
+                return Some(r);
+            }
+        }
+    }
+    if let Some(v) = idx.by_dir_name.get(&(dir_of(&f.path), name)) {
+        if let Some(r) = pick(v, &|_| true) {
+            return Some(r);
+        }
+    }
+    let ok: Vec<&SymRef> = cands
+        .iter()
+        .filter(|r| kind_ok(&idx.files[r.0 as usize].symbols[r.1 as usize].2, class_like))
+        .collect();
+    if ok.len() == 1 {
+        return Some(*ok[0]);
+    }
+    None
+}
+
+fn exists<'a>(idx: &'a Index, p: &str) -> Option<&'a str> {
+    idx.paths.get_key_value(p).map(|(k, _)| *k)
+}
+
+fn resolve_import(idx: &Index, f: &FileFacts, spec: &str, modules: &Modules) -> Option<String> {
+    let dir = dir_of(&f.path);
+    match f.lang {
+        Lang::Python => {
+            let (dots, rest) = (spec.len() - spec.trim_start_matches('.').len(), spec.trim_start_matches('.'));
+            let full = if dots > 0 {
+                let info = modules.of(&f.path, Lang::Python);
+                let mut base: Vec<&str> = info.module_path.as_deref().map(|m| m.split('.').collect()).unwrap_or_default();
+                for _ in 1..dots {
+                    base.pop()?;
+                }
+                let mut s = base.join(".");
+                if !rest.is_empty() {
+                    if !s.is_empty() {
+                        s.push('.');
+                    }
+                    s.push_str(rest);
+                }
+                s
+            } else {
+                spec.to_string()
+            };
+            if let Some(p) = idx.py_modules.get(full.as_str()) {
+                return Some(p.to_string());
+            }
+            let parent = full.rsplit_once('.').map(|(a, _)| a)?;
+            idx.py_modules.get(parent).map(|p| p.to_string())
+        }
+        Lang::Go => idx.go_packages.get(spec).cloned(),
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+            let (base, rest) = if spec.starts_with('.') {
+                (normalize(&join(dir, spec))?, String::new())
+            } else {
+                let mut segs = spec.splitn(3, '/');
+                let first = segs.next()?;
+                let (pkg, rest) = if first.starts_with('@') {
+                    let second = segs.next().unwrap_or("");
+                    (format!("{first}/{second}"), segs.next().unwrap_or("").to_string())
+                } else {
+                    let r: Vec<&str> = spec.splitn(2, '/').collect();
+                    (first.to_string(), r.get(1).copied().unwrap_or("").to_string())
+                };
+                let pdir = idx.npm.get(&pkg)?;
+                if rest.is_empty() {
+                    return Some(pdir.clone());
+                }
+                (normalize(&join(pdir, &rest))?, rest)
+            };
+            let _ = rest;
+            for suffix in ["", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs"] {
+                let cand = format!("{base}{suffix}");
+                if let Some(p) = exists(idx, &cand) {
+                    return Some(p.to_string());
+                }
+            }
+            // TS writes "./x.js" for "./x.ts".
+            if let Some(stem) = base.strip_suffix(".js") {
+                for suffix in [".ts", ".tsx"] {
+                    if let Some(p) = exists(idx, &format!("{stem}{suffix}")) {
+                        return Some(p.to_string());
+                    }
+                }
+            }
+            None
+        }
+        Lang::Rust => resolve_rust(idx, f, spec, modules),
+        Lang::Java => {
+            let s = spec.trim_end_matches(".*");
+            let want = format!("{}.java", s.replace('.', "/"));
+            let base = want.rsplit('/').next()?;
+            let cands = idx.by_basename.get(base)?;
+            cands
+                .iter()
+                .filter(|p| p.ends_with(&want) && (p.len() == want.len() || p.as_bytes()[p.len() - want.len() - 1] == b'/'))
+                .min_by_key(|p| (p.len(), **p))
+                .map(|p| p.to_string())
+        }
+        Lang::C | Lang::Cpp => {
+            let quoted = spec.starts_with('"');
+            let inner = spec.trim_matches(|c| c == '"' || c == '<' || c == '>');
+            if quoted {
+                if let Some(p) = normalize(&join(dir, inner)).and_then(|p| exists(idx, &p)) {
+                    return Some(p.to_string());
+                }
+            }
+            let base = inner.rsplit('/').next()?;
+            let cands = idx.by_basename.get(base)?;
+            let suffix = format!("/{inner}");
+            cands
+                .iter()
+                .filter(|p| **p == inner || p.ends_with(&suffix))
+                .min_by_key(|p| (!p.contains("include/"), p.len(), **p))
+                .map(|p| p.to_string())
+        }
+        _ => None,
+    }
+}
+
+fn resolve_rust(idx: &Index, f: &FileFacts, spec: &str, modules: &Modules) -> Option<String> {
+    let dir = dir_of(&f.path);
+    let fname = f.path.rsplit('/').next().unwrap_or("");
+    // Directory holding this module's children.
+    let self_dir = if matches!(fname, "mod.rs" | "lib.rs" | "main.rs") {
+        dir.to_string()
+    } else {
+        join(dir, fname.trim_end_matches(".rs"))
+    };
+    let try_mod = |base: &str, segs: &[&str]| -> Option<String> {
+        for k in (1..=segs.len()).rev() {
+            let p = join(base, &segs[..k].join("/"));
+            for cand in [format!("{p}.rs"), format!("{p}/mod.rs")] {
+                if let Some(x) = exists(idx, &cand) {
+                    return Some(x.to_string());
+                }
+            }
+        }
+        None
+    };
+    if let Some(m) = spec.strip_prefix("mod ") {
+        return try_mod(&self_dir, &[m]);
+    }
+    let segs: Vec<&str> = spec.split("::").filter(|s| !s.is_empty()).collect();
+    let first = *segs.first()?;
+    match first {
+        "crate" => {
+            let cdir = modules.crate_dir_of(dir)?;
+            let src = join(&cdir, "src");
+            try_mod(&src, &segs[1..]).or_else(|| exists(idx, &join(&src, "lib.rs")).map(|s| s.to_string()))
+        }
+        "self" => try_mod(&self_dir, &segs[1..]),
+        "super" => {
+            let mut base = if matches!(fname, "mod.rs" | "lib.rs" | "main.rs") { dir_of(dir).to_string() } else { dir.to_string() };
+            let mut rest = &segs[1..];
+            while rest.first() == Some(&"super") {
+                base = dir_of(&base).to_string();
+                rest = &rest[1..];
+            }
+            try_mod(&base, rest).or_else(|| {
+                let parent_file = format!("{base}.rs");
+                exists(idx, &parent_file).or_else(|| exists(idx, &join(&base, "mod.rs"))).map(|s| s.to_string())
+            })
+        }
+        name => {
+            let cdir = idx.crates.get(name)?;
+            let src = join(cdir, "src");
+            try_mod(&src, &segs[1..]).or_else(|| exists(idx, &join(&src, "lib.rs")).map(|s| s.to_string()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_paths() {
+        assert_eq!(normalize("a/b/../c/./d").as_deref(), Some("a/c/d"));
+        assert_eq!(normalize("../x"), None);
+        assert_eq!(simple_name("models.Model"), "Model");
+        assert_eq!(simple_name("Vec<T>"), "Vec");
+    }
+}

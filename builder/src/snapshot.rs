@@ -1,0 +1,155 @@
+//! Snapshot directories: written into a hidden temp directory, the manifest
+//! last, then renamed into `<out>/<repo>/<snapshot-id>/`. A failed or killed
+//! build leaves earlier snapshots untouched; its temp directory is removed
+//! on failure, or by the next build when the process was killed.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use code_index_schemas::{Manifest, ManifestFile, MANIFEST_FILE};
+
+use crate::error::{codes, Error, Result};
+use crate::ids::sha256_hex;
+
+const TMP_PREFIX: &str = ".tmp-";
+
+/// A temp directory that is deleted unless committed.
+pub struct TempSnapshot {
+    pub dir: PathBuf,
+    pub repo_dir: PathBuf,
+    committed: bool,
+}
+
+impl Drop for TempSnapshot {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+fn pid_alive(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Create `<out>/<repo>/.tmp-<pid>/`, removing temp dirs of dead builds.
+pub fn begin(out: &Path, repo_name: &str) -> Result<TempSnapshot> {
+    let repo_dir = out.join(repo_name);
+    fs::create_dir_all(&repo_dir).map_err(|e| {
+        Error::io(codes::OUT_DIR, "cannot create output directory", &repo_dir, e, "pass a writable --out directory")
+    })?;
+    if let Ok(rd) = fs::read_dir(&repo_dir) {
+        for ent in rd.flatten() {
+            let name = ent.file_name().to_string_lossy().to_string();
+            if let Some(pid) = name.strip_prefix(TMP_PREFIX).and_then(|p| p.parse::<u32>().ok()) {
+                if !pid_alive(pid) {
+                    let _ = fs::remove_dir_all(ent.path());
+                }
+            }
+        }
+    }
+    let dir = repo_dir.join(format!("{TMP_PREFIX}{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir(&dir).map_err(|e| Error::io(codes::OUT_DIR, "cannot create temp directory", &dir, e, "pass a writable --out directory"))?;
+    Ok(TempSnapshot {
+        dir,
+        repo_dir,
+        committed: false,
+    })
+}
+
+/// Size and sha256 of a file in the temp dir.
+pub fn describe(dir: &Path, name: &str, rows: u64) -> Result<ManifestFile> {
+    let p = dir.join(name);
+    let bytes = fs::read(&p).map_err(|e| Error::io(codes::WRITE, "cannot read back", &p, e, "check the --out directory"))?;
+    Ok(ManifestFile {
+        name: name.to_string(),
+        rows,
+        bytes: bytes.len() as u64,
+        sha256: sha256_hex(&bytes),
+    })
+}
+
+/// Snapshot id: first 16 hex digits of the sha256 over the data files' hashes.
+pub fn derive_id(files: &[ManifestFile]) -> String {
+    let mut s = String::new();
+    for f in files {
+        s.push_str(&f.name);
+        s.push(':');
+        s.push_str(&f.sha256);
+        s.push('\n');
+    }
+    sha256_hex(s.as_bytes())[..16].to_string()
+}
+
+fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    let mut f = fs::File::create(&tmp).map_err(|e| Error::io(codes::WRITE, "cannot write", &tmp, e, "check the --out directory"))?;
+    f.write_all(data)
+        .and_then(|_| f.sync_all())
+        .map_err(|e| Error::io(codes::WRITE, "cannot write", &tmp, e, "check free space"))?;
+    fs::rename(&tmp, path).map_err(|e| Error::io(codes::WRITE, "cannot rename", path, e, "check the --out directory"))
+}
+
+/// Write the manifest and move the temp dir into place. Returns the final dir.
+pub fn commit(mut tmp: TempSnapshot, manifest: &Manifest) -> Result<PathBuf> {
+    let json = serde_json::to_vec_pretty(manifest).map_err(|e| Error::new(codes::INTERNAL, e.to_string(), "report this as a bug"))?;
+    // Data files first to disk, then the manifest that marks completeness.
+    for f in &manifest.files {
+        if let Ok(h) = fs::File::open(tmp.dir.join(&f.name)) {
+            let _ = h.sync_all();
+        }
+    }
+    write_atomic(&tmp.dir.join(MANIFEST_FILE), &json)?;
+    let dest = tmp.repo_dir.join(&manifest.snapshot_id);
+    if dest.join(MANIFEST_FILE).is_file() {
+        // Same id means same bytes: keep the existing one.
+        let _ = fs::remove_dir_all(&tmp.dir);
+        tmp.committed = true;
+    } else {
+        if dest.exists() {
+            let _ = fs::remove_dir_all(&dest);
+        }
+        fs::rename(&tmp.dir, &dest).map_err(|e| Error::io(codes::WRITE, "cannot move snapshot into place", &dest, e, "check the --out directory"))?;
+        tmp.committed = true;
+    }
+    write_atomic(&tmp.repo_dir.join("latest"), format!("{}\n", manifest.snapshot_id).as_bytes())?;
+    Ok(dest)
+}
+
+/// Read and check a snapshot's manifest.
+pub fn read_manifest(dir: &Path) -> Result<Manifest> {
+    let p = dir.join(MANIFEST_FILE);
+    let text = fs::read_to_string(&p).map_err(|e| {
+        Error::io(
+            codes::SNAPSHOT_INVALID,
+            "no readable manifest in",
+            &p,
+            e,
+            "pass a snapshot directory <out>/<repo>/<snapshot-id>/ written by `code-indexer index`",
+        )
+    })?;
+    serde_json::from_str(&text).map_err(|e| {
+        Error::new(codes::SNAPSHOT_INVALID, format!("broken manifest {}: {e}", p.display()), "rebuild the snapshot with `code-indexer index`").at(&p)
+    })
+}
+
+/// Resolve a snapshot argument: a snapshot dir, or a repo dir with a `latest` file.
+pub fn resolve_dir(arg: &Path) -> Result<PathBuf> {
+    if arg.join(MANIFEST_FILE).is_file() {
+        return Ok(arg.to_path_buf());
+    }
+    if let Ok(id) = fs::read_to_string(arg.join("latest")) {
+        let d = arg.join(id.trim());
+        if d.join(MANIFEST_FILE).is_file() {
+            return Ok(d);
+        }
+    }
+    Err(Error::new(
+        codes::SNAPSHOT_INVALID,
+        format!("{} is not a snapshot (no manifest.json)", arg.display()),
+        "pass <out>/<repo>/<snapshot-id>/ or <out>/<repo>/ (which holds a `latest` file)",
+    )
+    .at(arg))
+}

@@ -1,0 +1,349 @@
+//! The on-disk contract of a code-index snapshot: table schemas, the manifest,
+//! and the version numbers. The builder writes with these definitions, the
+//! server reads with them, and `SCHEMA.md` documents them (a test keeps the
+//! three in step). A column is renamed here and nowhere else.
+//!
+//! # Version history
+//! `SCHEMA_VERSION` changes when a reader of the previous version could not
+//! read the new files (a column renamed, removed or retyped).
+//! `FEATURE_VERSION` changes when the same schema is filled differently (new
+//! languages, better extraction), so snapshots should be rebuilt but old
+//! readers still work.
+//!
+//! - schema 1, feature 1: first release (files, chunks, symbols, references, edges).
+
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use serde::{Deserialize, Serialize};
+
+/// Version of the table layout; readers refuse other versions.
+pub const SCHEMA_VERSION: u32 = 1;
+/// Version of what fills the tables; a bump means "rebuild for better data".
+pub const FEATURE_VERSION: u32 = 1;
+/// Name of the manifest file inside a snapshot directory.
+pub const MANIFEST_FILE: &str = "manifest.json";
+/// Tool name recorded in manifests.
+pub const BUILDER_NAME: &str = "code-indexer";
+
+/// One column: name, Arrow type, nullability and the documentation that
+/// `SCHEMA.md` must carry for it.
+pub struct Column {
+    pub name: &'static str,
+    pub data_type: DataType,
+    pub nullable: bool,
+    pub doc: &'static str,
+}
+
+/// One table of a snapshot.
+pub struct Table {
+    pub name: &'static str,
+    pub file: &'static str,
+    pub doc: &'static str,
+    pub columns: Vec<Column>,
+}
+
+impl Table {
+    /// The Arrow schema used by writer and reader.
+    pub fn schema(&self) -> SchemaRef {
+        Arc::new(Schema::new(
+            self.columns
+                .iter()
+                .map(|c| Field::new(c.name, c.data_type.clone(), c.nullable))
+                .collect::<Vec<_>>(),
+        ))
+    }
+
+    /// Index of a column by name; panics on a name that is not in the table,
+    /// which is a programming error caught by tests.
+    pub fn col(&self, name: &str) -> usize {
+        self.columns
+            .iter()
+            .position(|c| c.name == name)
+            .unwrap_or_else(|| panic!("table {} has no column {name}", self.name))
+    }
+}
+
+fn c(name: &'static str, data_type: DataType, nullable: bool, doc: &'static str) -> Column {
+    Column {
+        name,
+        data_type,
+        nullable,
+        doc,
+    }
+}
+
+use DataType::{Boolean, Float32, Int32, Int64, Utf8};
+
+/// `files.parquet`: one row per file the walker kept, with its content.
+pub fn files_table() -> Table {
+    Table {
+        name: "files",
+        file: "files.parquet",
+        doc: "One row per indexed file (what ripgrep would search, minus default exclusions), sorted by path, with its full text content (secrets redacted).",
+        columns: vec![
+            c("path", Utf8, false, "Path relative to the repository root, '/'-separated. Primary key."),
+            c("language", Utf8, false, "Language id: python, javascript, typescript, tsx, rust, go, java, c, cpp, markdown, or 'text' for any other text file."),
+            c("size_bytes", Int64, false, "Size of the file on disk in bytes."),
+            c("line_count", Int32, false, "Number of lines (a final line without newline counts)."),
+            c("content_sha256", Utf8, false, "Hex sha256 of the file's bytes as read from disk (before redaction)."),
+            c("is_test", Boolean, false, "Matches a test pattern (config `test_patterns` or the defaults)."),
+            c("is_generated", Boolean, false, "Minified or bundled output: grep-able, but left out of chunks and symbols."),
+            c("is_lossy", Boolean, false, "The file was not valid UTF-8; content holds a lossy conversion (U+FFFD)."),
+            c("module_path", Utf8, true, "Language-style module name of the file's directory (e.g. 'django.db.models', 'std/net/http', 'serde::de')."),
+            c("module_root", Utf8, true, "Repo-relative directory of the module the file belongs to (configured, or inferred from __init__.py, package.json, Cargo.toml, go.mod); '' is the root."),
+            c("submodule", Utf8, true, "Configured submodule name, else the first directory below module_root."),
+            c("has_secrets", Boolean, false, "At least one secret was detected (and redacted) in the file."),
+            c("secret_count", Int32, false, "Number of redacted secrets."),
+            c("content", Utf8, false, "Full text, secrets replaced by '*' of the same byte length (so byte and line offsets stay true)."),
+        ],
+    }
+}
+
+/// `chunks.parquet`: retrieval units.
+pub fn chunks_table() -> Table {
+    Table {
+        name: "chunks",
+        file: "chunks.parquet",
+        doc: "Retrieval units: a whole small file, a top-level definition, a method with a context header, a class summary, a Markdown section, or a window of lines. Sorted by path, start_byte, kind.",
+        columns: vec![
+            c("chunk_id", Int64, false, "Stable id (hash of path, kind and byte span); also the vector id in vectors.faiss."),
+            c("path", Utf8, false, "File path (joins files.path)."),
+            c("language", Utf8, false, "Language id of the file."),
+            c("chunk_type", Utf8, false, "'code' or 'doc'."),
+            c("kind", Utf8, false, "file | definition | method | class_summary | block | section | window."),
+            c("symbol", Utf8, true, "Qualified name of the definition the chunk covers, if any."),
+            c("module_path", Utf8, true, "The file's module_path."),
+            c("heading_path", Utf8, true, "Markdown heading path, ' > '-joined, for doc sections."),
+            c("start_line", Int32, false, "First line, 1-based."),
+            c("end_line", Int32, false, "Last line, 1-based, inclusive."),
+            c("start_byte", Int64, false, "Byte offset of the first byte in the file content."),
+            c("end_byte", Int64, false, "Byte offset one past the last byte."),
+            c("token_count", Int32, false, "Approximate token count of the chunk text (bytes / 4, rounded up)."),
+            c("is_test", Boolean, false, "The file is a test."),
+            c("retrieval_weight", Float32, false, "Ranking weight: 1.0, tests 0.5, navigation docs the configured boost."),
+            c("context_header", Utf8, false, "Short header giving the chunk's place: file, module, class, related names."),
+            c("text", Utf8, true, "Synthesized text of class_summary chunks (class signature, doc, method signatures); NULL for every other chunk, whose text is its byte span of files.content (see the SQL example)."),
+        ],
+    }
+}
+
+/// `symbols.parquet`: definitions.
+pub fn symbols_table() -> Table {
+    Table {
+        name: "symbols",
+        file: "symbols.parquet",
+        doc: "Definitions found by tree-sitter: functions, methods, classes, structs, interfaces, traits, enums, types, constants, macros, modules, fields. Sorted by path, start_byte.",
+        columns: vec![
+            c("symbol_id", Int64, false, "1-based ordinal of the row: unique within the snapshot (not across snapshots)."),
+            c("path", Utf8, false, "File path (joins files.path)."),
+            c("name", Utf8, false, "Simple name as written."),
+            c("qualified_name", Utf8, false, "Container chain and name joined by '.' within the file (e.g. 'Model.save', 'Server.ServeHTTP')."),
+            c("kind", Utf8, false, "function | method | class | struct | interface | trait | enum | union | type | constant | variable | macro | module | namespace | field | property | constructor."),
+            c("language", Utf8, false, "Language id."),
+            c("container", Utf8, true, "qualified_name of the enclosing symbol, if any (for Go methods: the receiver type)."),
+            c("parent_id", Int64, true, "symbol_id of the enclosing symbol, if it is a symbol of the same file."),
+            c("signature", Utf8, false, "The definition's header: its text up to the body, whitespace collapsed, at most 300 characters."),
+            c("doc", Utf8, true, "First paragraph of its docstring or doc comment, at most 300 characters."),
+            c("start_line", Int32, false, "First line of the definition, 1-based (decorators and doc comments excluded)."),
+            c("end_line", Int32, false, "Last line, 1-based, inclusive."),
+            c("start_byte", Int64, false, "Byte offset of the definition node."),
+            c("end_byte", Int64, false, "Byte offset one past its end."),
+            c("name_line", Int32, false, "Line of the name token, 1-based (what ctags reports)."),
+            c("is_test", Boolean, false, "The file is a test."),
+        ],
+    }
+}
+
+/// `references.parquet`: identifier occurrences.
+pub fn references_table() -> Table {
+    Table {
+        name: "references",
+        file: "references.parquet",
+        doc: "Identifier occurrences (not definition names) with the symbol that encloses them. Sorted by path, start_byte.",
+        columns: vec![
+            c("path", Utf8, false, "File path."),
+            c("name", Utf8, false, "The identifier as written."),
+            c("line", Int32, false, "1-based line."),
+            c("column", Int32, false, "1-based byte column (as `rg --column`)."),
+            c("start_byte", Int64, false, "Byte offset of the identifier; it ends at start_byte + octet_length(name)."),
+            c("ref_kind", Utf8, false, "call | type | import | field | identifier: the syntactic role."),
+            c("enclosing_symbol", Utf8, true, "qualified_name of the innermost enclosing definition (join symbols on path and qualified_name); NULL at file level."),
+        ],
+    }
+}
+
+/// `edges.parquet`: relations.
+pub fn edges_table() -> Table {
+    Table {
+        name: "edges",
+        file: "edges.parquet",
+        doc: "Relations: imports (resolved to files or package directories where possible), calls, extends, implements, contains. Sorted by src_path, kind, line, dst_name.",
+        columns: vec![
+            c("kind", Utf8, false, "imports | calls | extends | implements | contains."),
+            c("src_path", Utf8, false, "File where the relation is written."),
+            c("src_symbol", Utf8, true, "qualified_name of the enclosing source symbol (NULL: the file itself)."),
+            c("src_symbol_id", Int64, true, "symbol_id of src_symbol."),
+            c("dst_name", Utf8, false, "Target as written: module specifier, callee name, base type name, or contained symbol's qualified name."),
+            c("dst_path", Utf8, true, "Resolved target file (for Go imports: the package directory); NULL when unresolved or external."),
+            c("dst_symbol", Utf8, true, "qualified_name of the resolved target symbol."),
+            c("dst_symbol_id", Int64, true, "symbol_id of the resolved target symbol."),
+            c("line", Int32, false, "1-based line of the relation in src_path."),
+            c("resolved", Boolean, false, "dst_path (and for calls/extends, dst_symbol) was resolved inside the repository."),
+        ],
+    }
+}
+
+/// All tables in a snapshot, in manifest order.
+pub fn all_tables() -> Vec<Table> {
+    vec![
+        files_table(),
+        chunks_table(),
+        symbols_table(),
+        references_table(),
+        edges_table(),
+    ]
+}
+
+/// One data file listed in the manifest.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ManifestFile {
+    /// File name inside the snapshot directory.
+    pub name: String,
+    /// Row count for tables; 0 for non-table files.
+    pub rows: u64,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// Git facts of the indexed tree; absent when it is not a git work tree.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct GitInfo {
+    pub commit: Option<String>,
+    pub branch: Option<String>,
+    /// Committer time of HEAD, ISO-8601 with offset (a fact of the repo, not of the build).
+    pub commit_time: Option<String>,
+    /// True when tracked files had uncommitted changes at build time.
+    pub dirty: bool,
+}
+
+/// Counts of what the walker left out, by reason.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct SkipCounts {
+    pub default_excluded: u64,
+    pub config_excluded: u64,
+    pub too_large: u64,
+    pub binary: u64,
+    pub unreadable: u64,
+}
+
+/// Embedding facts; `None` in snapshots built without vectors.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct EmbeddingInfo {
+    pub model: String,
+    pub dimension: u32,
+    pub metric: String,
+    pub normalized: bool,
+}
+
+/// `manifest.json`: written last; its presence marks a complete snapshot.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub schema_version: u32,
+    pub feature_version: u32,
+    pub tool: String,
+    pub tool_version: String,
+    pub repo: String,
+    pub git: GitInfo,
+    pub config_hash: String,
+    /// sha256 over the sorted (path, content_sha256) list and the config hash:
+    /// identifies the input; equal inputs give equal snapshots.
+    pub input_hash: String,
+    /// Derived from the sha256 of every file below (first 16 hex digits).
+    pub snapshot_id: String,
+    pub files: Vec<ManifestFile>,
+    pub skipped: SkipCounts,
+    pub embeddings: Option<EmbeddingInfo>,
+}
+
+/// Keys written into every Parquet file's key-value metadata (same values as
+/// the manifest; the snapshot id, file hashes and input hash are excluded
+/// because they are derived from these very bytes or the whole tree).
+pub const KV_KEYS: &[&str] = &[
+    "code_index.schema_version",
+    "code_index.feature_version",
+    "code_index.tool",
+    "code_index.tool_version",
+    "code_index.repo",
+    "code_index.commit",
+    "code_index.branch",
+    "code_index.commit_time",
+    "code_index.config_hash",
+    "code_index.table",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_names_unique_and_documented() {
+        for t in all_tables() {
+            let mut names: Vec<_> = t.columns.iter().map(|c| c.name).collect();
+            names.sort();
+            let n = names.len();
+            names.dedup();
+            assert_eq!(n, names.len(), "duplicate column in {}", t.name);
+            for c in &t.columns {
+                assert!(!c.doc.is_empty(), "{}.{} undocumented", t.name, c.name);
+            }
+        }
+    }
+
+    /// SCHEMA.md must list every column of every table with its type, and
+    /// nothing that the code does not have.
+    #[test]
+    fn schema_md_in_step_with_code() {
+        let md = include_str!("../SCHEMA.md");
+        for t in all_tables() {
+            let header = format!("### `{}`", t.file);
+            let start = md
+                .find(&header)
+                .unwrap_or_else(|| panic!("SCHEMA.md lacks section {header}"));
+            let rest = &md[start + header.len()..];
+            let end = rest.find("\n### ").unwrap_or(rest.len());
+            let section = &rest[..end];
+            let mut documented = Vec::new();
+            for line in section.lines() {
+                if let Some(row) = line.strip_prefix("| `") {
+                    let name = row.split('`').next().unwrap();
+                    documented.push(name.to_string());
+                }
+            }
+            let code: Vec<String> = t.columns.iter().map(|c| c.name.to_string()).collect();
+            assert_eq!(documented, code, "SCHEMA.md columns of {} differ from code", t.name);
+            for col in &t.columns {
+                let ty = sql_type(&col.data_type);
+                let row = section
+                    .lines()
+                    .find(|l| l.starts_with(&format!("| `{}` ", col.name)))
+                    .unwrap();
+                assert!(row.contains(ty), "SCHEMA.md type of {}.{} should be {ty}", t.name, col.name);
+            }
+        }
+        assert!(md.contains(&format!("Schema version: **{SCHEMA_VERSION}**")));
+        assert!(md.contains(&format!("feature version: **{FEATURE_VERSION}**")));
+    }
+
+    /// DuckDB type name of an Arrow type, as SCHEMA.md shows it.
+    pub fn sql_type(t: &DataType) -> &'static str {
+        match t {
+            DataType::Utf8 => "VARCHAR",
+            DataType::Int32 => "INTEGER",
+            DataType::Int64 => "BIGINT",
+            DataType::Float32 => "FLOAT",
+            DataType::Boolean => "BOOLEAN",
+            _ => "?",
+        }
+    }
+}

@@ -1,0 +1,343 @@
+"""Shared helpers for the end-to-end tests: running the `code-indexer` CLI,
+reading snapshots, and the independent oracles (ripgrep's file list and our
+own reading of the documented default exclusions).
+
+Kept out of conftest.py so test modules can import them by name.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS_RS = REPO_ROOT / "schemas" / "src" / "lib.rs"
+# `shared/` sits beside the repository checkout (the repo's parent dir).
+SHARED_DIR = REPO_ROOT.parent / "shared"
+CORPORA_SCRIPT = SHARED_DIR / "bench" / "corpora.sh"
+TEST_CORPORA = ("django", "go-stdlib", "rust-crates", "ts-rxjs")
+
+TABLES = ("files", "chunks", "symbols", "references", "edges")
+PARQUET_FILES = tuple(f"{t}.parquet" for t in TABLES)
+DEFAULT_MAX_FILE_SIZE = 1024 * 1024
+
+MANIFEST_KEYS = {
+    "schema_version",
+    "feature_version",
+    "tool",
+    "tool_version",
+    "repo",
+    "git",
+    "config_hash",
+    "input_hash",
+    "snapshot_id",
+    "files",
+    "skipped",
+    "embeddings",
+}
+GIT_KEYS = {"commit", "branch", "commit_time", "dirty"}
+SKIPPED_KEYS = {"default_excluded", "config_excluded", "too_large", "binary", "unreadable"}
+KV_KEYS = (
+    "code_index.schema_version",
+    "code_index.feature_version",
+    "code_index.tool",
+    "code_index.tool_version",
+    "code_index.repo",
+    "code_index.commit",
+    "code_index.branch",
+    "code_index.commit_time",
+    "code_index.config_hash",
+    "code_index.input_hash",
+    "code_index.table",
+)
+
+# Generous: a cold build of go-stdlib on a loaded 2-core machine.
+BUILD_TIMEOUT = 1800
+
+
+# --------------------------------------------------------------------------
+# Locating things
+
+
+def indexer_path() -> Path:
+    """The binary under test: $CODE_INDEXER, else the release build in
+    $CARGO_TARGET_DIR (default ~/.cache/code-index/target)."""
+    env = os.environ.get("CODE_INDEXER")
+    if env:
+        return Path(env)
+    target = os.environ.get("CARGO_TARGET_DIR") or str(Path.home() / ".cache" / "code-index" / "target")
+    return Path(target) / "release" / "code-indexer"
+
+
+def corpora_root() -> Path:
+    env = os.environ.get("CODE_INDEX_CORPORA")
+    return Path(env) if env else Path.home() / ".cache" / "code-index" / "corpora"
+
+
+# --------------------------------------------------------------------------
+# Running the CLI
+
+
+@dataclass
+class Run:
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+    def json(self):
+        try:
+            return json.loads(self.stdout)
+        except json.JSONDecodeError as e:
+            raise AssertionError(f"stdout of {self.cmdline()} is not one JSON value ({e}):\n{self.stdout[:2000]}") from e
+
+    def cmdline(self) -> str:
+        return " ".join(self.args)
+
+    def describe(self) -> str:
+        return (
+            f"$ {self.cmdline()}\nexit {self.returncode} after {self.seconds:.1f}s\n"
+            f"--- stdout ---\n{self.stdout[-3000:]}\n--- stderr ---\n{self.stderr[-3000:]}"
+        )
+
+
+def run_cli(indexer: Path, *args, check: bool = True, timeout: float = BUILD_TIMEOUT, cwd=None, prefix=(), env=None) -> Run:
+    """Run `code-indexer ARGS`; with check=True a non-zero exit fails the test
+    with the full command, exit code and output."""
+    cmd = [*map(str, prefix), str(indexer), *map(str, args)]
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
+    run = Run(cmd, p.returncode, p.stdout, p.stderr, time.monotonic() - t0)
+    if check and p.returncode != 0:
+        raise AssertionError(f"command failed:\n{run.describe()}")
+    return run
+
+
+@dataclass
+class Snapshot:
+    """A snapshot written by `code-indexer index ... --json`."""
+
+    dir: Path
+    out: Path
+    repo: Path
+    info: dict
+    seconds: float
+    manifest: dict = field(init=False)
+
+    def __post_init__(self):
+        self.manifest = json.loads((self.dir / "manifest.json").read_text())
+
+    @property
+    def id(self) -> str:
+        return self.dir.name
+
+    def table(self, name: str) -> Path:
+        return self.dir / f"{name}.parquet"
+
+    def read(self, name: str, columns=None):
+        return pq.read_table(self.table(name), columns=columns)
+
+    def paths(self) -> set[str]:
+        return set(self.read("files", ["path"]).column("path").to_pylist())
+
+
+def build(indexer: Path, repo: Path, out: Path, *extra, timeout: float = BUILD_TIMEOUT) -> Snapshot:
+    """`code-indexer index REPO --out OUT --json EXTRA...` and the snapshot it wrote."""
+    run = run_cli(indexer, "index", repo, "--out", out, "--json", *extra, timeout=timeout)
+    info = run.json()
+    assert isinstance(info, dict) and "snapshot_dir" in info, f"unexpected --json output: {run.stdout[:1000]}"
+    snap_dir = Path(info["snapshot_dir"])
+    if not snap_dir.is_absolute():
+        snap_dir = (Path.cwd() / snap_dir).resolve()
+    assert (snap_dir / "manifest.json").is_file(), f"no manifest in {snap_dir}\n{run.describe()}"
+    return Snapshot(dir=snap_dir, out=Path(out), repo=Path(repo), info=info, seconds=run.seconds)
+
+
+# --------------------------------------------------------------------------
+# Files and trees
+
+
+def sha256_file(p: Path) -> str:
+    h = hashlib.sha256()
+    with open(p, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every regular file below root (hidden ones too), by relative path."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and not p.is_symlink():
+            out[p.relative_to(root).as_posix()] = p.read_bytes()
+    return out
+
+
+def diff_trees(a: Path, b: Path) -> list[str]:
+    """Human-readable differences between two directory trees (empty: identical)."""
+    ta, tb = tree_bytes(a), tree_bytes(b)
+    problems = []
+    for k in sorted(ta.keys() - tb.keys()):
+        problems.append(f"only in {a}: {k}")
+    for k in sorted(tb.keys() - ta.keys()):
+        problems.append(f"only in {b}: {k}")
+    for k in sorted(ta.keys() & tb.keys()):
+        if ta[k] != tb[k]:
+            problems.append(f"differs: {k} ({len(ta[k])} vs {len(tb[k])} bytes)")
+    return problems
+
+
+def copy_tree(src: Path, dst: Path, ignore_git: bool = False) -> Path:
+    shutil.copytree(src, dst, symlinks=True, ignore=shutil.ignore_patterns(".git") if ignore_git else None)
+    return dst
+
+
+def git(repo: Path, *args, env_extra=None) -> str:
+    """Run git with a fixed identity and clock so commits are reproducible."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "GIT_AUTHOR_NAME": "Test",
+            "GIT_AUTHOR_EMAIL": "test@example.com",
+            "GIT_COMMITTER_NAME": "Test",
+            "GIT_COMMITTER_EMAIL": "test@example.com",
+            "GIT_AUTHOR_DATE": "2024-01-02T03:04:05+00:00",
+            "GIT_COMMITTER_DATE": "2024-01-02T03:04:05+00:00",
+            "GIT_CONFIG_GLOBAL": "/dev/null",
+            "GIT_CONFIG_NOSYSTEM": "1",
+        }
+    )
+    env.update(env_extra or {})
+    p = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, f"git {' '.join(args)} failed: {p.stderr}"
+    return p.stdout.strip()
+
+
+def git_init(repo: Path) -> None:
+    git(repo, "init", "-q", "-b", "main")
+
+
+def git_commit_all(repo: Path, message: str, date: str = "2024-01-02T03:04:05+00:00") -> str:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message, env_extra={"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date})
+    return git(repo, "rev-parse", "HEAD")
+
+
+# --------------------------------------------------------------------------
+# The walk oracle: ripgrep's file list minus the documented default exclusions
+
+
+def rg_files(root: Path, max_filesize: int | None = DEFAULT_MAX_FILE_SIZE) -> set[str]:
+    """Paths (relative, '/'-separated) that `rg --files` lists in root."""
+    cmd = ["rg", "--no-config", "--files", "-0"]
+    if max_filesize is not None:
+        cmd += ["--max-filesize", str(max_filesize)]
+    env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
+    p = subprocess.run(cmd, cwd=root, capture_output=True, env=env)
+    # rg exits 1 when it lists nothing, 2 on errors (it still lists what it can).
+    assert p.returncode in (0, 1), f"rg --files failed in {root}: {p.stderr.decode(errors='replace')}"
+    return {s.decode("utf-8", errors="surrogateescape") for s in p.stdout.split(b"\0") if s}
+
+
+# Directory names the contract excludes that are *not* hidden (hidden ones,
+# such as .mypy_cache, .pytest_cache, .tox, .venv, are already skipped by rg).
+EXCLUDED_DIR_NAMES = frozenset({"node_modules", "__pycache__"})
+# Editor swap and backup files (vim: .swp/.swo; emacs and others: trailing ~).
+EDITOR_SUFFIXES = (".swp", ".swo", "~")
+
+
+@dataclass
+class Expected:
+    """What the files table should hold, with the reasons for each exclusion."""
+
+    kept: set[str]
+    default_excluded: set[str]
+    binary: set[str]
+
+
+@functools.lru_cache(maxsize=None)
+def _is_venv_dir(root: Path, rel_dir: str) -> bool:
+    # A virtual environment is recognised by its marker file (PEP 405), not
+    # by a name: `env/` or `venv/` may well be source.
+    return (root / rel_dir / "pyvenv.cfg").is_file()
+
+
+def is_default_excluded(root: Path, rel: str) -> bool:
+    """The contract's default exclusions, by path (see EXCLUDED_DIR_NAMES)."""
+    parts = rel.split("/")
+    if any(p in EXCLUDED_DIR_NAMES for p in parts[:-1]):
+        return True
+    if any(_is_venv_dir(root, "/".join(parts[:i])) for i in range(1, len(parts))):
+        return True
+    return parts[-1].endswith(EDITOR_SUFFIXES)
+
+
+def expected_files(root: Path, max_filesize: int = DEFAULT_MAX_FILE_SIZE) -> Expected:
+    """`rg --files --max-filesize N` minus default exclusions minus binaries,
+    computed here independently of the builder."""
+    kept, excluded, binary = set(), set(), set()
+    for rel in rg_files(root, max_filesize):
+        if is_default_excluded(root, rel):
+            excluded.add(rel)
+        elif b"\0" in (root / rel).read_bytes():
+            binary.add(rel)
+        else:
+            kept.add(rel)
+    return Expected(kept, excluded, binary)
+
+
+def describe_set_diff(expected: set[str], got: set[str], root: Path | None = None, limit: int = 30) -> str:
+    missing = sorted(expected - got)
+    extra = sorted(got - expected)
+
+    def size(rel):
+        try:
+            return f" ({(root / rel).stat().st_size} B)" if root else ""
+        except OSError:
+            return ""
+
+    lines = [f"expected {len(expected)}, got {len(got)}; missing {len(missing)}, unexpected {len(extra)}"]
+    lines += [f"  missing:    {m}{size(m)}" for m in missing[:limit]]
+    lines += [f"  unexpected: {e}{size(e)}" for e in extra[:limit]]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------
+# The schema contract, read from schemas/src/lib.rs (the single source of truth)
+
+_RUST_TO_ARROW = {"Utf8": "string", "Int64": "int64", "Int32": "int32", "Boolean": "bool", "Float32": "float"}
+
+
+def schema_columns() -> dict[str, list[tuple[str, str, bool]]]:
+    """{table: [(column, arrow type name, nullable)]} parsed from schemas/src/lib.rs."""
+    text = SCHEMAS_RS.read_text()
+    tables = {}
+    for m in re.finditer(r"pub fn (\w+)_table\(\) -> Table \{(.*?)\n\}", text, re.S):
+        body = m.group(2)
+        name = re.search(r'name: "(\w+)"', body).group(1)
+        cols = [
+            (c, _RUST_TO_ARROW[t], n == "true")
+            for c, t, n in re.findall(r'c\("(\w+)",\s*(\w+),\s*(true|false),', body)
+        ]
+        tables[name] = cols
+    assert set(tables) == set(TABLES), f"could not parse the tables of {SCHEMAS_RS}: {sorted(tables)}"
+    return tables
+
+
+def line_count(text: str) -> int:
+    """Lines as the schema defines them: a final line without newline counts."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)

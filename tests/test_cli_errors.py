@@ -1,0 +1,329 @@
+"""The CLI's edges: bad input gives a coded error with a hint and leaves
+earlier snapshots alone; `init`, `status` and `secrets` do what they say."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from helpers import TABLES, build, git_commit_all, git_init, sha256_file
+
+ERROR_RE = re.compile(r"error\[([A-Za-z0-9_]+)\]:")
+
+
+def assert_coded_error(run, *, names=(), exit_code=2):
+    """Exit code, an `error[CODE]:` line and a `hint:` line; `names` must
+    appear in the hint (the file to fix)."""
+    assert run.returncode == exit_code, f"expected exit {exit_code}:\n{run.describe()}"
+    assert ERROR_RE.search(run.stderr), f"no error[CODE]: in stderr:\n{run.describe()}"
+    hints = [line for line in run.stderr.splitlines() if "hint:" in line]
+    assert hints, f"no hint: line in stderr:\n{run.describe()}"
+    for n in names:
+        assert any(n in h for h in hints), f"hint does not name {n!r}:\n{run.describe()}"
+    assert "panicked" not in run.stderr and "RUST_BACKTRACE" not in run.stderr, run.describe()
+    return ERROR_RE.search(run.stderr).group(1)
+
+
+def snapshot_state(out: Path) -> dict[str, str]:
+    """Every file and directory under out (hidden too), with file hashes."""
+    state = {}
+    for p in sorted(out.rglob("*")):
+        rel = p.relative_to(out).as_posix()
+        state[rel] = sha256_file(p) if p.is_file() else "dir"
+    return state
+
+
+@pytest.fixture
+def small_repo(tmp_path) -> Path:
+    repo = tmp_path / "smallrepo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "core.py").write_text("class Engine:\n    def run(self):\n        return helper()\n\n\ndef helper():\n    return 1\n")
+    (repo / "README.md").write_text("# Small\n\nA tiny repo.\n")
+    return repo
+
+
+# --------------------------------------------------------------------------
+# Bad input
+
+
+def test_missing_repo_path(cli, tmp_path):
+    missing = tmp_path / "does-not-exist"
+    run = cli("index", missing, "--out", tmp_path / "out", check=False)
+    assert_coded_error(run)
+    assert str(missing) in run.stderr
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("manifest.json"))
+
+
+def test_repo_path_is_a_file(cli, tmp_path):
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    run = cli("index", f, "--out", tmp_path / "out", check=False)
+    assert_coded_error(run)
+    assert str(f) in run.stderr
+
+
+@pytest.mark.parametrize(
+    "config,what",
+    [
+        ("exclude: [unclosed\n  - x: [\n", "invalid YAML"),
+        ('exclude: ["a[b"]\n', "invalid glob"),
+        ("exclude: \"*.py\"\nnot_a_key: 1\n", "unknown key"),
+    ],
+)
+def test_broken_config_fails_and_keeps_earlier_snapshot(cli, indexer, small_repo, tmp_path, config, what):
+    out = tmp_path / "out"
+    good = build(indexer, small_repo, out, "--no-embeddings")
+    before = snapshot_state(out)
+    (small_repo / ".code-index.yaml").write_text(config)
+    run = cli("index", small_repo, "--out", out, "--no-embeddings", check=False)
+    assert_coded_error(run, names=(".code-index.yaml",))
+    if what == "invalid glob":
+        assert "a[b" in run.stderr
+    assert snapshot_state(out) == before, f"a failed build ({what}) changed {out}"
+    assert (out / "smallrepo" / "latest").read_text().strip() == good.id
+
+
+def _unreadable_prefix(probe: Path) -> list[str] | None:
+    """A command prefix under which `probe` (chmod 000) cannot be read, or None.
+    As root, chmod 000 stops nobody; dropping CAP_DAC_OVERRIDE and
+    CAP_DAC_READ_SEARCH from the bounding set makes root obey file modes."""
+    prefixes = [[]]
+    if os.geteuid() == 0:
+        prefixes = [["setpriv", "--bounding-set=-dac_override,-dac_read_search",
+                     "--inh-caps=-dac_override,-dac_read_search", "--"]]  # fmt: skip
+    for prefix in prefixes:
+        try:
+            p = subprocess.run([*prefix, "cat", str(probe)], capture_output=True)
+        except FileNotFoundError:
+            continue
+        if p.returncode != 0:
+            return prefix
+    return None
+
+
+def test_unreadable_file(cli, indexer, small_repo, tmp_path):
+    out = tmp_path / "out"
+    good = build(indexer, small_repo, out, "--no-embeddings")
+    before = snapshot_state(out)
+    secret = small_repo / "pkg" / "locked.py"
+    secret.write_text("x = 1\n")
+    secret.chmod(0)
+    try:
+        prefix = _unreadable_prefix(secret)
+        if prefix is None:
+            pytest.skip("cannot make a file unreadable here (root without setpriv/capability drop)")
+        run = cli("index", small_repo, "--out", out, "--no-embeddings", check=False, prefix=prefix)
+        assert_coded_error(run, names=("locked.py",))
+        assert snapshot_state(out) == before, "a failed build changed the out dir (or left a temp dir)"
+
+        run = cli("index", small_repo, "--out", out, "--no-embeddings", "--skip-unreadable", "--json", prefix=prefix)
+        info = run.json()
+        snap_dir = Path(info["snapshot_dir"])
+        manifest = json.loads((snap_dir / "manifest.json").read_text())
+        assert info["skipped"]["unreadable"] == 1, info
+        # The snapshot the build reports must carry the same facts as its summary
+        # (here its data files equal the earlier good build's: same data, other skips).
+        assert manifest["skipped"]["unreadable"] == 1, (
+            f"manifest of {snap_dir.name} says skipped={manifest['skipped']}, the build's summary {info['skipped']}"
+        )
+        paths = set(pq.read_table(snap_dir / "files.parquet", columns=["path"]).column("path").to_pylist())
+        assert "pkg/locked.py" not in paths and "pkg/core.py" in paths
+        assert good.id in {p.name for p in (out / "smallrepo").iterdir()}, "the earlier snapshot was removed"
+    finally:
+        secret.chmod(0o644)
+
+
+def test_bad_previous(cli, small_repo, tmp_path):
+    bogus = tmp_path / "not-a-snapshot"
+    bogus.mkdir()
+    run = cli("index", small_repo, "--out", tmp_path / "out", "--previous", bogus, check=False)
+    assert run.returncode != 0, run.describe()
+    assert ERROR_RE.search(run.stderr), run.describe()
+
+
+def test_status_of_a_non_snapshot(cli, tmp_path):
+    run = cli("status", tmp_path, check=False)
+    assert_coded_error(run)
+
+
+# --------------------------------------------------------------------------
+# init
+
+
+def test_init_writes_a_config_that_round_trips(cli, indexer, small_repo, tmp_path):
+    cfg = small_repo / ".code-index.yaml"
+    run = cli("init", small_repo)
+    assert cfg.is_file(), run.describe()
+    text = cfg.read_text()
+    parsed = yaml.safe_load(text)
+    assert parsed is None or isinstance(parsed, dict), f"starter config is not a mapping: {parsed!r}"
+
+    again = cli("init", small_repo, check=False)
+    assert again.returncode != 0, "init overwrote an existing config without --force"
+    assert ERROR_RE.search(again.stderr) and "hint:" in again.stderr, again.describe()
+    assert cfg.read_text() == text
+
+    cfg.write_text("# my edits\n" + text)
+    cli("init", small_repo, "--force")
+    assert cfg.read_text() == text, "--force should write the starter file again"
+
+    a = build(indexer, small_repo, tmp_path / "a", "--no-embeddings")
+    assert a.info["files"] >= 3
+    if isinstance(parsed, dict):
+        # Same settings in other words (re-serialised) -> same config hash.
+        cfg.write_text(yaml.safe_dump(parsed, sort_keys=True))
+        b = build(indexer, small_repo, tmp_path / "b", "--no-embeddings")
+        assert b.manifest["config_hash"] == a.manifest["config_hash"]
+        assert b.id == a.id
+
+
+# --------------------------------------------------------------------------
+# status
+
+
+def test_status_reports_behind_head(cli, indexer, small_repo, tmp_path):
+    git_init(small_repo)
+    first = git_commit_all(small_repo, "first")
+    snap = build(indexer, small_repo, tmp_path / "out", "--no-embeddings")
+    g = snap.manifest["git"]
+    assert g["commit"] == first and g["branch"] == "main" and g["dirty"] is False
+    assert g["commit_time"].startswith("2024-01-02")
+
+    st = cli("status", snap.dir, "--repo", small_repo, "--json").json()
+    assert st["behind_head"] is False and st["commits_behind"] == 0, st
+
+    (small_repo / "pkg" / "new.py").write_text("y = 2\n")
+    git_commit_all(small_repo, "second", date="2024-02-03T04:05:06+00:00")
+    (small_repo / "pkg" / "newer.py").write_text("z = 3\n")
+    git_commit_all(small_repo, "third", date="2024-02-04T04:05:06+00:00")
+    st = cli("status", snap.dir, "--repo", small_repo, "--json").json()
+    assert st["behind_head"] is True and st["commits_behind"] == 2, st
+
+    text = cli("status", snap.dir, "--repo", small_repo).stdout
+    assert snap.id in text and "behind" in text.lower(), text
+    assert "files" in text
+
+
+def test_dirty_tree_is_recorded(indexer, small_repo, tmp_path):
+    git_init(small_repo)
+    git_commit_all(small_repo, "first")
+    (small_repo / "pkg" / "core.py").write_text("# edited\n")
+    snap = build(indexer, small_repo, tmp_path / "out", "--no-embeddings")
+    assert snap.manifest["git"]["dirty"] is True
+
+
+# --------------------------------------------------------------------------
+# secrets
+
+AWS_KEY = "AKIAZ7QW3RTY5UIM2PLN"  # AKIA + 16 base32 characters; not a real key
+PG_PASSWORD = "Sup3rS3cretPw0rd"
+PG_URL = f"postgres://app_user:{PG_PASSWORD}@db.internal.example:5432/app"
+KEY_BODY = [
+    "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun",
+    "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK",
+    "LxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo",
+]
+IGNORED_KEY = "AKIAQ2WE4RTY6UIO7PAS"
+
+
+@pytest.fixture
+def secrets_repo(tmp_path) -> tuple[Path, dict[str, bytes]]:
+    repo = tmp_path / "secretrepo"
+    files = {
+        "app/settings.py": f'DEBUG = False\nAWS_ACCESS_KEY_ID = "{AWS_KEY}"\nREGION = "eu-west-1"\n',
+        "app/db.py": f'import os\n\nDATABASE_URL = os.environ.get("DATABASE_URL", "{PG_URL}")\n',
+        "deploy/server.pem": "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(KEY_BODY) + "\n-----END RSA PRIVATE KEY-----\n",
+        "fixtures/fake_credentials.py": f'# test fixture, not a real key\nKEY = "{IGNORED_KEY}"\n',
+        "app/clean.py": "def f():\n    return 'nothing to see'\n",
+        ".code-index.yaml": 'secrets:\n  ignore: ["fixtures/**"]\n',
+    }
+    data = {}
+    for rel, text in files.items():
+        p = repo / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+        data[rel] = text.encode()
+    return repo, data
+
+
+SECRET_NEEDLES = [AWS_KEY, PG_PASSWORD, *KEY_BODY]
+
+
+def test_secrets_list(cli, secrets_repo):
+    repo, data = secrets_repo
+    findings = cli("secrets", repo, "--list", "--json").json()
+    assert isinstance(findings, list)
+    for f in findings:
+        assert {"path", "line", "kind"} <= set(f), f
+        assert isinstance(f["line"], int) and f["line"] >= 1 and f["kind"]
+    by_path = {}
+    for f in findings:
+        by_path.setdefault(f["path"], []).append(f)
+    assert 2 in [f["line"] for f in by_path.get("app/settings.py", [])], findings
+    assert 3 in [f["line"] for f in by_path.get("app/db.py", [])], findings
+    assert any(1 <= f["line"] <= 5 for f in by_path.get("deploy/server.pem", [])), findings
+    assert "fixtures/fake_credentials.py" not in by_path, "secrets.ignore did not hide the fixture's finding"
+    assert "app/clean.py" not in by_path
+
+    human = cli("secrets", repo, "--list")
+    for out in (json.dumps(findings), human.stdout, human.stderr):
+        for needle in SECRET_NEEDLES:
+            assert needle not in out, f"`secrets --list` prints the secret {needle[:8]}..."
+    for path in ("app/settings.py", "app/db.py", "deploy/server.pem"):
+        assert path in human.stdout
+
+
+def test_secrets_redacted_in_snapshot(indexer, secrets_repo, tmp_path):
+    repo, data = secrets_repo
+    snap = build(indexer, repo, tmp_path / "out", "--no-embeddings")
+    rows = {r["path"]: r for r in snap.read("files").to_pylist()}
+    for path in ("app/settings.py", "app/db.py", "deploy/server.pem"):
+        r = rows[path]
+        original = data[path].decode()
+        stored = r["content"]
+        assert r["has_secrets"] is True and r["secret_count"] >= 1, (path, r["has_secrets"], r["secret_count"])
+        assert len(stored.encode()) == len(data[path]) and len(stored) == len(original), f"{path}: redaction changed the length"
+        changed = [i for i, (a, b) in enumerate(zip(original, stored)) if a != b]
+        assert changed, f"{path}: nothing redacted"
+        assert all(stored[i] == "*" for i in changed), f"{path}: redaction is not '*'"
+        assert r["content_sha256"] == hashlib.sha256(data[path]).hexdigest()
+        assert r["line_count"] == original.count("\n")
+    assert "*" * len(PG_PASSWORD) in rows["app/db.py"]["content"]
+
+    ignored = rows["fixtures/fake_credentials.py"]
+    assert ignored["has_secrets"] is False and ignored["content"] == data["fixtures/fake_credentials.py"].decode()
+    assert rows["app/clean.py"]["has_secrets"] is False
+
+    # No secret survives anywhere in the snapshot: chunks, symbol signatures, ...
+    for t in TABLES:
+        table = pq.read_table(snap.table(t))
+        for name in table.column_names:
+            col = table.column(name)
+            if not pa.types.is_string(col.type):
+                continue
+            for needle in SECRET_NEEDLES:
+                assert not pc.any(pc.match_substring(col, needle)).as_py(), f"{t}.{name} holds a secret ({needle[:8]}...)"
+    for p in snap.dir.iterdir():
+        raw = p.read_bytes()
+        for needle in SECRET_NEEDLES:
+            assert needle.encode() not in raw, p.name
+
+
+def test_secret_ignore_values(cli, secrets_repo):
+    """`secrets.ignore_values` (documented harmless values) hides a finding too."""
+    repo, _ = secrets_repo
+    (repo / ".code-index.yaml").write_text(f'secrets:\n  ignore: ["fixtures/**"]\n  ignore_values: ["{AWS_KEY}"]\n')
+    findings = cli("secrets", repo, "--list", "--json").json()
+    assert not any(f["path"] == "app/settings.py" for f in findings), findings
+    assert any(f["path"] == "app/db.py" for f in findings)
