@@ -104,6 +104,7 @@ ctags_version=$(ctags --version | head -n 1 | cut -d, -f1)
 for corpus in "${corpora[@]}"; do
   src=$cache/$corpus
   [[ -d $src ]] || die "corpus $corpus not found in $cache"
+  load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
   log "$corpus: measuring source"
   files=$(cd "$src" && rg --no-config --files --max-filesize 1048576 | wc -l)
   src_bytes=$(cd "$src" && rg --no-config --files -0 --max-filesize 1048576 | du -cb --files0-from=- | tail -n 1 | cut -f1)
@@ -113,7 +114,7 @@ for corpus in "${corpora[@]}"; do
   rm -rf "$out"
   timed indexer "$indexer" index "$src" --out "$out" --no-embeddings --json
   ci_wall=$T_WALL ci_rss=$T_RSS
-  snap_dir=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["snapshot_dir"])' "$work/indexer.out")
+  read -r snap_dir indexed < <(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["snapshot_dir"], d["files"])' "$work/indexer.out")
   snap_bytes=$(du -cb "$snap_dir"/* | tail -n 1 | cut -f1)
 
   log "$corpus: ctags -R"
@@ -139,13 +140,13 @@ for corpus in "${corpora[@]}"; do
 | peak RSS (MB) | $ci_rss | $ct_rss |
 | output (MB) | $(mb "$snap_bytes") (snapshot) | $(mb "$(stat -c %s "$work/tags")") (tags) |
 
-| corpus | files | source MB | snapshot MB | snapshot/source | time code-indexer/ctags |
-|---|---:|---:|---:|---:|---:|
-| $corpus | $files | $(mb "$src_bytes") | $(mb "$snap_bytes") | $(ratio "$snap_bytes" "$src_bytes") | $time_ratio |
+| corpus | files (rg) | files indexed | source MB | snapshot MB | snapshot/source | time code-indexer/ctags |
+|---|---:|---:|---:|---:|---:|---:|
+| $corpus | $files | $indexed | $(mb "$src_bytes") | $(mb "$snap_bytes") | $(ratio "$snap_bytes" "$src_bytes") | $time_ratio |
 
-Source bytes: files \`rg --files --max-filesize 1048576\` lists (what the indexer reads).
+Source: the files \`rg --files --max-filesize 1048576\` lists (what the indexer reads; "indexed" leaves out binaries and default exclusions).
 Timing: $method. code-indexer uses all $cores cores by default; ctags is single-threaded.
-Tools: $tool_version; $ctags_version. code-index commit $commit; $(date -u +%Y-%m-%d) on $(uname -m), $cores cores.
+Tools: $tool_version; $ctags_version. code-index commit $commit; $(date -u +%Y-%m-%d) on $(uname -m), $cores cores; load average before the runs: $load (a busy machine skews both columns).
 MD
 )
   printf '%s\n\n' "$table"

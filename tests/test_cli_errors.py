@@ -327,3 +327,20 @@ def test_secret_ignore_values(cli, secrets_repo):
     findings = cli("secrets", repo, "--list", "--json").json()
     assert not any(f["path"] == "app/settings.py" for f in findings), findings
     assert any(f["path"] == "app/db.py" for f in findings)
+
+
+# --------------------------------------------------------------------------
+# naming
+
+
+def test_name_flag_and_config_name(indexer, small_repo, tmp_path):
+    a = build(indexer, small_repo, tmp_path / "out", "--no-embeddings", "--name", "custom-name")
+    assert a.dir.parent == tmp_path / "out" / "custom-name"
+    assert a.manifest["repo"] == "custom-name" and a.info["repo"] == "custom-name"
+    (small_repo / ".code-index.yaml").write_text("name: from-config\n")
+    b = build(indexer, small_repo, tmp_path / "out", "--no-embeddings")
+    assert b.dir.parent == tmp_path / "out" / "from-config" and b.manifest["repo"] == "from-config"
+    # The flag wins over the config.
+    c = build(indexer, small_repo, tmp_path / "out", "--no-embeddings", "--name", "flag-wins")
+    assert c.manifest["repo"] == "flag-wins"
+    assert (tmp_path / "out" / "custom-name" / "latest").read_text().strip() == a.id

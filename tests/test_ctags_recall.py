@@ -68,8 +68,9 @@ def generic_type_body(typeref: str) -> str | None:
     return None
 
 
-def ctags_definitions(root: Path, files: list[str], language: str) -> tuple[set, collections.Counter]:
-    """{(name, path, line)} of ctags definitions in `files`, and their kinds."""
+def ctags_definitions(root: Path, files: list[str], language: str) -> tuple[set, dict, set]:
+    """{(name, path, line)} of ctags definitions in `files`, their kinds, and
+    (separately, for information) the function-local definitions."""
     cmd = [
         "ctags",
         "--output-format=json",
@@ -84,12 +85,16 @@ def ctags_definitions(root: Path, files: list[str], language: str) -> tuple[set,
     p = subprocess.run(cmd, cwd=root, input="\n".join(files) + "\n", capture_output=True, text=True)
     assert p.returncode == 0, p.stderr[-2000:]
     wanted = PY_KINDS if language == "Python" else GO_KINDS
-    defs, kinds = set(), collections.Counter()
+    defs, kinds, local = set(), {}, set()
     for line in p.stdout.splitlines():
         tag = json.loads(line)
-        if tag.get("_type") != "tag" or tag.get("file"):
+        if tag.get("_type") != "tag":
             continue
         kind = tag.get("kind")
+        if tag.get("file"):
+            if kind in wanted:
+                local.add((tag["name"], tag["path"], tag["line"]))
+            continue
         if language == "Go" and kind == "type":
             kind = generic_type_body(tag.get("typeref", "")) or kind
         if kind not in wanted:
@@ -99,7 +104,7 @@ def ctags_definitions(root: Path, files: list[str], language: str) -> tuple[set,
         key = (tag["name"], tag["path"], tag["line"])
         defs.add(key)
         kinds[key] = kind
-    return defs, kinds
+    return defs, kinds, local
 
 
 def our_definitions(snap) -> tuple[set, dict]:
@@ -121,7 +126,7 @@ def test_recall_against_ctags(snapshots, corpus, language, ext, tmp_path):
     snap = snapshots(corpus)
     files = sorted(p for p in snap.paths() if p.endswith(ext))
     assert files, f"no {ext} files in the {corpus} files table"
-    theirs, their_kind = ctags_definitions(snap.repo, files, language)
+    theirs, their_kind, local = ctags_definitions(snap.repo, files, language)
     assert len(theirs) > 1000, f"ctags found only {len(theirs)} definitions; the comparison would mean little"
     ours, our_kind = our_definitions(snap)
 
@@ -137,6 +142,8 @@ def test_recall_against_ctags(snapshots, corpus, language, ext, tmp_path):
     mapping = collections.Counter((their_kind[k], our_kind.get(k, "?")) for k in theirs if k in our_kind)
     report.append("  kind map (ctags -> ours): " + ", ".join(f"{a}->{b}:{n}" for (a, b), n in mapping.most_common(12)))
 
+    if local:
+        report.append(f"  (not asserted) function-local definitions found: {len(local & ours)}/{len(local)}")
     # Where the misses are, by directory: tells a parser gap from a corner case.
     by_dir = collections.Counter(str(Path(m[1]).parent) for m in misses)
     report.append("  misses by directory: " + ", ".join(f"{d}:{n}" for d, n in by_dir.most_common(8)))

@@ -109,6 +109,24 @@ def test_previous_ignored_when_config_changes(indexer, rust_copy, rust_full, tmp
     assert not diff_trees(incr.dir, full.dir)
 
 
+def test_manifest_describes_each_build(indexer, tmp_path):
+    """Two builds whose data files are equal but whose skipped counts differ
+    (a binary file was added) each get a manifest that tells their own facts:
+    the snapshot a build reports must not carry another build's manifest."""
+    repo = tmp_path / "skips"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "a.py").write_text("def a():\n    return 1\n")
+    first = build(indexer, repo, tmp_path / "out", "--no-embeddings")
+    assert first.manifest["skipped"]["binary"] == 0
+    (repo / "src" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+    second = build(indexer, repo, tmp_path / "out", "--no-embeddings")
+    assert second.info["skipped"]["binary"] == 1
+    assert second.manifest["skipped"]["binary"] == 1, (
+        f"snapshot {second.id} (first build: {first.id}) has manifest skipped={second.manifest['skipped']}, "
+        f"but the build that reported it skipped {second.info['skipped']}"
+    )
+
+
 # --------------------------------------------------------------------------
 # A killed build
 

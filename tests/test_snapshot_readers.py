@@ -252,11 +252,26 @@ def test_symbol_and_reference_positions(db):
            LIMIT 10"""
     ).fetchall()
     assert not bad, f"chunks with positions outside their file: {bad}"
-    bad = db.execute(
-        "SELECT path, kind, token_count, strlen(text) FROM chunks "
-        "WHERE token_count <> CAST(ceil(strlen(text) / 4.0) AS INTEGER) LIMIT 10"
-    ).fetchall()
-    assert not bad, f"chunks.token_count is not ceil(bytes/4): {bad}"
+
+
+def test_chunk_text_and_token_counts(db):
+    """A chunk's text is its byte span of files.content, except class_summary
+    chunks, which carry synthesized text; token_count is ceil(bytes / 4) of it."""
+    content = {p: c.encode() for p, c in db.execute("SELECT path, content FROM files").fetchall()}
+    rows = db.execute("SELECT path, kind, start_byte, end_byte, token_count, text FROM chunks").fetchall()
+    kinds = {r[1] for r in rows}
+    assert kinds <= {"file", "definition", "method", "class_summary", "block", "section", "window"}, kinds
+    bad_text, bad_tokens = [], []
+    for path, kind, start, end, tokens, text in rows:
+        if (text is not None) != (kind == "class_summary"):
+            bad_text.append((path, kind, start, text is None))
+        body = text.encode() if text is not None else content[path][start:end]
+        if tokens != -(-len(body) // 4):
+            bad_tokens.append((path, kind, start, end, tokens, len(body)))
+    assert not bad_text, f"{len(bad_text)} chunks with text set (or missing) against the schema, e.g. {bad_text[:5]}"
+    assert not bad_tokens, f"{len(bad_tokens)} chunks whose token_count is not ceil(bytes/4), e.g. {bad_tokens[:5]}"
+    # Django is classes with methods: these kinds must all occur.
+    assert "method" in kinds and "class_summary" in kinds and "definition" in kinds
 
 
 def test_offsets_point_at_the_names(snap, db):

@@ -20,8 +20,8 @@ from helpers import (
     describe_set_diff,
     expected_files,
     git_commit_all,
-    is_default_excluded,
     git_init,
+    is_default_excluded,
     rg_files,
 )
 

@@ -110,9 +110,18 @@ pub fn analyze_bytes(path: &str, mut bytes: Vec<u8>, cfg: &Effective) -> Analysi
 pub fn is_generated(path: &str, lang: Lang, content: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
-    if [".min.js", ".min.css", ".min.mjs", ".bundle.js", "-bundle.js", ".chunk.js", ".js.map", ".css.map"]
-        .iter()
-        .any(|s| name.ends_with(s))
+    if [
+        ".min.js",
+        ".min.css",
+        ".min.mjs",
+        ".bundle.js",
+        "-bundle.js",
+        ".chunk.js",
+        ".js.map",
+        ".css.map",
+    ]
+    .iter()
+    .any(|s| name.ends_with(s))
     {
         return true;
     }
@@ -123,15 +132,28 @@ pub fn is_generated(path: &str, lang: Lang, content: &str) -> bool {
     let head = &content.as_bytes()[..content.len().min(64 * 1024)];
     let lines = memchr::memchr_iter(b'\n', head).count() + 1;
     let avg = head.len() / lines;
-    let longest = head.split(|&b| b == b'\n').map(|l| l.len()).max().unwrap_or(0);
+    let longest = head
+        .split(|&b| b == b'\n')
+        .map(|l| l.len())
+        .max()
+        .unwrap_or(0);
     if avg > 300 || (longest > 5000 && lines < 20) {
         return true;
     }
-    let in_out_dir = lower.starts_with("dist/") || lower.starts_with("build/") || lower.contains("/dist/") || lower.contains("/build/");
+    let in_out_dir = lower.starts_with("dist/")
+        || lower.starts_with("build/")
+        || lower.contains("/dist/")
+        || lower.contains("/build/");
     in_out_dir
-        && ["__webpack_require__", "webpackBootstrap", "/******/", "//# sourceMappingURL=", "System.register("]
-            .iter()
-            .any(|m| content.contains(m))
+        && [
+            "__webpack_require__",
+            "webpackBootstrap",
+            "/******/",
+            "//# sourceMappingURL=",
+            "System.register(",
+        ]
+        .iter()
+        .any(|m| content.contains(m))
 }
 
 #[cfg(test)]

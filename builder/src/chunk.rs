@@ -74,14 +74,27 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn push(&mut self, kind: &str, start: usize, end: usize, symbol: Option<&str>, heading: Option<&str>, header: String) {
+    fn push(
+        &mut self,
+        kind: &str,
+        start: usize,
+        end: usize,
+        symbol: Option<&str>,
+        heading: Option<&str>,
+        header: String,
+    ) {
         let (start, end) = trim_range(self.src, start, end);
         if start >= end {
             return;
         }
         let text = self.src[start..end].to_string();
         self.out.push(Chunk {
-            id: stable_id(&[self.path.as_bytes(), kind.as_bytes(), start.to_string().as_bytes(), end.to_string().as_bytes()]),
+            id: stable_id(&[
+                self.path.as_bytes(),
+                kind.as_bytes(),
+                start.to_string().as_bytes(),
+                end.to_string().as_bytes(),
+            ]),
             chunk_type: self.chunk_type.to_string(),
             kind: kind.to_string(),
             symbol: symbol.map(|s| s.to_string()),
@@ -97,7 +110,15 @@ impl Ctx<'_> {
     }
 
     /// Push `[start, end)` cut into windows of lines that fit MAX_TOKENS.
-    fn push_windows(&mut self, kind: &str, start: usize, end: usize, symbol: Option<&str>, heading: Option<&str>, header: &str) {
+    fn push_windows(
+        &mut self,
+        kind: &str,
+        start: usize,
+        end: usize,
+        symbol: Option<&str>,
+        heading: Option<&str>,
+        header: &str,
+    ) {
         if tokens(end - start) <= MAX_TOKENS {
             self.push(kind, start, end, symbol, heading, header.to_string());
             return;
@@ -107,7 +128,9 @@ impl Ctx<'_> {
         let mut pos = start;
         let mut nlines = 0;
         while pos < end {
-            let line_end = memchr::memchr(b'\n', &self.src.as_bytes()[pos..end]).map(|i| pos + i + 1).unwrap_or(end);
+            let line_end = memchr::memchr(b'\n', &self.src.as_bytes()[pos..end])
+                .map(|i| pos + i + 1)
+                .unwrap_or(end);
             if line_end - pos > max_bytes {
                 // A giant line: flush, then cut it at char boundaries.
                 if pos > w_start {
@@ -159,13 +182,21 @@ fn trim_range(src: &str, mut start: usize, mut end: usize) -> (usize, usize) {
 
 fn is_doc_text(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
-    [".txt", ".rst", ".adoc", ".org", ".textile"].iter().any(|e| lower.ends_with(e))
-        || lower.rsplit('/').next().is_some_and(|n| n.starts_with("readme") || n.starts_with("changelog") || n == "license")
+    [".txt", ".rst", ".adoc", ".org", ".textile"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+        || lower.rsplit('/').next().is_some_and(|n| {
+            n.starts_with("readme") || n.starts_with("changelog") || n == "license"
+        })
 }
 
 /// Chunk one file. `symbols` are its definitions (empty for text).
 pub fn chunk_file(path: &str, lang: Lang, src: &str, symbols: &[Symbol]) -> Vec<Chunk> {
-    let chunk_type = if lang == Lang::Markdown || (lang == Lang::Text && is_doc_text(path)) { "doc" } else { "code" };
+    let chunk_type = if lang == Lang::Markdown || (lang == Lang::Text && is_doc_text(path)) {
+        "doc"
+    } else {
+        "code"
+    };
     let mut cx = Ctx {
         path,
         src,
@@ -180,19 +211,24 @@ pub fn chunk_file(path: &str, lang: Lang, src: &str, symbols: &[Symbol]) -> Vec<
         _ => chunk_code(&mut cx, symbols),
     }
     let mut out = cx.out;
-    out.sort_by(|a, b| (a.start_byte, &a.kind, a.end_byte).cmp(&(b.start_byte, &b.kind, b.end_byte)));
+    out.sort_by(|a, b| {
+        (a.start_byte, &a.kind, a.end_byte).cmp(&(b.start_byte, &b.kind, b.end_byte))
+    });
     out.dedup_by(|a, b| a.id == b.id);
     out
 }
 
 /// Symbols that carve a file or class into chunks.
 fn is_unit(kind: &str) -> bool {
-    !matches!(kind, "field" | "property" | "variable" | "constant" | "macro")
+    !matches!(
+        kind,
+        "field" | "property" | "variable" | "constant" | "macro"
+    )
 }
 
 fn chunk_code(cx: &mut Ctx, symbols: &[Symbol]) {
     let total = tokens(cx.src.len());
-    let top = outermost(symbols.iter().filter(|s| is_unit(&s.kind)).collect());
+    let top = outermost(symbols.iter().filter(|s| is_unit(s.kind)).collect());
     let names: Vec<&str> = top.iter().take(12).map(|s| s.name.as_str()).collect();
     let file_header = if names.is_empty() {
         format!("file: {}", cx.path)
@@ -203,16 +239,27 @@ fn chunk_code(cx: &mut Ctx, symbols: &[Symbol]) {
         cx.push_windows("file", 0, cx.src.len(), None, None, &file_header);
     } else {
         let large = total > LARGE_FILE_TOKENS;
-        segment(cx, 0, cx.src.len(), &top, symbols, large, &file_header, None);
+        segment(
+            cx,
+            0,
+            cx.src.len(),
+            &top,
+            symbols,
+            large,
+            &file_header,
+            None,
+        );
     }
     // Summaries of classes with many methods.
     for s in symbols {
-        if !matches!(s.kind.as_str(), "class" | "struct" | "interface" | "trait" | "enum") {
+        if !matches!(s.kind, "class" | "struct" | "interface" | "trait" | "enum") {
             continue;
         }
         let methods: Vec<&Symbol> = symbols
             .iter()
-            .filter(|m| m.parent_id == Some(s.id) && matches!(m.kind.as_str(), "method" | "constructor" | "function"))
+            .filter(|m| {
+                m.parent_id == Some(s.id) && matches!(m.kind, "method" | "constructor" | "function")
+            })
             .collect();
         if methods.len() < SUMMARY_METHODS {
             continue;
@@ -228,7 +275,12 @@ fn chunk_code(cx: &mut Ctx, symbols: &[Symbol]) {
         }
         let (start, end) = (s.start_byte as usize, s.end_byte as usize);
         cx.out.push(Chunk {
-            id: stable_id(&[cx.path.as_bytes(), b"class_summary", start.to_string().as_bytes(), end.to_string().as_bytes()]),
+            id: stable_id(&[
+                cx.path.as_bytes(),
+                b"class_summary",
+                start.to_string().as_bytes(),
+                end.to_string().as_bytes(),
+            ]),
             chunk_type: cx.chunk_type.to_string(),
             kind: "class_summary".into(),
             symbol: Some(s.qualified_name.clone()),
@@ -238,7 +290,12 @@ fn chunk_code(cx: &mut Ctx, symbols: &[Symbol]) {
             start_byte: s.start_byte,
             end_byte: s.end_byte,
             token_count: tokens(text.len()) as u32,
-            context_header: format!("file: {}\nclass: {} ({} methods)", cx.path, s.qualified_name, methods.len()),
+            context_header: format!(
+                "file: {}\nclass: {} ({} methods)",
+                cx.path,
+                s.qualified_name,
+                methods.len()
+            ),
             text,
         });
     }
@@ -261,7 +318,16 @@ fn outermost(mut list: Vec<&Symbol>) -> Vec<&Symbol> {
 
 /// Cut `[start, end)` at the given units; gaps and small units merge into blocks.
 #[allow(clippy::too_many_arguments)]
-fn segment(cx: &mut Ctx, start: usize, end: usize, units: &[&Symbol], all: &[Symbol], large: bool, header: &str, container: Option<&Symbol>) {
+fn segment(
+    cx: &mut Ctx,
+    start: usize,
+    end: usize,
+    units: &[&Symbol],
+    all: &[Symbol],
+    large: bool,
+    header: &str,
+    container: Option<&Symbol>,
+) {
     let mut block: Option<(usize, usize)> = None;
     let flush = |cx: &mut Ctx, block: &mut Option<(usize, usize)>| {
         if let Some((s, e)) = block.take() {
@@ -313,13 +379,20 @@ fn segment(cx: &mut Ctx, start: usize, end: usize, units: &[&Symbol], all: &[Sym
 
 fn emit_unit(cx: &mut Ctx, u: &Symbol, all: &[Symbol], large: bool, container: Option<&Symbol>) {
     let (us, ue) = (u.start_byte as usize, u.end_byte as usize);
-    let children: Vec<&Symbol> = all.iter().filter(|c| c.parent_id == Some(u.id) && is_unit(&c.kind)).collect();
-    let kind = if container.is_some() { "method" } else { "definition" };
+    let children: Vec<&Symbol> = all
+        .iter()
+        .filter(|c| c.parent_id == Some(u.id) && is_unit(c.kind))
+        .collect();
+    let kind = if container.is_some() {
+        "method"
+    } else {
+        "definition"
+    };
     let header = match container {
         Some(c) => {
             let siblings: Vec<&str> = all
                 .iter()
-                .filter(|s| s.parent_id == Some(c.id) && s.id != u.id && is_unit(&s.kind))
+                .filter(|s| s.parent_id == Some(c.id) && s.id != u.id && is_unit(s.kind))
                 .take(8)
                 .map(|s| s.name.as_str())
                 .collect();
@@ -361,13 +434,25 @@ fn chunk_markdown(cx: &mut Ctx) {
             let level = trimmed.bytes().take_while(|&b| b == b'#').count();
             let rest = &trimmed[level..];
             if level <= 6 && (rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t')) {
-                headings.push((pos, level, rest.trim().trim_end_matches('#').trim().to_string()));
+                headings.push((
+                    pos,
+                    level,
+                    rest.trim().trim_end_matches('#').trim().to_string(),
+                ));
             }
-        } else if indent < 4 && !trimmed.is_empty() && (trimmed.chars().all(|c| c == '=') || (trimmed.len() >= 2 && trimmed.chars().all(|c| c == '-'))) {
+        } else if indent < 4
+            && !trimmed.is_empty()
+            && (trimmed.chars().all(|c| c == '=')
+                || (trimmed.len() >= 2 && trimmed.chars().all(|c| c == '-')))
+        {
             if let Some((pstart, ptext)) = prev_line {
                 let p = ptext.trim();
                 if !p.is_empty() && !p.starts_with('#') && !headings.iter().any(|h| h.0 == pstart) {
-                    headings.push((pstart, if trimmed.starts_with('=') { 1 } else { 2 }, p.to_string()));
+                    headings.push((
+                        pstart,
+                        if trimmed.starts_with('=') { 1 } else { 2 },
+                        p.to_string(),
+                    ));
                 }
             }
         }
@@ -405,7 +490,10 @@ mod tests {
     fn small_file_is_one_chunk() {
         let c = chunk_file("a.txt", Lang::Text, "hello\nworld\n", &[]);
         assert_eq!(c.len(), 1);
-        assert_eq!((c[0].start_line, c[0].end_line, c[0].kind.as_str()), (1, 2, "file"));
+        assert_eq!(
+            (c[0].start_line, c[0].end_line, c[0].kind.as_str()),
+            (1, 2, "file")
+        );
     }
 
     #[test]
@@ -413,7 +501,15 @@ mod tests {
         let md = "intro\n# A\ntext a\n## B\n```\n# not a heading\n```\ntext b\n# C\nc\n";
         let c = chunk_file("r.md", Lang::Markdown, md, &[]);
         let hp: Vec<_> = c.iter().map(|c| c.heading_path.clone()).collect();
-        assert_eq!(hp, vec![None, Some("A".into()), Some("A > B".into()), Some("C".into())]);
+        assert_eq!(
+            hp,
+            vec![
+                None,
+                Some("A".into()),
+                Some("A > B".into()),
+                Some("C".into())
+            ]
+        );
         assert_eq!(c[2].start_line, 4);
         assert_eq!(c[2].end_line, 8);
         assert!(c.iter().all(|c| c.chunk_type == "doc"));
@@ -432,14 +528,25 @@ mod tests {
         let tree = parse_tree(Lang::Python, src.as_bytes()).unwrap();
         let p = extract(Lang::Python, "big.py", src.as_bytes(), &tree);
         let c = chunk_file("big.py", Lang::Python, &src, &p.symbols);
-        assert!(c.iter().any(|c| c.kind == "method" && c.symbol.as_deref() == Some("Big.m3")));
-        let m3 = c.iter().find(|c| c.symbol.as_deref() == Some("Big.m3")).unwrap();
+        assert!(c
+            .iter()
+            .any(|c| c.kind == "method" && c.symbol.as_deref() == Some("Big.m3")));
+        let m3 = c
+            .iter()
+            .find(|c| c.symbol.as_deref() == Some("Big.m3"))
+            .unwrap();
         assert!(m3.context_header.contains("in: class Big"));
         assert!(c.iter().any(|c| c.kind == "class_summary"));
         assert!(c.iter().all(|c| (c.token_count as usize) <= MAX_TOKENS));
         // Every byte of code is in some non-summary chunk (gaps excepted).
         for s in p.symbols.iter().filter(|s| s.kind == "function") {
-            assert!(c.iter().any(|c| c.start_byte <= s.start_byte && s.end_byte <= c.end_byte && c.kind != "class_summary"), "{} not covered", s.name);
+            assert!(
+                c.iter().any(|c| c.start_byte <= s.start_byte
+                    && s.end_byte <= c.end_byte
+                    && c.kind != "class_summary"),
+                "{} not covered",
+                s.name
+            );
         }
     }
 }

@@ -70,10 +70,18 @@ impl Default for NavigationDocs {
 }
 
 fn default_nav_patterns() -> Vec<String> {
-    ["AGENTS.md", "CLAUDE.md", "README.md", "README.rst", "README", "ARCHITECTURE.md", "docs/**"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
+    [
+        "AGENTS.md",
+        "CLAUDE.md",
+        "README.md",
+        "README.rst",
+        "README",
+        "ARCHITECTURE.md",
+        "docs/**",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
 }
 
 fn default_nav_boost() -> f32 {
@@ -138,8 +146,14 @@ impl Globs {
                 .map_err(|e| {
                     Error::new(
                         codes::CONFIG_GLOB,
-                        format!("invalid glob {g:?} in `{field}` of {}: {e}", source.display()),
-                        format!("fix or remove the glob in {} (syntax: *, **, ?, [abc], {{a,b}})", source.display()),
+                        format!(
+                            "invalid glob {g:?} in `{field}` of {}: {e}",
+                            source.display()
+                        ),
+                        format!(
+                            "fix or remove the glob in {} (syntax: *, **, ?, [abc], {{a,b}})",
+                            source.display()
+                        ),
                     )
                     .at(source)
                 })?;
@@ -152,7 +166,11 @@ impl Globs {
             }
         }
         let set = b.build().map_err(|e| {
-            Error::new(codes::CONFIG_GLOB, format!("invalid globs in {}: {e}", source.display()), "fix the globs")
+            Error::new(
+                codes::CONFIG_GLOB,
+                format!("invalid globs in {}: {e}", source.display()),
+                "fix the globs",
+            )
         })?;
         Ok(Globs {
             set,
@@ -199,13 +217,18 @@ pub fn load(repo: &Path, max_file_size_flag: Option<u64>) -> Result<Effective> {
     let secondary = repo.join(AI_DEVTOOLS_FILE);
     let (config, source) = if primary.is_file() {
         let text = read(&primary)?;
-        (parse_config(&text, &primary)?, Some(CONFIG_FILE.to_string()))
+        (
+            parse_config(&text, &primary)?,
+            Some(CONFIG_FILE.to_string()),
+        )
     } else if secondary.is_file() {
         let text = read(&secondary)?;
-        let outer: AiDevtools = serde_yaml::from_str(&text).map_err(|e| yaml_error(&secondary, e))?;
+        let outer: AiDevtools =
+            serde_yaml::from_str(&text).map_err(|e| yaml_error(&secondary, e))?;
         match outer.code_index {
             Some(v) => {
-                let cfg: Config = serde_yaml::from_value(v).map_err(|e| yaml_error(&secondary, e))?;
+                let cfg: Config =
+                    serde_yaml::from_value(v).map_err(|e| yaml_error(&secondary, e))?;
                 (cfg, Some(format!("{AI_DEVTOOLS_FILE}#code-index")))
             }
             None => (Config::default(), None),
@@ -255,13 +278,22 @@ pub fn parse_config(text: &str, path: &Path) -> Result<Config> {
     serde_yaml::from_str(text).map_err(|e| yaml_error(path, e))
 }
 
-pub fn effective(config: Config, source: Option<String>, src_path: &Path, max_flag: Option<u64>) -> Result<Effective> {
-    let tests_list: Vec<String> = config
-        .test_patterns
-        .clone()
-        .unwrap_or_else(|| DEFAULT_TEST_PATTERNS.iter().map(|s| s.to_string()).collect());
+pub fn effective(
+    config: Config,
+    source: Option<String>,
+    src_path: &Path,
+    max_flag: Option<u64>,
+) -> Result<Effective> {
+    let tests_list: Vec<String> = config.test_patterns.clone().unwrap_or_else(|| {
+        DEFAULT_TEST_PATTERNS
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    });
     let nav = config.navigation_docs.clone().unwrap_or_default();
-    let max_file_size = max_flag.or(config.max_file_size).unwrap_or(DEFAULT_MAX_FILE_SIZE);
+    let max_file_size = max_flag
+        .or(config.max_file_size)
+        .unwrap_or(DEFAULT_MAX_FILE_SIZE);
     let canonical = serde_json::json!({
         "config": config,
         "max_file_size": max_file_size,
@@ -290,7 +322,12 @@ mod tests {
 
     #[test]
     fn glob_rules_follow_rg() {
-        let g = Globs::new(&["*.py".into(), "docs/**".into(), "vendor".into()], Path::new("x"), "t").unwrap();
+        let g = Globs::new(
+            &["*.py".into(), "docs/**".into(), "vendor".into()],
+            Path::new("x"),
+            "t",
+        )
+        .unwrap();
         assert!(g.is_match("a/b/c.py"));
         assert!(g.is_match("docs/x/y.md"));
         assert!(!g.is_match("src/docs.md"));

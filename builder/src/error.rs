@@ -47,7 +47,11 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error[{}]: {}\n  hint: {}", self.code, self.message, self.hint)
+        write!(
+            f,
+            "error[{}]: {}\n  hint: {}",
+            self.code, self.message, self.hint
+        )
     }
 }
 

@@ -7,7 +7,12 @@ use std::process::Command;
 use code_index_schemas::GitInfo;
 
 fn git(repo: &Path, args: &[&str]) -> Option<String> {
-    let out = Command::new("git").arg("-C").arg(repo).args(args).output().ok()?;
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(args)
+        .output()
+        .ok()?;
     if !out.status.success() {
         return None;
     }

@@ -5,8 +5,8 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use code_index_schemas::{
-    chunks_table, edges_table, files_table, references_table, symbols_table, Manifest, ManifestFile, SkipCounts, BUILDER_NAME,
-    FEATURE_VERSION, SCHEMA_VERSION,
+    chunks_table, edges_table, files_table, references_table, symbols_table, Manifest,
+    ManifestFile, SkipCounts, BUILDER_NAME, FEATURE_VERSION, SCHEMA_VERSION,
 };
 use rayon::prelude::*;
 use serde::Serialize;
@@ -16,7 +16,7 @@ use crate::config::{self, Effective};
 use crate::error::{codes, Error, Result};
 use crate::ids::sha256_hex;
 use crate::modules::{ModuleInfo, Modules};
-use crate::resolve::{resolve, FileFacts};
+use crate::resolve::{Edge, FactSym, FileFacts, Resolver};
 use crate::snapshot;
 use crate::walk::{walk, Entry};
 use crate::write::TableWriter;
@@ -78,8 +78,15 @@ pub fn check_repo(repo: &Path) -> Result<PathBuf> {
         )
         .at(repo));
     }
-    repo.canonicalize()
-        .map_err(|e| Error::io(codes::REPO_NOT_FOUND, "cannot resolve", repo, e, "pass a readable directory"))
+    repo.canonicalize().map_err(|e| {
+        Error::io(
+            codes::REPO_NOT_FOUND,
+            "cannot resolve",
+            repo,
+            e,
+            "pass a readable directory",
+        )
+    })
 }
 
 /// Repository name: flag, config `name`, or the directory name.
@@ -87,19 +94,47 @@ pub fn repo_name(root: &Path, cfg: &Effective, flag: Option<&str>) -> String {
     let raw = flag
         .map(|s| s.to_string())
         .or_else(|| cfg.config.name.clone())
-        .unwrap_or_else(|| root.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "repo".into()));
-    raw.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
+        .unwrap_or_else(|| {
+            root.file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_else(|| "repo".into())
+        });
+    raw.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Deterministic order of everything in an analysis (fresh or reused).
 fn canonicalize(a: &mut Analysis) {
-    a.parsed
-        .symbols
-        .sort_by(|x, y| (x.start_byte, std::cmp::Reverse(x.end_byte), &x.qualified_name, &x.kind).cmp(&(y.start_byte, std::cmp::Reverse(y.end_byte), &y.qualified_name, &y.kind)));
+    a.parsed.symbols.sort_by(|x, y| {
+        (
+            x.start_byte,
+            std::cmp::Reverse(x.end_byte),
+            &x.qualified_name,
+            x.kind,
+        )
+            .cmp(&(
+                y.start_byte,
+                std::cmp::Reverse(y.end_byte),
+                &y.qualified_name,
+                y.kind,
+            ))
+    });
     a.parsed.references.sort_by_key(|r| r.start_byte);
-    a.parsed
-        .edges
-        .sort_by(|x, y| (&x.kind, x.line, &x.dst_name, &x.src_symbol).cmp(&(&y.kind, y.line, &y.dst_name, &y.src_symbol)));
+    a.parsed.edges.sort_by(|x, y| {
+        (x.kind, x.line, &x.dst_name, &x.src_symbol).cmp(&(
+            y.kind,
+            y.line,
+            &y.dst_name,
+            &y.src_symbol,
+        ))
+    });
 }
 
 /// Symbol ids are row ordinals (small, compressible); parents follow.
@@ -176,7 +211,7 @@ fn write_file_rows(w: &mut Writers, a: &Analysis, m: &ModuleInfo, cfg: &Effectiv
         t.s(&f.path);
         t.s(&s.name);
         t.s(&s.qualified_name);
-        t.s(&s.kind);
+        t.s(s.kind);
         t.s(lang);
         t.os(s.container.as_deref());
         t.oi64(s.parent_id);
@@ -197,11 +232,65 @@ fn write_file_rows(w: &mut Writers, a: &Analysis, m: &ModuleInfo, cfg: &Effectiv
         t.i32(r.line as i64);
         t.i32(r.column as i64);
         t.i64(r.start_byte as i64);
-        t.s(&r.ref_kind);
+        t.s(r.ref_kind);
         t.os(r.enclosing.as_deref());
         t.end_row(r.name.len() + 40)?;
     }
     Ok(())
+}
+
+/// Receives analyses in path order and streams them into the tables.
+struct Sink<'a> {
+    root: &'a Path,
+    cfg: &'a Effective,
+    modules: &'a Modules,
+    skip_unreadable: bool,
+    writers: Writers,
+    facts: Vec<FileFacts>,
+    skipped: SkipCounts,
+    reused: u64,
+    source_bytes: u64,
+    input: String,
+    next_symbol_id: i64,
+}
+
+impl Sink<'_> {
+    fn accept(&mut self, entry: &Entry, was_reused: bool, outcome: Outcome) -> Result<()> {
+        match outcome {
+            Outcome::Binary => self.skipped.binary += 1,
+            Outcome::Unreadable(err) => {
+                if !self.skip_unreadable {
+                    return Err(unreadable_error(self.root, &entry.abs, &err.to_string()));
+                }
+                self.skipped.unreadable += 1;
+            }
+            Outcome::Done(mut a) => {
+                canonicalize(&mut a);
+                renumber_symbols(&mut a, &mut self.next_symbol_id);
+                self.reused += u64::from(was_reused);
+                self.source_bytes += a.file.size;
+                self.input.push_str(&a.file.path);
+                self.input.push('\0');
+                self.input.push_str(&a.file.sha256);
+                self.input.push('\n');
+                let m = self.modules.of(&a.file.path, a.file.lang);
+                write_file_rows(&mut self.writers, &a, &m, self.cfg)?;
+                let a = *a;
+                self.facts.push(FileFacts {
+                    path: a.file.path,
+                    lang: a.file.lang,
+                    symbols: a
+                        .parsed
+                        .symbols
+                        .iter()
+                        .map(|s| FactSym::new(&s.name, &s.qualified_name, s.kind, s.id))
+                        .collect(),
+                    edges: a.parsed.edges,
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Run a build.
@@ -217,7 +306,14 @@ pub fn run(opts: &Options) -> Result<Summary> {
         .build()
         .map_err(|e| Error::new(codes::INTERNAL, e.to_string(), "retry with --threads 1"))?;
 
+    let timing = std::env::var_os("CODE_INDEX_TIMING").is_some();
+    let phase = |name: &str| {
+        if timing {
+            eprintln!("[timing] {name}: {:.2}s", started.elapsed().as_secs_f64());
+        }
+    };
     let walked = walk(&root, &cfg, threads)?;
+    phase("walk");
     if let Some(p) = walked.unreadable.first() {
         if !opts.skip_unreadable {
             return Err(unreadable_error(&root, p, "cannot read metadata"));
@@ -230,7 +326,8 @@ pub fn run(opts: &Options) -> Result<Summary> {
     let mut previous_ignored = None;
     let mut prev = None;
     if let Some(pdir) = &opts.previous {
-        let pdir = snapshot::resolve_dir(pdir).map_err(|e| Error::new(codes::PREVIOUS_INVALID, e.message, e.hint))?;
+        let pdir = snapshot::resolve_dir(pdir)
+            .map_err(|e| Error::new(codes::PREVIOUS_INVALID, e.message, e.hint))?;
         let pm = snapshot::read_manifest(&pdir)?;
         match crate::previous::incompatibility(&pm, &cfg.hash) {
             Some(why) => previous_ignored = Some(why),
@@ -239,7 +336,11 @@ pub fn run(opts: &Options) -> Result<Summary> {
                     walked
                         .entries
                         .par_iter()
-                        .filter_map(|e| std::fs::read(&e.abs).ok().map(|b| (e.rel.clone(), sha256_hex(&b))))
+                        .filter_map(|e| {
+                            std::fs::read(&e.abs)
+                                .ok()
+                                .map(|b| (e.rel.clone(), sha256_hex(&b)))
+                        })
                         .collect()
                 });
                 prev = Some(crate::previous::load(&pdir, &hashes)?);
@@ -249,7 +350,7 @@ pub fn run(opts: &Options) -> Result<Summary> {
 
     let tmp = snapshot::begin(&opts.out, &name)?;
     let kv = kv_metadata(&name, &git, &cfg.hash);
-    let mut writers = Writers {
+    let writers = Writers {
         files: TableWriter::create(&tmp.dir, files_table(), &kv)?,
         chunks: TableWriter::create(&tmp.dir, chunks_table(), &kv)?,
         symbols: TableWriter::create(&tmp.dir, symbols_table(), &kv)?,
@@ -258,87 +359,106 @@ pub fn run(opts: &Options) -> Result<Summary> {
     let bar = if opts.progress && std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(walked.entries.len() as u64);
         b.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} indexing [{bar:40}] {pos}/{len} files {per_sec} eta {eta}")
-                .unwrap()
-                .progress_chars("=> "),
+            indicatif::ProgressStyle::with_template(
+                "{spinner} indexing [{bar:40}] {pos}/{len} files {per_sec} eta {eta}",
+            )
+            .unwrap()
+            .progress_chars("=> "),
         );
         Some(b)
     } else {
         None
     };
 
-    let mut facts: Vec<FileFacts> = Vec::with_capacity(walked.entries.len());
-    let mut skipped = SkipCounts {
+    let skipped0 = SkipCounts {
         default_excluded: walked.default_excluded,
         config_excluded: walked.config_excluded,
         too_large: walked.too_large,
         binary: 0,
         unreadable: walked.unreadable.len() as u64,
     };
-    let mut reused = 0u64;
-    let mut next_symbol_id = 1i64;
-    let mut source_bytes = 0u64;
-    let mut input = String::new();
-    for step in walked.entries.chunks(STEP) {
-        let outcomes: Vec<(bool, Outcome)> = pool.install(|| {
-            step.par_iter()
-                .map(|e: &Entry| analyze_one(&root, e, &cfg, prev.as_ref()))
-                .collect()
-        });
-        for (entry, (was_reused, outcome)) in step.iter().zip(outcomes) {
-            match outcome {
-                Outcome::Binary => skipped.binary += 1,
-                Outcome::Unreadable(err) => {
-                    if !opts.skip_unreadable {
-                        return Err(unreadable_error(&root, &entry.abs, &err.to_string()));
-                    }
-                    skipped.unreadable += 1;
-                }
-                Outcome::Done(mut a) => {
-                    canonicalize(&mut a);
-                    renumber_symbols(&mut a, &mut next_symbol_id);
-                    reused += u64::from(was_reused);
-                    source_bytes += a.file.size;
-                    input.push_str(&a.file.path);
-                    input.push('\0');
-                    input.push_str(&a.file.sha256);
-                    input.push('\n');
-                    let m = modules.of(&a.file.path, a.file.lang);
-                    write_file_rows(&mut writers, &a, &m, &cfg)?;
-                    let a = *a;
-                    facts.push(FileFacts {
-                        path: a.file.path,
-                        lang: a.file.lang,
-                        symbols: a.parsed.symbols.into_iter().map(|s| (s.name, s.qualified_name, s.kind, s.id)).collect(),
-                        edges: a.parsed.edges,
-                    });
+    let mut sink = Sink {
+        root: &root,
+        cfg: &cfg,
+        modules: &modules,
+        skip_unreadable: opts.skip_unreadable,
+        writers,
+        facts: Vec::with_capacity(walked.entries.len()),
+        skipped: skipped0,
+        reused: 0,
+        source_bytes: 0,
+        input: String::new(),
+        next_symbol_id: 1,
+    };
+    // Analysis of step N+1 (rayon pool) overlaps the writing of step N (sink thread).
+    let entries = &walked.entries;
+    let prev_ref = prev.as_ref();
+    let sink = std::thread::scope(|scope| -> Result<Sink> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<(bool, Outcome)>)>(1);
+        let writer = scope.spawn(move || -> Result<Sink> {
+            for (start, outcomes) in rx {
+                for (i, (was_reused, outcome)) in outcomes.into_iter().enumerate() {
+                    sink.accept(&entries[start + i], was_reused, outcome)?;
                 }
             }
+            Ok(sink)
+        });
+        for (n, step) in entries.chunks(STEP).enumerate() {
+            let outcomes: Vec<(bool, Outcome)> = pool.install(|| {
+                step.par_iter()
+                    .map(|e: &Entry| analyze_one(&root, e, &cfg, prev_ref))
+                    .collect()
+            });
+            if tx.send((n * STEP, outcomes)).is_err() {
+                break; // the sink failed; its error is returned by join
+            }
+            if let Some(b) = &bar {
+                b.inc(step.len() as u64);
+            }
         }
-        if let Some(b) = &bar {
-            b.inc(step.len() as u64);
-        }
-    }
+        drop(tx);
+        writer.join().unwrap_or_else(|_| {
+            Err(Error::new(
+                codes::INTERNAL,
+                "writer thread panicked",
+                "report this as a bug",
+            ))
+        })
+    })?;
     drop(prev);
-    let edges = pool.install(|| resolve(&facts, &modules));
-    drop(facts);
+    phase("analyze+write");
+    let Sink {
+        writers,
+        facts,
+        skipped,
+        reused,
+        source_bytes,
+        input,
+        ..
+    } = sink;
+    let resolver = Resolver::new(&facts, &modules);
+    phase("resolve index");
     let mut ew = TableWriter::create(&tmp.dir, edges_table(), &kv)?;
-    for file_edges in &edges {
-        for e in file_edges {
-            ew.s(&e.kind);
+    let idx: Vec<usize> = (0..facts.len()).collect();
+    for part in idx.chunks(4 * STEP) {
+        let edges: Vec<Vec<Edge>> =
+            pool.install(|| part.par_iter().map(|&fi| resolver.file_edges(fi)).collect());
+        for e in edges.iter().flatten() {
+            ew.s(e.kind);
             ew.s(&e.src_path);
             ew.os(e.src_symbol.as_deref());
             ew.oi64(e.src_symbol_id);
             ew.s(&e.dst_name);
             ew.os(e.dst_path.as_deref());
-            ew.os(e.dst_symbol.as_deref());
             ew.oi64(e.dst_symbol_id);
             ew.i32(e.line as i64);
             ew.b(e.resolved);
             ew.end_row(e.dst_name.len() + e.src_path.len() + 60)?;
         }
     }
-    drop(edges);
+    drop(resolver);
+    drop(facts);
+    phase("edges");
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -355,7 +475,7 @@ pub fn run(opts: &Options) -> Result<Summary> {
         manifest_files.push(snapshot::describe(&tmp.dir, file, rows)?);
     }
     let input_hash = sha256_hex(format!("{}\n{}", cfg.hash, input).as_bytes());
-    let manifest = Manifest {
+    let mut manifest = Manifest {
         schema_version: SCHEMA_VERSION,
         feature_version: FEATURE_VERSION,
         tool: BUILDER_NAME.to_string(),
@@ -364,17 +484,25 @@ pub fn run(opts: &Options) -> Result<Summary> {
         git,
         config_hash: cfg.hash.clone(),
         input_hash,
-        snapshot_id: snapshot::derive_id(&manifest_files),
+        snapshot_id: String::new(),
         skipped: skipped.clone(),
         embeddings: None,
         files: manifest_files,
     };
+    phase("finish tables");
+    manifest.snapshot_id = snapshot::derive_id(&manifest);
     let dest = snapshot::commit(tmp, &manifest)?;
     let mut tables = std::collections::BTreeMap::new();
     let mut snapshot_bytes = 0;
     for f in &manifest.files {
         snapshot_bytes += f.bytes;
-        tables.insert(f.name.trim_end_matches(".parquet").to_string(), TableSummary { rows: f.rows, bytes: f.bytes });
+        tables.insert(
+            f.name.trim_end_matches(".parquet").to_string(),
+            TableSummary {
+                rows: f.rows,
+                bytes: f.bytes,
+            },
+        );
     }
     Ok(Summary {
         snapshot_id: manifest.snapshot_id.clone(),
@@ -392,7 +520,12 @@ pub fn run(opts: &Options) -> Result<Summary> {
     })
 }
 
-fn analyze_one(root: &Path, e: &Entry, cfg: &Effective, prev: Option<&crate::previous::Previous>) -> (bool, Outcome) {
+fn analyze_one(
+    root: &Path,
+    e: &Entry,
+    cfg: &Effective,
+    prev: Option<&crate::previous::Previous>,
+) -> (bool, Outcome) {
     if let Some(p) = prev {
         if let Some(a) = p.files.get(&e.rel) {
             // The previous rows were loaded only for unchanged content.
@@ -415,17 +548,33 @@ fn unreadable_error(root: &Path, p: &Path, why: &str) -> Error {
 /// Key-value metadata written into every Parquet file.
 /// (The snapshot id, file hashes and input hash are derived from these very
 /// bytes or from the whole tree, so they live in the manifest only.)
-pub fn kv_metadata(repo: &str, git: &code_index_schemas::GitInfo, config_hash: &str) -> Vec<(String, String)> {
+pub fn kv_metadata(
+    repo: &str,
+    git: &code_index_schemas::GitInfo,
+    config_hash: &str,
+) -> Vec<(String, String)> {
     let o = |v: &Option<String>| v.clone().unwrap_or_default();
     vec![
-        ("code_index.schema_version".to_string(), SCHEMA_VERSION.to_string()),
-        ("code_index.feature_version".to_string(), FEATURE_VERSION.to_string()),
+        (
+            "code_index.schema_version".to_string(),
+            SCHEMA_VERSION.to_string(),
+        ),
+        (
+            "code_index.feature_version".to_string(),
+            FEATURE_VERSION.to_string(),
+        ),
         ("code_index.tool".to_string(), BUILDER_NAME.to_string()),
-        ("code_index.tool_version".to_string(), crate::TOOL_VERSION.to_string()),
+        (
+            "code_index.tool_version".to_string(),
+            crate::TOOL_VERSION.to_string(),
+        ),
         ("code_index.repo".to_string(), repo.to_string()),
         ("code_index.commit".to_string(), o(&git.commit)),
         ("code_index.branch".to_string(), o(&git.branch)),
         ("code_index.commit_time".to_string(), o(&git.commit_time)),
-        ("code_index.config_hash".to_string(), config_hash.to_string()),
+        (
+            "code_index.config_hash".to_string(),
+            config_hash.to_string(),
+        ),
     ]
 }

@@ -33,7 +33,9 @@ impl Lang {
             "go" => Lang::Go,
             "java" => Lang::Java,
             "c" | "h" => Lang::C,
-            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "inl" | "tcc" => Lang::Cpp,
+            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "inl" | "tcc" => {
+                Lang::Cpp
+            }
             "md" | "markdown" | "mdx" => Lang::Markdown,
             _ => Lang::Text,
         }
@@ -109,7 +111,13 @@ mod tests {
         assert_eq!(Lang::detect("x.h"), Lang::C);
         assert_eq!(Lang::detect("Makefile"), Lang::Text);
         assert_eq!(Lang::detect(".bashrc"), Lang::Text);
-        for l in [Lang::Python, Lang::Tsx, Lang::Cpp, Lang::Markdown, Lang::Text] {
+        for l in [
+            Lang::Python,
+            Lang::Tsx,
+            Lang::Cpp,
+            Lang::Markdown,
+            Lang::Text,
+        ] {
             assert_eq!(Lang::from_id(l.id()), l);
         }
     }

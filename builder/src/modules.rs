@@ -23,11 +23,14 @@ enum Marker {
     Go(String),
 }
 
+/// A configured module: (path, display name, [(submodule path, submodule name)]).
+type Configured = (String, Option<String>, Vec<(String, String)>);
+
 /// The module map of a tree.
 pub struct Modules {
     markers: BTreeMap<String, Marker>,
     py_packages: HashSet<String>,
-    configured: Vec<(String, Option<String>, Vec<(String, String)>)>,
+    configured: Vec<Configured>,
 }
 
 fn parent(dir: &str) -> Option<&str> {
@@ -43,7 +46,9 @@ fn dir_of(path: &str) -> &str {
 }
 
 fn under(path: &str, dir: &str) -> bool {
-    dir.is_empty() || path == dir || (path.starts_with(dir) && path.as_bytes().get(dir.len()) == Some(&b'/'))
+    dir.is_empty()
+        || path == dir
+        || (path.starts_with(dir) && path.as_bytes().get(dir.len()) == Some(&b'/'))
 }
 
 fn rel_below<'a>(path: &'a str, dir: &str) -> &'a str {
@@ -143,9 +148,16 @@ impl Modules {
                             Some(format!("{name}/{rel}"))
                         }
                     }
-                    Marker::Npm(name) => Some(if rel.is_empty() { name.clone() } else { format!("{name}/{rel}") }),
+                    Marker::Npm(name) => Some(if rel.is_empty() {
+                        name.clone()
+                    } else {
+                        format!("{name}/{rel}")
+                    }),
                     Marker::Cargo(name) => {
-                        let inner = rel.strip_prefix("src").map(|r| r.trim_start_matches('/')).unwrap_or(rel);
+                        let inner = rel
+                            .strip_prefix("src")
+                            .map(|r| r.trim_start_matches('/'))
+                            .unwrap_or(rel);
                         Some(if inner.is_empty() {
                             name.clone()
                         } else {
@@ -157,7 +169,9 @@ impl Modules {
             }
             (None, None) => (None, non_empty(dir)),
         };
-        let submodule = module_root.as_deref().and_then(|r| first_component(rel_below(dir, r)));
+        let submodule = module_root
+            .as_deref()
+            .and_then(|r| first_component(rel_below(dir, r)));
         ModuleInfo {
             module_path,
             module_root,
@@ -247,7 +261,7 @@ impl Modules {
     }
 }
 
-fn flatten(mods: &[ModuleConfig]) -> Vec<(String, Option<String>, Vec<(String, String)>)> {
+fn flatten(mods: &[ModuleConfig]) -> Vec<Configured> {
     let mut out = Vec::new();
     for m in mods {
         let path = m.path.trim_matches('/').to_string();
@@ -256,8 +270,15 @@ fn flatten(mods: &[ModuleConfig]) -> Vec<(String, Option<String>, Vec<(String, S
             .iter()
             .map(|s| {
                 let sp = s.path.trim_matches('/');
-                let full = if sp.starts_with(&path) { sp.to_string() } else { format!("{path}/{sp}") };
-                let name = s.name.clone().unwrap_or_else(|| full.rsplit('/').next().unwrap_or(&full).to_string());
+                let full = if sp.starts_with(&path) {
+                    sp.to_string()
+                } else {
+                    format!("{path}/{sp}")
+                };
+                let name = s
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| full.rsplit('/').next().unwrap_or(&full).to_string());
                 (full, name)
             })
             .collect();
@@ -267,7 +288,10 @@ fn flatten(mods: &[ModuleConfig]) -> Vec<(String, Option<String>, Vec<(String, S
 }
 
 fn first_component(rel: &str) -> Option<String> {
-    rel.split('/').next().filter(|s| !s.is_empty()).map(|s| s.to_string())
+    rel.split('/')
+        .next()
+        .filter(|s| !s.is_empty())
+        .map(|s| s.to_string())
 }
 
 fn non_empty(s: &str) -> Option<String> {
@@ -297,7 +321,12 @@ fn cargo_name(t: &str) -> Option<String> {
         }
         if in_package {
             if let Some(rest) = l.strip_prefix("name") {
-                let v = rest.trim_start().strip_prefix('=')?.trim().trim_matches('"').trim_matches('\'');
+                let v = rest
+                    .trim_start()
+                    .strip_prefix('=')?
+                    .trim()
+                    .trim_matches('"')
+                    .trim_matches('\'');
                 return Some(v.to_string());
             }
         }
@@ -311,8 +340,11 @@ fn npm_name(t: &str) -> Option<String> {
 }
 
 fn go_module(t: &str) -> Option<String> {
-    t.lines()
-        .find_map(|l| l.trim().strip_prefix("module ").map(|m| m.trim().trim_matches('"').to_string()))
+    t.lines().find_map(|l| {
+        l.trim()
+            .strip_prefix("module ")
+            .map(|m| m.trim().trim_matches('"').to_string())
+    })
 }
 
 #[cfg(test)]
@@ -321,10 +353,15 @@ mod tests {
 
     #[test]
     fn python_chain_and_configured() {
-        let paths: Vec<String> = ["pkg/__init__.py", "pkg/db/__init__.py", "pkg/db/q.py", "tools/x.py"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let paths: Vec<String> = [
+            "pkg/__init__.py",
+            "pkg/db/__init__.py",
+            "pkg/db/q.py",
+            "tools/x.py",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         let m = Modules::infer(Path::new("/nonexistent"), &paths, &Config::default());
         let i = m.of("pkg/db/q.py", Lang::Python);
         assert_eq!(i.module_path.as_deref(), Some("pkg.db"));
@@ -348,8 +385,14 @@ mod tests {
 
     #[test]
     fn manifest_parsers() {
-        assert_eq!(cargo_name("[package]\nname = \"serde-json\"\n").as_deref(), Some("serde-json"));
+        assert_eq!(
+            cargo_name("[package]\nname = \"serde-json\"\n").as_deref(),
+            Some("serde-json")
+        );
         assert_eq!(npm_name("{\"name\": \"rxjs\"}").as_deref(), Some("rxjs"));
-        assert_eq!(go_module("// c\nmodule std\n\ngo 1.19\n").as_deref(), Some("std"));
+        assert_eq!(
+            go_module("// c\nmodule std\n\ngo 1.19\n").as_deref(),
+            Some("std")
+        );
     }
 }

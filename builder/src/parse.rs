@@ -4,6 +4,7 @@
 //! matches on node kinds.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use tree_sitter::{Node, Parser, Tree};
 
@@ -16,7 +17,7 @@ pub struct Symbol {
     pub id: i64,
     pub name: String,
     pub qualified_name: String,
-    pub kind: String,
+    pub kind: &'static str,
     pub container: Option<String>,
     pub parent_id: Option<i64>,
     pub signature: String,
@@ -35,15 +36,15 @@ pub struct Reference {
     pub line: u32,
     pub column: u32,
     pub start_byte: u64,
-    pub ref_kind: String,
-    pub enclosing: Option<String>,
+    pub ref_kind: &'static str,
+    pub enclosing: Option<Arc<str>>,
 }
 
 /// A relation as written in the file, before cross-file resolution.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawEdge {
-    pub kind: String,
-    pub src_symbol: Option<String>,
+    pub kind: &'static str,
+    pub src_symbol: Option<Arc<str>>,
     pub dst_name: String,
     pub line: u32,
 }
@@ -54,6 +55,45 @@ pub struct Parsed {
     pub symbols: Vec<Symbol>,
     pub references: Vec<Reference>,
     pub edges: Vec<RawEdge>,
+}
+
+/// Every kind string the builder writes (symbol kinds, reference kinds,
+/// edge kinds), so rows read back from a previous snapshot share them.
+pub const KINDS: &[&str] = &[
+    "function",
+    "method",
+    "class",
+    "struct",
+    "interface",
+    "trait",
+    "enum",
+    "union",
+    "type",
+    "constant",
+    "variable",
+    "macro",
+    "module",
+    "namespace",
+    "field",
+    "property",
+    "constructor",
+    "call",
+    "import",
+    "identifier",
+    "imports",
+    "calls",
+    "extends",
+    "implements",
+    "contains",
+];
+
+/// The static copy of a kind read back from a snapshot (unknown kinds are leaked once each).
+pub fn static_kind(s: &str) -> &'static str {
+    KINDS
+        .iter()
+        .find(|k| **k == s)
+        .copied()
+        .unwrap_or_else(|| Box::leak(s.to_string().into_boxed_str()))
 }
 
 thread_local! {
@@ -83,7 +123,7 @@ pub fn parse_tree(lang: Lang, src: &[u8]) -> Option<Tree> {
 
 struct Scope {
     depth: usize,
-    qname: String,
+    qname: Arc<str>,
     symbol_id: Option<i64>,
     class_like: bool,
 }
@@ -114,6 +154,8 @@ pub fn extract(lang: Lang, path: &str, src: &[u8], tree: &Tree) -> Parsed {
     let mut import_end: usize = 0;
     let mut cursor = tree.walk();
     let mut depth = 0usize;
+    // Ancestors of the current node (Node::parent is O(depth) in tree-sitter).
+    let mut anc: Vec<Node> = Vec::new();
     loop {
         let node = cursor.node();
         if node.start_byte() >= import_end {
@@ -124,6 +166,7 @@ pub fn extract(lang: Lang, path: &str, src: &[u8], tree: &Tree) -> Parsed {
             path,
             src,
             node,
+            &anc,
             depth,
             &mut scopes,
             &mut def_names,
@@ -132,6 +175,7 @@ pub fn extract(lang: Lang, path: &str, src: &[u8], tree: &Tree) -> Parsed {
             &mut out,
         );
         if cursor.goto_first_child() {
+            anc.push(node);
             depth += 1;
             continue;
         }
@@ -146,6 +190,7 @@ pub fn extract(lang: Lang, path: &str, src: &[u8], tree: &Tree) -> Parsed {
                 fix_parents(&mut out.symbols);
                 return out;
             }
+            anc.pop();
             depth -= 1;
         }
     }
@@ -172,6 +217,7 @@ fn visit(
     path: &str,
     src: &[u8],
     node: Node,
+    anc: &[Node],
     depth: usize,
     scopes: &mut Vec<Scope>,
     def_names: &mut HashSet<usize>,
@@ -180,14 +226,19 @@ fn visit(
     out: &mut Parsed,
 ) {
     let kind = node.kind();
-    let enclosing = scopes.last().map(|s| s.qname.clone());
+    let enclosing = || scopes.last().map(|s| s.qname.clone());
+    let parent = anc.last().copied();
 
     // Definitions.
-    if let Some(def) = definition(lang, node, src, scopes) {
+    if let Some(def) = definition(lang, node, kind, src, scopes, anc) {
+        let enclosing = enclosing();
         let name = text(def.name, src).to_string();
         if !name.is_empty() {
             def_names.insert(def.name.start_byte());
-            let container = def.container.clone().or_else(|| enclosing.clone());
+            let container = def
+                .container
+                .clone()
+                .or_else(|| enclosing.as_deref().map(str::to_string));
             let qualified_name = match &container {
                 Some(c) => format!("{c}.{name}"),
                 None => name.clone(),
@@ -204,8 +255,8 @@ fn visit(
                 None
             };
             out.edges.push(RawEdge {
-                kind: "contains".into(),
-                src_symbol: container.clone(),
+                kind: "contains",
+                src_symbol: container.as_deref().map(Arc::from),
                 dst_name: qualified_name.clone(),
                 line: line(def.name),
             });
@@ -213,7 +264,7 @@ fn visit(
                 id,
                 name,
                 qualified_name: qualified_name.clone(),
-                kind: def.kind.to_string(),
+                kind: def.kind,
                 container,
                 parent_id,
                 signature: signature(node, src),
@@ -225,18 +276,24 @@ fn visit(
                 name_line: line(def.name),
             });
             inheritance(lang, node, src, &qualified_name, out);
-            if lang == Lang::Rust && kind == "mod_item" && node.child_by_field_name("body").is_none() {
+            if lang == Lang::Rust
+                && kind == "mod_item"
+                && node.child_by_field_name("body").is_none()
+            {
                 out.edges.push(RawEdge {
-                    kind: "imports".into(),
+                    kind: "imports",
                     src_symbol: enclosing.clone(),
-                    dst_name: format!("mod {}", qualified_name.rsplit('.').next().unwrap_or(&qualified_name)),
+                    dst_name: format!(
+                        "mod {}",
+                        qualified_name.rsplit('.').next().unwrap_or(&qualified_name)
+                    ),
                     line: line(node),
                 });
             }
             if def.opens_scope {
                 scopes.push(Scope {
                     depth,
-                    qname: qualified_name,
+                    qname: Arc::from(qualified_name),
                     symbol_id: Some(id),
                     class_like: def.class_like,
                 });
@@ -250,15 +307,15 @@ fn visit(
             let tname = base_type_name(text(ty, src));
             if let Some(tr) = node.child_by_field_name("trait") {
                 out.edges.push(RawEdge {
-                    kind: "implements".into(),
-                    src_symbol: Some(tname.clone()),
+                    kind: "implements",
+                    src_symbol: Some(Arc::from(tname.as_str())),
                     dst_name: text(tr, src).to_string(),
                     line: line(node),
                 });
             }
             scopes.push(Scope {
                 depth,
-                qname: tname,
+                qname: Arc::from(tname),
                 symbol_id: None,
                 class_like: true,
             });
@@ -267,11 +324,12 @@ fn visit(
     }
 
     // Imports.
-    if let Some(specs) = imports(lang, node, src) {
+    if let Some(specs) = imports(lang, node, kind, src) {
         *import_end = node.end_byte();
+        let enclosing = enclosing();
         for (spec, l) in specs {
             out.edges.push(RawEdge {
-                kind: "imports".into(),
+                kind: "imports",
                 src_symbol: enclosing.clone(),
                 dst_name: spec,
                 line: l,
@@ -281,13 +339,13 @@ fn visit(
     }
 
     // Calls.
-    if let Some(callee) = call_target(lang, node) {
+    if let Some(callee) = call_target(lang, node, kind) {
         let name = text(callee, src);
         if !name.is_empty() {
             callees.insert(callee.start_byte());
             out.edges.push(RawEdge {
-                kind: "calls".into(),
-                src_symbol: enclosing,
+                kind: "calls",
+                src_symbol: enclosing(),
                 dst_name: name.to_string(),
                 line: line(callee),
             });
@@ -309,14 +367,16 @@ fn visit(
             "call"
         } else if *import_end > start {
             "import"
-        } else if kind == "type_identifier" || (lang == Lang::Python && node.parent().is_some_and(|p| p.kind() == "type")) {
+        } else if kind == "type_identifier"
+            || (lang == Lang::Python && parent.is_some_and(|p| p.kind() == "type"))
+        {
             "type"
         } else if kind == "field_identifier"
             || kind == "property_identifier"
             || (lang == Lang::Python
-                && node
-                    .parent()
-                    .is_some_and(|p| p.kind() == "attribute" && p.child_by_field_name("attribute") == Some(node)))
+                && parent.is_some_and(|p| {
+                    p.kind() == "attribute" && p.child_by_field_name("attribute") == Some(node)
+                }))
         {
             "field"
         } else {
@@ -327,8 +387,8 @@ fn visit(
             line: line(node),
             column: node.start_position().column as u32 + 1,
             start_byte: start as u64,
-            ref_kind: ref_kind.to_string(),
-            enclosing,
+            ref_kind,
+            enclosing: enclosing(),
         });
     }
 }
@@ -336,7 +396,9 @@ fn visit(
 fn is_identifier(lang: Lang, kind: &str) -> bool {
     match kind {
         "identifier" | "type_identifier" | "field_identifier" => true,
-        "property_identifier" | "shorthand_property_identifier" | "private_property_identifier" => lang.is_js_like(),
+        "property_identifier" | "shorthand_property_identifier" | "private_property_identifier" => {
+            lang.is_js_like()
+        }
         "package_identifier" => lang == Lang::Go,
         "namespace_identifier" => lang == Lang::Cpp,
         _ => false,
@@ -358,24 +420,37 @@ fn in_class(scopes: &[Scope]) -> bool {
 }
 
 /// Is `node` a definition, and of what?
-fn definition<'a>(lang: Lang, node: Node<'a>, src: &[u8], scopes: &[Scope]) -> Option<Def<'a>> {
-    let kind = node.kind();
+fn definition<'a>(
+    lang: Lang,
+    node: Node<'a>,
+    kind: &str,
+    src: &[u8],
+    scopes: &[Scope],
+    anc: &[Node<'a>],
+) -> Option<Def<'a>> {
+    // The i-th ancestor (0 = parent).
+    let up = |i: usize| -> Option<Node<'a>> { anc.len().checked_sub(i + 1).map(|j| anc[j]) };
     let name = || node.child_by_field_name("name");
     match lang {
         Lang::Python => match kind {
             "class_definition" => Some(def("class", name()?, true, true)),
             "function_definition" => {
-                let k = if in_class(scopes) { "method" } else { "function" };
+                let k = if in_class(scopes) {
+                    "method"
+                } else {
+                    "function"
+                };
                 Some(def(k, name()?, true, false))
             }
             "assignment" => {
-                let stmt = node.parent()?;
+                let stmt = up(0)?;
                 if stmt.kind() != "expression_statement" {
                     return None;
                 }
-                let holder = stmt.parent()?;
+                let holder = up(1)?;
                 let at_module = holder.kind() == "module";
-                let at_class = holder.kind() == "block" && holder.parent().is_some_and(|p| p.kind() == "class_definition");
+                let at_class = holder.kind() == "block"
+                    && up(2).is_some_and(|p| p.kind() == "class_definition");
                 if !(at_module || at_class) {
                     return None;
                 }
@@ -422,13 +497,26 @@ fn definition<'a>(lang: Lang, node: Node<'a>, src: &[u8], scopes: &[Scope]) -> O
                     return None;
                 }
                 let n = node.child_by_field_name("name")?;
-                Some(def(if kind == "const_spec" { "constant" } else { "variable" }, n, false, false))
+                Some(def(
+                    if kind == "const_spec" {
+                        "constant"
+                    } else {
+                        "variable"
+                    },
+                    n,
+                    false,
+                    false,
+                ))
             }
             _ => None,
         },
         Lang::Rust => match kind {
             "function_item" | "function_signature_item" => {
-                let k = if in_class(scopes) { "method" } else { "function" };
+                let k = if in_class(scopes) {
+                    "method"
+                } else {
+                    "function"
+                };
                 Some(def(k, name()?, true, false))
             }
             "struct_item" => Some(def("struct", name()?, true, true)),
@@ -447,10 +535,16 @@ fn definition<'a>(lang: Lang, node: Node<'a>, src: &[u8], scopes: &[Scope]) -> O
             "function_declaration" | "generator_function_declaration" | "function_signature" => {
                 Some(def("function", name()?, true, false))
             }
-            "class_declaration" | "abstract_class_declaration" | "class" => Some(def("class", name()?, true, true)),
+            "class_declaration" | "abstract_class_declaration" | "class" => {
+                Some(def("class", name()?, true, true))
+            }
             "method_definition" | "method_signature" | "abstract_method_signature" => {
                 let n = name()?;
-                let k = if text(n, src) == "constructor" { "constructor" } else { "method" };
+                let k = if text(n, src) == "constructor" {
+                    "constructor"
+                } else {
+                    "method"
+                };
                 Some(def(k, n, true, false))
             }
             "interface_declaration" => Some(def("interface", name()?, true, true)),
@@ -461,64 +555,107 @@ fn definition<'a>(lang: Lang, node: Node<'a>, src: &[u8], scopes: &[Scope]) -> O
                 Some(def("namespace", n, true, false))
             }
             "public_field_definition" | "field_definition" | "property_signature" => {
-                let n = node.child_by_field_name("name").or_else(|| node.child_by_field_name("property"))?;
-                let is_fn = node
-                    .child_by_field_name("value")
-                    .is_some_and(|v| matches!(v.kind(), "arrow_function" | "function_expression" | "function"));
-                Some(def(if is_fn { "method" } else { "property" }, n, is_fn, false))
+                let n = node
+                    .child_by_field_name("name")
+                    .or_else(|| node.child_by_field_name("property"))?;
+                let is_fn = node.child_by_field_name("value").is_some_and(|v| {
+                    matches!(
+                        v.kind(),
+                        "arrow_function" | "function_expression" | "function"
+                    )
+                });
+                Some(def(
+                    if is_fn { "method" } else { "property" },
+                    n,
+                    is_fn,
+                    false,
+                ))
             }
             "variable_declarator" => {
                 let n = name()?;
                 if n.kind() != "identifier" {
                     return None;
                 }
-                let is_fn = node
-                    .child_by_field_name("value")
-                    .is_some_and(|v| matches!(v.kind(), "arrow_function" | "function_expression" | "function" | "generator_function"));
+                let is_fn = node.child_by_field_name("value").is_some_and(|v| {
+                    matches!(
+                        v.kind(),
+                        "arrow_function"
+                            | "function_expression"
+                            | "function"
+                            | "generator_function"
+                    )
+                });
                 if is_fn {
                     return Some(def("function", n, true, false));
                 }
                 // Module-level bindings only.
-                let decl = node.parent()?;
-                let top = decl.parent()?;
-                let at_top = top.kind() == "program" || (top.kind() == "export_statement" && top.parent().is_some_and(|p| p.kind() == "program"));
+                let decl = up(0)?;
+                let top = up(1)?;
+                let at_top = top.kind() == "program"
+                    || (top.kind() == "export_statement"
+                        && up(2).is_some_and(|p| p.kind() == "program"));
                 if !at_top || !scopes.is_empty() {
                     return None;
                 }
                 let is_const = decl.child(0).is_some_and(|c| text(c, src) == "const");
-                Some(def(if is_const { "constant" } else { "variable" }, n, false, false))
+                Some(def(
+                    if is_const { "constant" } else { "variable" },
+                    n,
+                    false,
+                    false,
+                ))
             }
             _ => None,
         },
         Lang::Java => match kind {
             "class_declaration" | "record_declaration" => Some(def("class", name()?, true, true)),
-            "interface_declaration" | "annotation_type_declaration" => Some(def("interface", name()?, true, true)),
+            "interface_declaration" | "annotation_type_declaration" => {
+                Some(def("interface", name()?, true, true))
+            }
             "enum_declaration" => Some(def("enum", name()?, true, true)),
             "method_declaration" => Some(def("method", name()?, true, false)),
             "constructor_declaration" => Some(def("constructor", name()?, true, false)),
             "field_declaration" | "constant_declaration" => {
                 let decl = node.child_by_field_name("declarator")?;
-                Some(def("field", decl.child_by_field_name("name")?, false, false))
+                Some(def(
+                    "field",
+                    decl.child_by_field_name("name")?,
+                    false,
+                    false,
+                ))
             }
             "enum_constant" => Some(def("constant", name()?, false, false)),
             _ => None,
         },
-        Lang::C | Lang::Cpp => c_definition(lang, node, src, scopes),
+        Lang::C | Lang::Cpp => c_definition(lang, node, kind, src, scopes, up(0)),
         Lang::Markdown | Lang::Text => None,
     }
 }
 
 fn is_constant_name(n: &str) -> bool {
-    n.len() > 1 && n.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') && n.chars().any(|c| c.is_ascii_uppercase())
+    n.len() > 1
+        && n.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && n.chars().any(|c| c.is_ascii_uppercase())
 }
 
-fn c_definition<'a>(lang: Lang, node: Node<'a>, src: &[u8], scopes: &[Scope]) -> Option<Def<'a>> {
-    let kind = node.kind();
+fn c_definition<'a>(
+    lang: Lang,
+    node: Node<'a>,
+    kind: &str,
+    src: &[u8],
+    scopes: &[Scope],
+    parent: Option<Node<'a>>,
+) -> Option<Def<'a>> {
     match kind {
         "function_definition" => {
             let decl = node.child_by_field_name("declarator")?;
             let (name, container) = c_declarator_name(decl, src)?;
-            let k = if container.is_some() || in_class(scopes) { "method" } else { "function" };
+            let k = if container.is_some() || in_class(scopes) {
+                "method"
+            } else {
+                "function"
+            };
             let mut d = def(k, name, true, false);
             d.container = container;
             Some(d)
@@ -542,16 +679,25 @@ fn c_definition<'a>(lang: Lang, node: Node<'a>, src: &[u8], scopes: &[Scope]) ->
             let n = c_plain_declarator(decl)?;
             Some(def("type", n, true, true))
         }
-        "preproc_def" | "preproc_function_def" => Some(def("macro", node.child_by_field_name("name")?, false, false)),
-        "enumerator" => Some(def("constant", node.child_by_field_name("name")?, false, false)),
+        "preproc_def" | "preproc_function_def" => Some(def(
+            "macro",
+            node.child_by_field_name("name")?,
+            false,
+            false,
+        )),
+        "enumerator" => Some(def(
+            "constant",
+            node.child_by_field_name("name")?,
+            false,
+            false,
+        )),
         "namespace_definition" if lang == Lang::Cpp => {
             let n = node.child_by_field_name("name")?;
             Some(def("namespace", n, true, false))
         }
         "field_declaration" => {
             // Members of struct/union/class bodies (not method prototypes).
-            let parent = node.parent()?;
-            if parent.kind() != "field_declaration_list" {
+            if parent?.kind() != "field_declaration_list" {
                 return None;
             }
             let decl = node.child_by_field_name("declarator")?;
@@ -581,7 +727,9 @@ fn has_function_declarator(mut n: Node) -> bool {
 fn c_plain_declarator(mut n: Node) -> Option<Node> {
     loop {
         match n.kind() {
-            "identifier" | "field_identifier" | "type_identifier" | "primitive_type" => return Some(n),
+            "identifier" | "field_identifier" | "type_identifier" | "primitive_type" => {
+                return Some(n)
+            }
             _ => n = n.child_by_field_name("declarator")?,
         }
     }
@@ -591,9 +739,13 @@ fn c_plain_declarator(mut n: Node) -> Option<Node> {
 fn c_declarator_name<'a>(mut n: Node<'a>, src: &[u8]) -> Option<(Node<'a>, Option<String>)> {
     loop {
         match n.kind() {
-            "identifier" | "field_identifier" | "destructor_name" | "operator_name" => return Some((n, None)),
+            "identifier" | "field_identifier" | "destructor_name" | "operator_name" => {
+                return Some((n, None))
+            }
             "qualified_identifier" => {
-                let scope = n.child_by_field_name("scope").map(|s| text(s, src).to_string());
+                let scope = n
+                    .child_by_field_name("scope")
+                    .map(|s| text(s, src).to_string());
                 let inner = n.child_by_field_name("name")?;
                 let (name, inner_scope) = c_declarator_name(inner, src)?;
                 let container = match (scope, inner_scope) {
@@ -674,8 +826,10 @@ fn doc_of(lang: Lang, node: Node, src: &[u8]) -> Option<String> {
     // The comment block ending on the line above the definition (or its wrapper).
     let mut anchor = node;
     while let Some(p) = anchor.parent() {
-        if matches!(p.kind(), "export_statement" | "template_declaration" | "decorated_definition" | "attribute_item")
-            || (p.kind() == "type_declaration" && lang == Lang::Go)
+        if matches!(
+            p.kind(),
+            "export_statement" | "template_declaration" | "decorated_definition" | "attribute_item"
+        ) || (p.kind() == "type_declaration" && lang == Lang::Go)
         {
             anchor = p;
         } else {
@@ -739,12 +893,13 @@ fn first_paragraph(raw: &str) -> Option<String> {
 
 /// extends/implements edges of a class-like definition.
 fn inheritance(lang: Lang, node: Node, src: &[u8], qname: &str, out: &mut Parsed) {
-    let mut push = |kind: &str, n: Node| {
+    let src_symbol: Arc<str> = Arc::from(qname);
+    let mut push = |kind: &'static str, n: Node| {
         let name = text(n, src).trim().to_string();
         if !name.is_empty() {
             out.edges.push(RawEdge {
-                kind: kind.into(),
-                src_symbol: Some(qname.to_string()),
+                kind,
+                src_symbol: Some(src_symbol.clone()),
                 dst_name: name,
                 line: line(n),
             });
@@ -779,7 +934,10 @@ fn inheritance(lang: Lang, node: Node, src: &[u8], qname: &str, out: &mut Parsed
                 }
             }
         }
-        (l, "class_declaration" | "abstract_class_declaration" | "class" | "interface_declaration") if l.is_js_like() => {
+        (
+            l,
+            "class_declaration" | "abstract_class_declaration" | "class" | "interface_declaration",
+        ) if l.is_js_like() => {
             let mut c = node.walk();
             for ch in node.named_children(&mut c) {
                 match ch.kind() {
@@ -808,7 +966,10 @@ fn inheritance(lang: Lang, node: Node, src: &[u8], qname: &str, out: &mut Parsed
                 if ch.kind() == "base_class_clause" {
                     let mut c2 = ch.walk();
                     for b in ch.named_children(&mut c2) {
-                        if matches!(b.kind(), "type_identifier" | "qualified_identifier" | "template_type") {
+                        if matches!(
+                            b.kind(),
+                            "type_identifier" | "qualified_identifier" | "template_type"
+                        ) {
                             push("extends", b);
                         }
                     }
@@ -849,7 +1010,12 @@ fn each_type(n: Node, f: &mut dyn FnMut(Node)) {
     let mut c = n.walk();
     for ch in n.named_children(&mut c) {
         match ch.kind() {
-            "type_identifier" | "identifier" | "scoped_type_identifier" | "generic_type" | "member_expression" | "nested_type_identifier" => f(ch),
+            "type_identifier"
+            | "identifier"
+            | "scoped_type_identifier"
+            | "generic_type"
+            | "member_expression"
+            | "nested_type_identifier" => f(ch),
             "type_list" | "extends_type_clause" => each_type(ch, f),
             _ => {}
         }
@@ -857,12 +1023,13 @@ fn each_type(n: Node, f: &mut dyn FnMut(Node)) {
 }
 
 fn string_content(n: Node, src: &[u8]) -> String {
-    text(n, src).trim_matches(|c| c == '"' || c == '\'' || c == '`' || c == '<' || c == '>').to_string()
+    text(n, src)
+        .trim_matches(|c| c == '"' || c == '\'' || c == '`' || c == '<' || c == '>')
+        .to_string()
 }
 
 /// Import specifiers written by `node`, if it is an import.
-fn imports(lang: Lang, node: Node, src: &[u8]) -> Option<Vec<(String, u32)>> {
-    let kind = node.kind();
+fn imports(lang: Lang, node: Node, kind: &str, src: &[u8]) -> Option<Vec<(String, u32)>> {
     let l = line(node);
     match lang {
         Lang::Python => match kind {
@@ -870,7 +1037,11 @@ fn imports(lang: Lang, node: Node, src: &[u8]) -> Option<Vec<(String, u32)>> {
                 let mut v = Vec::new();
                 let mut c = node.walk();
                 for n in node.children_by_field_name("name", &mut c) {
-                    let m = if n.kind() == "aliased_import" { n.child_by_field_name("name")? } else { n };
+                    let m = if n.kind() == "aliased_import" {
+                        n.child_by_field_name("name")?
+                    } else {
+                        n
+                    };
                     v.push((text(m, src).to_string(), l));
                 }
                 Some(v)
@@ -880,7 +1051,11 @@ fn imports(lang: Lang, node: Node, src: &[u8]) -> Option<Vec<(String, u32)>> {
                 let mut v = Vec::new();
                 let mut c = node.walk();
                 for n in node.children_by_field_name("name", &mut c) {
-                    let m = if n.kind() == "aliased_import" { n.child_by_field_name("name")? } else { n };
+                    let m = if n.kind() == "aliased_import" {
+                        n.child_by_field_name("name")?
+                    } else {
+                        n
+                    };
                     // "from a import b": b may be a module or a name in a.
                     let sep = if module.ends_with('.') { "" } else { "." };
                     v.push((format!("{module}{sep}{}", text(m, src)), l));
@@ -893,7 +1068,10 @@ fn imports(lang: Lang, node: Node, src: &[u8]) -> Option<Vec<(String, u32)>> {
             _ => None,
         },
         Lang::Go => match kind {
-            "import_spec" => Some(vec![(string_content(node.child_by_field_name("path")?, src), l)]),
+            "import_spec" => Some(vec![(
+                string_content(node.child_by_field_name("path")?, src),
+                l,
+            )]),
             _ => None,
         },
         Lang::Rust => match kind {
@@ -903,9 +1081,10 @@ fn imports(lang: Lang, node: Node, src: &[u8]) -> Option<Vec<(String, u32)>> {
                 rust_use_paths(arg, src, "", &mut v);
                 Some(v.into_iter().map(|p| (p, l)).collect())
             }
-            "mod_item" if node.child_by_field_name("body").is_none() => {
-                Some(vec![(format!("mod {}", text(node.child_by_field_name("name")?, src)), l)])
-            }
+            "mod_item" if node.child_by_field_name("body").is_none() => Some(vec![(
+                format!("mod {}", text(node.child_by_field_name("name")?, src)),
+                l,
+            )]),
             _ => None,
         },
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => match kind {
@@ -930,7 +1109,9 @@ fn imports(lang: Lang, node: Node, src: &[u8]) -> Option<Vec<(String, u32)>> {
         Lang::Java => match kind {
             "import_declaration" => {
                 let mut c = node.walk();
-                let n = node.named_children(&mut c).find(|n| matches!(n.kind(), "scoped_identifier" | "identifier"))?;
+                let n = node
+                    .named_children(&mut c)
+                    .find(|n| matches!(n.kind(), "scoped_identifier" | "identifier"))?;
                 let mut s = text(n, src).to_string();
                 if text(node, src).contains(".*") {
                     s.push_str(".*");
@@ -952,10 +1133,19 @@ fn imports(lang: Lang, node: Node, src: &[u8]) -> Option<Vec<(String, u32)>> {
 }
 
 fn rust_use_paths(n: Node, src: &[u8], prefix: &str, out: &mut Vec<String>) {
-    let join = |a: &str, b: &str| if a.is_empty() { b.to_string() } else { format!("{a}::{b}") };
+    let join = |a: &str, b: &str| {
+        if a.is_empty() {
+            b.to_string()
+        } else {
+            format!("{a}::{b}")
+        }
+    };
     match n.kind() {
         "scoped_use_list" => {
-            let p = n.child_by_field_name("path").map(|p| text(p, src)).unwrap_or("");
+            let p = n
+                .child_by_field_name("path")
+                .map(|p| text(p, src))
+                .unwrap_or("");
             let np = join(prefix, p);
             if let Some(list) = n.child_by_field_name("list") {
                 rust_use_paths(list, src, &np, out);
@@ -981,8 +1171,7 @@ fn rust_use_paths(n: Node, src: &[u8], prefix: &str, out: &mut Vec<String>) {
 }
 
 /// The node naming the called function, if `node` is a call.
-fn call_target<'a>(lang: Lang, node: Node<'a>) -> Option<Node<'a>> {
-    let kind = node.kind();
+fn call_target<'a>(lang: Lang, node: Node<'a>, kind: &str) -> Option<Node<'a>> {
     let callee = match (lang, kind) {
         (Lang::Python, "call") => node.child_by_field_name("function")?,
         (Lang::Java, "method_invocation") => return node.child_by_field_name("name"),
@@ -999,12 +1188,22 @@ fn call_target<'a>(lang: Lang, node: Node<'a>) -> Option<Node<'a>> {
 fn last_name(mut n: Node) -> Option<Node> {
     for _ in 0..8 {
         match n.kind() {
-            "identifier" | "field_identifier" | "property_identifier" | "type_identifier" | "private_property_identifier" => return Some(n),
+            "identifier"
+            | "field_identifier"
+            | "property_identifier"
+            | "type_identifier"
+            | "private_property_identifier" => return Some(n),
             "attribute" => n = n.child_by_field_name("attribute")?,
             "member_expression" => n = n.child_by_field_name("property")?,
             "selector_expression" | "field_expression" => n = n.child_by_field_name("field")?,
-            "scoped_identifier" | "qualified_identifier" | "scoped_type_identifier" => n = n.child_by_field_name("name")?,
-            "generic_function" | "template_function" => n = n.child_by_field_name("function").or_else(|| n.child_by_field_name("name"))?,
+            "scoped_identifier" | "qualified_identifier" | "scoped_type_identifier" => {
+                n = n.child_by_field_name("name")?
+            }
+            "generic_function" | "template_function" => {
+                n = n
+                    .child_by_field_name("function")
+                    .or_else(|| n.child_by_field_name("name"))?
+            }
             "generic_type" => n = n.named_child(0)?,
             _ => return None,
         }
@@ -1022,7 +1221,10 @@ mod tests {
     }
 
     fn names(p: &Parsed) -> Vec<(String, String, u32)> {
-        p.symbols.iter().map(|s| (s.qualified_name.clone(), s.kind.clone(), s.name_line)).collect()
+        p.symbols
+            .iter()
+            .map(|s| (s.qualified_name.clone(), s.kind.to_string(), s.name_line))
+            .collect()
     }
 
     #[test]
@@ -1042,7 +1244,11 @@ mod tests {
         assert_eq!(a.signature, "class A(Model)");
         let m = p.symbols.iter().find(|s| s.name == "m").unwrap();
         assert_eq!(m.parent_id, Some(a.id));
-        let kinds: Vec<_> = p.edges.iter().map(|e| (e.kind.as_str(), e.dst_name.as_str())).collect();
+        let kinds: Vec<_> = p
+            .edges
+            .iter()
+            .map(|e| (e.kind, e.dst_name.as_str()))
+            .collect();
         assert!(kinds.contains(&("imports", "os.path")));
         assert!(kinds.contains(&("imports", ".models.Model")));
         assert!(kinds.contains(&("extends", "Model")));
@@ -1071,7 +1277,11 @@ mod tests {
         assert_eq!(s.doc.as_deref(), Some("Server serves."));
         let serve = p.symbols.iter().find(|s| s.name == "Serve").unwrap();
         assert_eq!(serve.parent_id, Some(s.id));
-        let e: Vec<_> = p.edges.iter().map(|e| (e.kind.as_str(), e.dst_name.as_str())).collect();
+        let e: Vec<_> = p
+            .edges
+            .iter()
+            .map(|e| (e.kind, e.dst_name.as_str()))
+            .collect();
         assert!(e.contains(&("imports", "net/http")));
         assert!(e.contains(&("calls", "Errorf")));
         assert!(e.contains(&("extends", "fmt.Stringer")));
@@ -1088,12 +1298,24 @@ mod tests {
         assert!(n.contains(&("S.a".into(), "field".into(), 4)));
         assert!(n.contains(&("S.fmt".into(), "method".into(), 6)));
         assert!(n.contains(&("m".into(), "macro".into(), 8)));
-        let e: Vec<_> = p.edges.iter().map(|e| (e.kind.as_str(), e.dst_name.as_str())).collect();
+        let e: Vec<_> = p
+            .edges
+            .iter()
+            .map(|e| (e.kind, e.dst_name.as_str()))
+            .collect();
         assert!(e.contains(&("imports", "std::collections::HashMap")));
         assert!(e.contains(&("imports", "std::collections::hash_map::Entry")));
         assert!(e.contains(&("imports", "mod inner")));
         assert!(e.contains(&("implements", "Display")));
-        assert_eq!(p.symbols.iter().find(|s| s.name == "S").unwrap().doc.as_deref(), Some("A thing."));
+        assert_eq!(
+            p.symbols
+                .iter()
+                .find(|s| s.name == "S")
+                .unwrap()
+                .doc
+                .as_deref(),
+            Some("A thing.")
+        );
     }
 
     #[test]
@@ -1108,7 +1330,11 @@ mod tests {
         assert!(n.contains(&("C.m".into(), "method".into(), 5)));
         assert!(n.contains(&("f".into(), "function".into(), 7)));
         assert!(n.contains(&("K".into(), "constant".into(), 8)));
-        let e: Vec<_> = p.edges.iter().map(|e| (e.kind.as_str(), e.dst_name.as_str())).collect();
+        let e: Vec<_> = p
+            .edges
+            .iter()
+            .map(|e| (e.kind, e.dst_name.as_str()))
+            .collect();
         assert!(e.contains(&("imports", "./a")));
         assert!(e.contains(&("extends", "B")));
         assert!(e.contains(&("implements", "I")));
@@ -1126,10 +1352,17 @@ mod tests {
         assert!(n.contains(&("s.b".into(), "field".into(), 3)));
         assert!(n.contains(&("t_t".into(), "type".into(), 4)));
         assert!(n.contains(&("f".into(), "function".into(), 5)));
-        let e: Vec<_> = p.edges.iter().map(|e| (e.kind.as_str(), e.dst_name.as_str())).collect();
+        let e: Vec<_> = p
+            .edges
+            .iter()
+            .map(|e| (e.kind, e.dst_name.as_str()))
+            .collect();
         assert!(e.contains(&("imports", "<linux/list.h>")));
         assert!(e.contains(&("calls", "g")));
-        let p = run(Lang::Cpp, "namespace ns { class A : public B { int v; }; }\nvoid ns::A::go() {}\n");
+        let p = run(
+            Lang::Cpp,
+            "namespace ns { class A : public B { int v; }; }\nvoid ns::A::go() {}\n",
+        );
         let n = names(&p);
         assert!(n.contains(&("ns.A".into(), "class".into(), 1)));
         assert!(n.contains(&("ns.A.go".into(), "method".into(), 2)));
@@ -1146,7 +1379,11 @@ mod tests {
         assert!(n.contains(&("A.f".into(), "field".into(), 3)));
         assert!(n.contains(&("A.A".into(), "constructor".into(), 4)));
         assert!(n.contains(&("A.m".into(), "method".into(), 5)));
-        let e: Vec<_> = p.edges.iter().map(|e| (e.kind.as_str(), e.dst_name.as_str())).collect();
+        let e: Vec<_> = p
+            .edges
+            .iter()
+            .map(|e| (e.kind, e.dst_name.as_str()))
+            .collect();
         assert!(e.contains(&("imports", "java.util.List")));
         assert!(e.contains(&("extends", "B")));
         assert!(e.contains(&("implements", "C")));

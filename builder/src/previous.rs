@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::path::Path;
 
-use arrow_array::{Array, BooleanArray, Float32Array, Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow_array::{
+    Array, BooleanArray, Float32Array, Int32Array, Int64Array, RecordBatch, StringArray,
+};
 use code_index_schemas::{Manifest, FEATURE_VERSION, SCHEMA_VERSION};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
@@ -26,10 +28,17 @@ pub struct Previous {
 /// Why a previous snapshot cannot be reused, if it cannot.
 pub fn incompatibility(m: &Manifest, config_hash: &str) -> Option<String> {
     if m.schema_version != SCHEMA_VERSION || m.feature_version != FEATURE_VERSION {
-        return Some(format!("schema/feature version {}/{} differs from {SCHEMA_VERSION}/{FEATURE_VERSION}", m.schema_version, m.feature_version));
+        return Some(format!(
+            "schema/feature version {}/{} differs from {SCHEMA_VERSION}/{FEATURE_VERSION}",
+            m.schema_version, m.feature_version
+        ));
     }
     if m.tool_version != crate::TOOL_VERSION {
-        return Some(format!("built by code-indexer {} (this is {})", m.tool_version, crate::TOOL_VERSION));
+        return Some(format!(
+            "built by code-indexer {} (this is {})",
+            m.tool_version,
+            crate::TOOL_VERSION
+        ));
     }
     if m.config_hash != config_hash {
         return Some("the configuration changed".to_string());
@@ -39,13 +48,33 @@ pub fn incompatibility(m: &Manifest, config_hash: &str) -> Option<String> {
 
 fn read_table(dir: &Path, file: &str) -> Result<Vec<RecordBatch>> {
     let p = dir.join(file);
-    let f = File::open(&p).map_err(|e| Error::io(codes::PREVIOUS_INVALID, "cannot open", &p, e, "pass a complete snapshot to --previous, or drop the flag"))?;
+    let f = File::open(&p).map_err(|e| {
+        Error::io(
+            codes::PREVIOUS_INVALID,
+            "cannot open",
+            &p,
+            e,
+            "pass a complete snapshot to --previous, or drop the flag",
+        )
+    })?;
     let reader = ParquetRecordBatchReaderBuilder::try_new(f)
         .and_then(|b| b.with_batch_size(65536).build())
-        .map_err(|e| Error::new(codes::PREVIOUS_INVALID, format!("cannot read {}: {e}", p.display()), "pass a complete snapshot to --previous, or drop the flag"))?;
+        .map_err(|e| {
+            Error::new(
+                codes::PREVIOUS_INVALID,
+                format!("cannot read {}: {e}", p.display()),
+                "pass a complete snapshot to --previous, or drop the flag",
+            )
+        })?;
     reader
         .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| Error::new(codes::PREVIOUS_INVALID, format!("cannot read {}: {e}", p.display()), "rebuild without --previous"))
+        .map_err(|e| {
+            Error::new(
+                codes::PREVIOUS_INVALID,
+                format!("cannot read {}: {e}", p.display()),
+                "rebuild without --previous",
+            )
+        })
 }
 
 struct Cols<'a>(&'a RecordBatch);
@@ -124,12 +153,14 @@ pub fn load(dir: &Path, wanted: &HashMap<String, String>) -> Result<Previous> {
     for batch in read_table(dir, "symbols.parquet")? {
         let c = Cols(&batch);
         for i in 0..batch.num_rows() {
-            let Some(a) = files.get_mut(&c.s("path", i)) else { continue };
+            let Some(a) = files.get_mut(&c.s("path", i)) else {
+                continue;
+            };
             a.parsed.symbols.push(Symbol {
                 id: c.i64("symbol_id", i),
                 name: c.s("name", i),
                 qualified_name: c.s("qualified_name", i),
-                kind: c.s("kind", i),
+                kind: crate::parse::static_kind(&c.s("kind", i)),
                 container: c.os("container", i),
                 parent_id: c.oi64("parent_id", i),
                 signature: c.s("signature", i),
@@ -145,24 +176,28 @@ pub fn load(dir: &Path, wanted: &HashMap<String, String>) -> Result<Previous> {
     for batch in read_table(dir, "references.parquet")? {
         let c = Cols(&batch);
         for i in 0..batch.num_rows() {
-            let Some(a) = files.get_mut(&c.s("path", i)) else { continue };
+            let Some(a) = files.get_mut(&c.s("path", i)) else {
+                continue;
+            };
             a.parsed.references.push(Reference {
                 name: c.s("name", i),
                 line: c.i32("line", i) as u32,
                 column: c.i32("column", i) as u32,
                 start_byte: c.i64("start_byte", i) as u64,
-                ref_kind: c.s("ref_kind", i),
-                enclosing: c.os("enclosing_symbol", i),
+                ref_kind: crate::parse::static_kind(&c.s("ref_kind", i)),
+                enclosing: c.os("enclosing_symbol", i).map(std::sync::Arc::from),
             });
         }
     }
     for batch in read_table(dir, "edges.parquet")? {
         let c = Cols(&batch);
         for i in 0..batch.num_rows() {
-            let Some(a) = files.get_mut(&c.s("src_path", i)) else { continue };
+            let Some(a) = files.get_mut(&c.s("src_path", i)) else {
+                continue;
+            };
             a.parsed.edges.push(RawEdge {
-                kind: c.s("kind", i),
-                src_symbol: c.os("src_symbol", i),
+                kind: crate::parse::static_kind(&c.s("kind", i)),
+                src_symbol: c.os("src_symbol", i).map(std::sync::Arc::from),
                 dst_name: c.s("dst_name", i),
                 line: c.i32("line", i) as u32,
             });
@@ -172,9 +207,16 @@ pub fn load(dir: &Path, wanted: &HashMap<String, String>) -> Result<Previous> {
         let c = Cols(&batch);
         let _w = c.get::<Float32Array>("retrieval_weight");
         for i in 0..batch.num_rows() {
-            let Some(a) = files.get_mut(&c.s("path", i)) else { continue };
-            let (sb, eb) = (c.i64("start_byte", i) as usize, c.i64("end_byte", i) as usize);
-            let text = c.os("text", i).unwrap_or_else(|| a.file.content.get(sb..eb).unwrap_or_default().to_string());
+            let Some(a) = files.get_mut(&c.s("path", i)) else {
+                continue;
+            };
+            let (sb, eb) = (
+                c.i64("start_byte", i) as usize,
+                c.i64("end_byte", i) as usize,
+            );
+            let text = c
+                .os("text", i)
+                .unwrap_or_else(|| a.file.content.get(sb..eb).unwrap_or_default().to_string());
             a.chunks.push(Chunk {
                 id: c.i64("chunk_id", i),
                 chunk_type: c.s("chunk_type", i),

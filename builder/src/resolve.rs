@@ -4,30 +4,52 @@
 //! definition unique in the repository; anything else stays unresolved.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::language::Lang;
 use crate::modules::Modules;
 use crate::parse::RawEdge;
 
+/// A definition, compactly (kept for every file until resolution).
+pub struct FactSym {
+    pub qname: Box<str>,
+    /// Byte offset of the simple name inside `qname`.
+    pub name_at: u32,
+    pub kind: &'static str,
+    pub id: i64,
+}
+
+impl FactSym {
+    pub fn new(name: &str, qname: &str, kind: &'static str, id: i64) -> FactSym {
+        FactSym {
+            name_at: (qname.len() - name.len()) as u32,
+            qname: qname.into(),
+            kind,
+            id,
+        }
+    }
+    pub fn name(&self) -> &str {
+        &self.qname[self.name_at as usize..]
+    }
+}
+
 /// What resolution needs of each file.
 pub struct FileFacts {
     pub path: String,
     pub lang: Lang,
-    /// (name, qualified_name, kind, id)
-    pub symbols: Vec<(String, String, String, i64)>,
+    pub symbols: Vec<FactSym>,
     pub edges: Vec<RawEdge>,
 }
 
 /// A resolved edge row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Edge {
-    pub kind: String,
+    pub kind: &'static str,
     pub src_path: String,
-    pub src_symbol: Option<String>,
+    pub src_symbol: Option<Arc<str>>,
     pub src_symbol_id: Option<i64>,
     pub dst_name: String,
     pub dst_path: Option<String>,
-    pub dst_symbol: Option<String>,
     pub dst_symbol_id: Option<i64>,
     pub line: u32,
     pub resolved: bool,
@@ -73,8 +95,28 @@ struct Index<'a> {
     crates: BTreeMap<String, String>,
 }
 
-/// Resolve every file's raw edges. Files must be sorted by path.
-pub fn resolve(files: &[FileFacts], modules: &Modules) -> Vec<Vec<Edge>> {
+/// Resolves files' raw edges one file at a time (so edges can be streamed).
+pub struct Resolver<'a> {
+    idx: Index<'a>,
+    modules: &'a Modules,
+}
+
+impl<'a> Resolver<'a> {
+    /// Index every file's definitions. Files must be sorted by path.
+    pub fn new(files: &'a [FileFacts], modules: &'a Modules) -> Resolver<'a> {
+        Resolver {
+            idx: build_index(files, modules),
+            modules,
+        }
+    }
+
+    /// Resolved edges of file `fi`, sorted.
+    pub fn file_edges(&self, fi: usize) -> Vec<Edge> {
+        resolve_file(&self.idx, fi as u32, &self.idx.files[fi], self.modules)
+    }
+}
+
+fn build_index<'a>(files: &'a [FileFacts], modules: &Modules) -> Index<'a> {
     let mut paths = HashMap::new();
     let mut dirs = HashSet::new();
     let mut by_basename: HashMap<&str, Vec<&str>> = HashMap::new();
@@ -90,17 +132,32 @@ pub fn resolve(files: &[FileFacts], modules: &Modules) -> Vec<Vec<Edge>> {
             }
             d = dir_of(d);
         }
-        by_basename.entry(f.path.rsplit('/').next().unwrap()).or_default().push(f.path.as_str());
-        for (si, (name, _, kind, _)) in f.symbols.iter().enumerate() {
-            if kind == "field" || kind == "variable" {
+        by_basename
+            .entry(f.path.rsplit('/').next().unwrap())
+            .or_default()
+            .push(f.path.as_str());
+        for (si, sym) in f.symbols.iter().enumerate() {
+            if sym.kind == "field" || sym.kind == "variable" {
                 continue;
             }
-            by_name.entry(name.as_str()).or_default().push((fi as u32, si as u32));
-            by_dir_name.entry((dir_of(&f.path), name.as_str())).or_default().push((fi as u32, si as u32));
+            by_name
+                .entry(sym.name())
+                .or_default()
+                .push((fi as u32, si as u32));
+            by_dir_name
+                .entry((dir_of(&f.path), sym.name()))
+                .or_default()
+                .push((fi as u32, si as u32));
         }
         if f.lang == Lang::Python {
             let info = modules.of(&f.path, Lang::Python);
-            let stem = f.path.rsplit('/').next().unwrap().trim_end_matches(".pyi").trim_end_matches(".py");
+            let stem = f
+                .path
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .trim_end_matches(".pyi")
+                .trim_end_matches(".py");
             let base = info.module_path.clone().unwrap_or_default();
             let name = if stem == "__init__" {
                 base
@@ -114,7 +171,7 @@ pub fn resolve(files: &[FileFacts], modules: &Modules) -> Vec<Vec<Edge>> {
             }
         }
     }
-    let idx = Index {
+    Index {
         files,
         go_packages: modules.go_packages(&dirs),
         npm: modules.npm_packages(),
@@ -124,12 +181,11 @@ pub fn resolve(files: &[FileFacts], modules: &Modules) -> Vec<Vec<Edge>> {
         by_name,
         by_dir_name,
         py_modules,
-    };
-    files.iter().enumerate().map(|(fi, f)| resolve_file(&idx, fi as u32, f, modules)).collect()
+    }
 }
 
 fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<Edge> {
-    let own: HashMap<&str, i64> = f.symbols.iter().rev().map(|(_, q, _, id)| (q.as_str(), *id)).collect();
+    let own: HashMap<&str, i64> = f.symbols.iter().rev().map(|s| (&*s.qname, s.id)).collect();
     let mut out = Vec::with_capacity(f.edges.len());
     // Imports first: their targets guide name resolution.
     let mut imported: Vec<u32> = Vec::new();
@@ -143,14 +199,13 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             }
         }
         out.push(Edge {
-            kind: e.kind.clone(),
+            kind: e.kind,
             src_path: f.path.clone(),
             src_symbol: e.src_symbol.clone(),
             src_symbol_id: e.src_symbol.as_deref().and_then(|s| own.get(s).copied()),
             resolved: dst.is_some(),
             dst_name: e.dst_name.clone(),
             dst_path: dst,
-            dst_symbol: None,
             dst_symbol_id: None,
             line: e.line,
         });
@@ -162,12 +217,16 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
                 let name = s.rsplit('.').next().unwrap_or(s);
                 idx.by_dir_name
                     .get(&(dir_of(&f.path), name))
-                    .and_then(|v| v.iter().map(|&(a, b)| &idx.files[a as usize].symbols[b as usize]).find(|x| x.1 == s))
-                    .map(|x| x.3)
+                    .and_then(|v| {
+                        v.iter()
+                            .map(|&(a, b)| &idx.files[a as usize].symbols[b as usize])
+                            .find(|x| &*x.qname == s)
+                    })
+                    .map(|x| x.id)
             })
         });
-        let (dst_path, dst_symbol, dst_symbol_id) = if e.kind == "contains" {
-            (Some(f.path.clone()), Some(e.dst_name.clone()), own.get(e.dst_name.as_str()).copied())
+        let (dst_path, dst_symbol_id) = if e.kind == "contains" {
+            (Some(f.path.clone()), own.get(e.dst_name.as_str()).copied())
         } else {
             let name = simple_name(&e.dst_name);
             let class_like = e.kind != "calls";
@@ -175,26 +234,30 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
                 Some((a, b)) => {
                     let tf = &idx.files[a as usize];
                     let s = &tf.symbols[b as usize];
-                    (Some(tf.path.clone()), Some(s.1.clone()), Some(s.3))
+                    (Some(tf.path.clone()), Some(s.id))
                 }
-                None => (None, None, None),
+                None => (None, None),
             }
         };
         out.push(Edge {
-            kind: e.kind.clone(),
+            kind: e.kind,
             src_path: f.path.clone(),
             src_symbol: e.src_symbol.clone(),
             src_symbol_id,
             dst_name: e.dst_name.clone(),
             resolved: dst_symbol_id.is_some(),
             dst_path,
-            dst_symbol,
             dst_symbol_id,
             line: e.line,
         });
     }
     out.sort_by(|a, b| {
-        (&a.kind, a.line, &a.dst_name, &a.src_symbol).cmp(&(&b.kind, b.line, &b.dst_name, &b.src_symbol))
+        (a.kind, a.line, &a.dst_name, &a.src_symbol).cmp(&(
+            b.kind,
+            b.line,
+            &b.dst_name,
+            &b.src_symbol,
+        ))
     });
     out
 }
@@ -209,17 +272,37 @@ fn simple_name(s: &str) -> &str {
 
 fn kind_ok(kind: &str, class_like: bool) -> bool {
     if class_like {
-        matches!(kind, "class" | "struct" | "interface" | "trait" | "type" | "enum" | "union")
+        matches!(
+            kind,
+            "class" | "struct" | "interface" | "trait" | "type" | "enum" | "union"
+        )
     } else {
-        !matches!(kind, "field" | "variable" | "property" | "module" | "namespace")
+        !matches!(
+            kind,
+            "field" | "variable" | "property" | "module" | "namespace"
+        )
     }
 }
 
-fn find_symbol(idx: &Index, fi: u32, f: &FileFacts, name: &str, class_like: bool, imported: &[u32], imported_dirs: &[String]) -> Option<SymRef> {
+fn find_symbol(
+    idx: &Index,
+    fi: u32,
+    f: &FileFacts,
+    name: &str,
+    class_like: bool,
+    imported: &[u32],
+    imported_dirs: &[String],
+) -> Option<SymRef> {
     let pick = |cands: &[SymRef], filter: &dyn Fn(&SymRef) -> bool| -> Option<SymRef> {
         cands
             .iter()
-            .filter(|r| filter(r) && kind_ok(&idx.files[r.0 as usize].symbols[r.1 as usize].2, class_like))
+            .filter(|r| {
+                filter(r)
+                    && kind_ok(
+                        idx.files[r.0 as usize].symbols[r.1 as usize].kind,
+                        class_like,
+                    )
+            })
             .copied()
             .next()
     };
@@ -244,7 +327,12 @@ fn find_symbol(idx: &Index, fi: u32, f: &FileFacts, name: &str, class_like: bool
     }
     let ok: Vec<&SymRef> = cands
         .iter()
-        .filter(|r| kind_ok(&idx.files[r.0 as usize].symbols[r.1 as usize].2, class_like))
+        .filter(|r| {
+            kind_ok(
+                idx.files[r.0 as usize].symbols[r.1 as usize].kind,
+                class_like,
+            )
+        })
         .collect();
     if ok.len() == 1 {
         return Some(*ok[0]);
@@ -260,10 +348,17 @@ fn resolve_import(idx: &Index, f: &FileFacts, spec: &str, modules: &Modules) -> 
     let dir = dir_of(&f.path);
     match f.lang {
         Lang::Python => {
-            let (dots, rest) = (spec.len() - spec.trim_start_matches('.').len(), spec.trim_start_matches('.'));
+            let (dots, rest) = (
+                spec.len() - spec.trim_start_matches('.').len(),
+                spec.trim_start_matches('.'),
+            );
             let full = if dots > 0 {
                 let info = modules.of(&f.path, Lang::Python);
-                let mut base: Vec<&str> = info.module_path.as_deref().map(|m| m.split('.').collect()).unwrap_or_default();
+                let mut base: Vec<&str> = info
+                    .module_path
+                    .as_deref()
+                    .map(|m| m.split('.').collect())
+                    .unwrap_or_default();
                 for _ in 1..dots {
                     base.pop()?;
                 }
@@ -293,10 +388,16 @@ fn resolve_import(idx: &Index, f: &FileFacts, spec: &str, modules: &Modules) -> 
                 let first = segs.next()?;
                 let (pkg, rest) = if first.starts_with('@') {
                     let second = segs.next().unwrap_or("");
-                    (format!("{first}/{second}"), segs.next().unwrap_or("").to_string())
+                    (
+                        format!("{first}/{second}"),
+                        segs.next().unwrap_or("").to_string(),
+                    )
                 } else {
                     let r: Vec<&str> = spec.splitn(2, '/').collect();
-                    (first.to_string(), r.get(1).copied().unwrap_or("").to_string())
+                    (
+                        first.to_string(),
+                        r.get(1).copied().unwrap_or("").to_string(),
+                    )
                 };
                 let pdir = idx.npm.get(&pkg)?;
                 if rest.is_empty() {
@@ -305,7 +406,21 @@ fn resolve_import(idx: &Index, f: &FileFacts, spec: &str, modules: &Modules) -> 
                 (normalize(&join(pdir, &rest))?, rest)
             };
             let _ = rest;
-            for suffix in ["", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs"] {
+            for suffix in [
+                "",
+                ".ts",
+                ".tsx",
+                ".d.ts",
+                ".js",
+                ".jsx",
+                ".mjs",
+                ".cjs",
+                "/index.ts",
+                "/index.tsx",
+                "/index.js",
+                "/index.jsx",
+                "/index.mjs",
+            ] {
                 let cand = format!("{base}{suffix}");
                 if let Some(p) = exists(idx, &cand) {
                     return Some(p.to_string());
@@ -329,7 +444,10 @@ fn resolve_import(idx: &Index, f: &FileFacts, spec: &str, modules: &Modules) -> 
             let cands = idx.by_basename.get(base)?;
             cands
                 .iter()
-                .filter(|p| p.ends_with(&want) && (p.len() == want.len() || p.as_bytes()[p.len() - want.len() - 1] == b'/'))
+                .filter(|p| {
+                    p.ends_with(&want)
+                        && (p.len() == want.len() || p.as_bytes()[p.len() - want.len() - 1] == b'/')
+                })
                 .min_by_key(|p| (p.len(), **p))
                 .map(|p| p.to_string())
         }
@@ -383,11 +501,16 @@ fn resolve_rust(idx: &Index, f: &FileFacts, spec: &str, modules: &Modules) -> Op
         "crate" => {
             let cdir = modules.crate_dir_of(dir)?;
             let src = join(&cdir, "src");
-            try_mod(&src, &segs[1..]).or_else(|| exists(idx, &join(&src, "lib.rs")).map(|s| s.to_string()))
+            try_mod(&src, &segs[1..])
+                .or_else(|| exists(idx, &join(&src, "lib.rs")).map(|s| s.to_string()))
         }
         "self" => try_mod(&self_dir, &segs[1..]),
         "super" => {
-            let mut base = if matches!(fname, "mod.rs" | "lib.rs" | "main.rs") { dir_of(dir).to_string() } else { dir.to_string() };
+            let mut base = if matches!(fname, "mod.rs" | "lib.rs" | "main.rs") {
+                dir_of(dir).to_string()
+            } else {
+                dir.to_string()
+            };
             let mut rest = &segs[1..];
             while rest.first() == Some(&"super") {
                 base = dir_of(&base).to_string();
@@ -395,13 +518,16 @@ fn resolve_rust(idx: &Index, f: &FileFacts, spec: &str, modules: &Modules) -> Op
             }
             try_mod(&base, rest).or_else(|| {
                 let parent_file = format!("{base}.rs");
-                exists(idx, &parent_file).or_else(|| exists(idx, &join(&base, "mod.rs"))).map(|s| s.to_string())
+                exists(idx, &parent_file)
+                    .or_else(|| exists(idx, &join(&base, "mod.rs")))
+                    .map(|s| s.to_string())
             })
         }
         name => {
             let cdir = idx.crates.get(name)?;
             let src = join(cdir, "src");
-            try_mod(&src, &segs[1..]).or_else(|| exists(idx, &join(&src, "lib.rs")).map(|s| s.to_string()))
+            try_mod(&src, &segs[1..])
+                .or_else(|| exists(idx, &join(&src, "lib.rs")).map(|s| s.to_string()))
         }
     }
 }

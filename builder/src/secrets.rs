@@ -31,7 +31,9 @@ fn rules() -> &'static [Rule] {
     RULES.get_or_init(|| {
         let r = |kind, pat: &str, group, min_entropy| Rule {
             kind,
-            re: Regex::new(pat).expect("secret rule compiles"),
+            // ASCII-only classes and word boundaries: secrets are ASCII, and
+            // Unicode \b would force the slow engine on every file.
+            re: regex::bytes::RegexBuilder::new(pat).unicode(false).build().expect("secret rule compiles"),
             group,
             min_entropy,
         };
@@ -74,7 +76,9 @@ fn entropy(s: &[u8]) -> f64 {
 fn looks_random(s: &[u8]) -> bool {
     let has_digit = s.iter().any(|b| b.is_ascii_digit());
     let has_alpha = s.iter().any(|b| b.is_ascii_alphabetic());
-    let placeholder = s.windows(3).any(|w| w == b"xxx" || w == b"XXX" || w == b"***" || w == b"...")
+    let placeholder = s
+        .windows(3)
+        .any(|w| w == b"xxx" || w == b"XXX" || w == b"***" || w == b"...")
         || s.starts_with(b"${")
         || s.starts_with(b"{{")
         || s.starts_with(b"<")
@@ -87,7 +91,9 @@ pub fn detect(content: &[u8], ignore_values: &[String]) -> Vec<Finding> {
     let mut found: Vec<Finding> = Vec::new();
     for rule in rules() {
         for caps in rule.re.captures_iter(content) {
-            let Some(m) = caps.get(rule.group) else { continue };
+            let Some(m) = caps.get(rule.group) else {
+                continue;
+            };
             let secret = m.as_bytes();
             if rule.min_entropy > 0.0 && entropy(secret) < rule.min_entropy {
                 continue;
@@ -98,7 +104,10 @@ pub fn detect(content: &[u8], ignore_values: &[String]) -> Vec<Finding> {
             if ignore_values.iter().any(|v| v.as_bytes() == secret) {
                 continue;
             }
-            if found.iter().any(|f| f.start_byte < m.end() && m.start() < f.end_byte) {
+            if found
+                .iter()
+                .any(|f| f.start_byte < m.end() && m.start() < f.end_byte)
+            {
                 continue;
             }
             let line = memchr::memchr_iter(b'\n', &content[..m.start()]).count() as u32 + 1;
@@ -146,7 +155,14 @@ mod tests {
         let src = b"key = 'AKIAZ7Q2W3E4R5T6Y7U8'\nurl = \"postgres://app:s3cr3tP4ss@db:5432/x\"\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx9b3k2j4h5k6l7m8n9\n-----END RSA PRIVATE KEY-----\npassword = \"changeme\"\n";
         let f = detect(src, &[]);
         let kinds: Vec<_> = f.iter().map(|f| f.kind).collect();
-        assert_eq!(kinds, vec!["aws_access_key_id", "connection_string_password", "private_key"]);
+        assert_eq!(
+            kinds,
+            vec![
+                "aws_access_key_id",
+                "connection_string_password",
+                "private_key"
+            ]
+        );
         assert_eq!(f[1].line, 2);
         let mut c = src.to_vec();
         redact(&mut c, &f);
@@ -155,7 +171,10 @@ mod tests {
         assert!(!s.contains("AKIAZ7Q2"));
         assert!(s.contains("postgres://app:**********@db"));
         assert_eq!(s.lines().count(), src.split(|b| *b == b'\n').count() - 1);
-        assert!(s.contains("changeme"), "low-entropy placeholder is not a secret");
+        assert!(
+            s.contains("changeme"),
+            "low-entropy placeholder is not a secret"
+        );
     }
 
     #[test]

@@ -37,12 +37,21 @@ fn pid_alive(pid: u32) -> bool {
 pub fn begin(out: &Path, repo_name: &str) -> Result<TempSnapshot> {
     let repo_dir = out.join(repo_name);
     fs::create_dir_all(&repo_dir).map_err(|e| {
-        Error::io(codes::OUT_DIR, "cannot create output directory", &repo_dir, e, "pass a writable --out directory")
+        Error::io(
+            codes::OUT_DIR,
+            "cannot create output directory",
+            &repo_dir,
+            e,
+            "pass a writable --out directory",
+        )
     })?;
     if let Ok(rd) = fs::read_dir(&repo_dir) {
         for ent in rd.flatten() {
             let name = ent.file_name().to_string_lossy().to_string();
-            if let Some(pid) = name.strip_prefix(TMP_PREFIX).and_then(|p| p.parse::<u32>().ok()) {
+            if let Some(pid) = name
+                .strip_prefix(TMP_PREFIX)
+                .and_then(|p| p.parse::<u32>().ok())
+            {
                 if !pid_alive(pid) {
                     let _ = fs::remove_dir_all(ent.path());
                 }
@@ -51,7 +60,15 @@ pub fn begin(out: &Path, repo_name: &str) -> Result<TempSnapshot> {
     }
     let dir = repo_dir.join(format!("{TMP_PREFIX}{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
-    fs::create_dir(&dir).map_err(|e| Error::io(codes::OUT_DIR, "cannot create temp directory", &dir, e, "pass a writable --out directory"))?;
+    fs::create_dir(&dir).map_err(|e| {
+        Error::io(
+            codes::OUT_DIR,
+            "cannot create temp directory",
+            &dir,
+            e,
+            "pass a writable --out directory",
+        )
+    })?;
     Ok(TempSnapshot {
         dir,
         repo_dir,
@@ -62,7 +79,15 @@ pub fn begin(out: &Path, repo_name: &str) -> Result<TempSnapshot> {
 /// Size and sha256 of a file in the temp dir.
 pub fn describe(dir: &Path, name: &str, rows: u64) -> Result<ManifestFile> {
     let p = dir.join(name);
-    let bytes = fs::read(&p).map_err(|e| Error::io(codes::WRITE, "cannot read back", &p, e, "check the --out directory"))?;
+    let bytes = fs::read(&p).map_err(|e| {
+        Error::io(
+            codes::WRITE,
+            "cannot read back",
+            &p,
+            e,
+            "check the --out directory",
+        )
+    })?;
     Ok(ManifestFile {
         name: name.to_string(),
         rows,
@@ -71,30 +96,45 @@ pub fn describe(dir: &Path, name: &str, rows: u64) -> Result<ManifestFile> {
     })
 }
 
-/// Snapshot id: first 16 hex digits of the sha256 over the data files' hashes.
-pub fn derive_id(files: &[ManifestFile]) -> String {
-    let mut s = String::new();
-    for f in files {
-        s.push_str(&f.name);
-        s.push(':');
-        s.push_str(&f.sha256);
-        s.push('\n');
-    }
-    sha256_hex(s.as_bytes())[..16].to_string()
+/// Snapshot id: first 16 hex digits of the sha256 over the manifest itself
+/// (with an empty id), which lists every data file's sha256. Two builds
+/// share an id only when their manifests agree on everything else.
+pub fn derive_id(manifest: &Manifest) -> String {
+    let mut m = manifest.clone();
+    m.snapshot_id = String::new();
+    let json = serde_json::to_vec(&m).expect("manifest serializes");
+    sha256_hex(&json)[..16].to_string()
 }
 
 fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
     let tmp = path.with_extension("tmp");
-    let mut f = fs::File::create(&tmp).map_err(|e| Error::io(codes::WRITE, "cannot write", &tmp, e, "check the --out directory"))?;
+    let mut f = fs::File::create(&tmp).map_err(|e| {
+        Error::io(
+            codes::WRITE,
+            "cannot write",
+            &tmp,
+            e,
+            "check the --out directory",
+        )
+    })?;
     f.write_all(data)
         .and_then(|_| f.sync_all())
         .map_err(|e| Error::io(codes::WRITE, "cannot write", &tmp, e, "check free space"))?;
-    fs::rename(&tmp, path).map_err(|e| Error::io(codes::WRITE, "cannot rename", path, e, "check the --out directory"))
+    fs::rename(&tmp, path).map_err(|e| {
+        Error::io(
+            codes::WRITE,
+            "cannot rename",
+            path,
+            e,
+            "check the --out directory",
+        )
+    })
 }
 
 /// Write the manifest and move the temp dir into place. Returns the final dir.
 pub fn commit(mut tmp: TempSnapshot, manifest: &Manifest) -> Result<PathBuf> {
-    let json = serde_json::to_vec_pretty(manifest).map_err(|e| Error::new(codes::INTERNAL, e.to_string(), "report this as a bug"))?;
+    let json = serde_json::to_vec_pretty(manifest)
+        .map_err(|e| Error::new(codes::INTERNAL, e.to_string(), "report this as a bug"))?;
     // Data files first to disk, then the manifest that marks completeness.
     for f in &manifest.files {
         if let Ok(h) = fs::File::open(tmp.dir.join(&f.name)) {
@@ -111,10 +151,21 @@ pub fn commit(mut tmp: TempSnapshot, manifest: &Manifest) -> Result<PathBuf> {
         if dest.exists() {
             let _ = fs::remove_dir_all(&dest);
         }
-        fs::rename(&tmp.dir, &dest).map_err(|e| Error::io(codes::WRITE, "cannot move snapshot into place", &dest, e, "check the --out directory"))?;
+        fs::rename(&tmp.dir, &dest).map_err(|e| {
+            Error::io(
+                codes::WRITE,
+                "cannot move snapshot into place",
+                &dest,
+                e,
+                "check the --out directory",
+            )
+        })?;
         tmp.committed = true;
     }
-    write_atomic(&tmp.repo_dir.join("latest"), format!("{}\n", manifest.snapshot_id).as_bytes())?;
+    write_atomic(
+        &tmp.repo_dir.join("latest"),
+        format!("{}\n", manifest.snapshot_id).as_bytes(),
+    )?;
     Ok(dest)
 }
 
@@ -131,7 +182,12 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest> {
         )
     })?;
     serde_json::from_str(&text).map_err(|e| {
-        Error::new(codes::SNAPSHOT_INVALID, format!("broken manifest {}: {e}", p.display()), "rebuild the snapshot with `code-indexer index`").at(&p)
+        Error::new(
+            codes::SNAPSHOT_INVALID,
+            format!("broken manifest {}: {e}", p.display()),
+            "rebuild the snapshot with `code-indexer index`",
+        )
+        .at(&p)
     })
 }
 

