@@ -47,19 +47,14 @@ MANIFEST_KEYS = {
 }
 GIT_KEYS = {"commit", "branch", "commit_time", "dirty"}
 SKIPPED_KEYS = {"default_excluded", "config_excluded", "too_large", "binary", "unreadable"}
-KV_KEYS = (
-    "code_index.schema_version",
-    "code_index.feature_version",
-    "code_index.tool",
-    "code_index.tool_version",
-    "code_index.repo",
-    "code_index.commit",
-    "code_index.branch",
-    "code_index.commit_time",
-    "code_index.config_hash",
-    "code_index.input_hash",
-    "code_index.table",
-)
+def _kv_keys() -> tuple[str, ...]:
+    """The Parquet key-value metadata keys, as schemas/src/lib.rs lists them (KV_KEYS)."""
+    text = SCHEMAS_RS.read_text()
+    m = re.search(r"pub const KV_KEYS: &\[&str\] = &\[(.*?)\];", text, re.S)
+    assert m, f"KV_KEYS not found in {SCHEMAS_RS}"
+    return tuple(re.findall(r'"([\w.]+)"', m.group(1)))
+
+
 
 # Generous: a cold build of go-stdlib on a loaded 2-core machine.
 BUILD_TIMEOUT = 1800
@@ -341,3 +336,6 @@ def line_count(text: str) -> int:
     if not text:
         return 0
     return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+KV_KEYS = _kv_keys()

@@ -125,7 +125,6 @@ def test_parquet_key_value_metadata_and_compression(snap):
         "code_index.tool_version": m["tool_version"],
         "code_index.repo": m["repo"],
         "code_index.config_hash": m["config_hash"],
-        "code_index.input_hash": m["input_hash"],
     }
     for t in TABLES:
         md = pq.ParquetFile(snap.table(t)).metadata

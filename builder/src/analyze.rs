@@ -56,9 +56,24 @@ pub fn count_lines(b: &[u8]) -> u32 {
     (n + usize::from(!b.is_empty() && *b.last().unwrap() != b'\n')) as u32
 }
 
+/// Nanoseconds spent per stage (read by `index` under CODE_INDEX_TIMING).
+pub static STAGE_NS: [std::sync::atomic::AtomicU64; 4] =
+    [const { std::sync::atomic::AtomicU64::new(0) }; 4];
+pub const STAGES: [&str; 4] = ["secrets+utf8", "parse", "extract", "chunk"];
+
+fn lap(i: usize, t: &mut std::time::Instant) {
+    let now = std::time::Instant::now();
+    STAGE_NS[i].fetch_add(
+        (now - *t).as_nanos() as u64,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    *t = now;
+}
+
 /// Analyze a file's bytes.
 pub fn analyze_bytes(path: &str, mut bytes: Vec<u8>, cfg: &Effective) -> Analysis {
     let lang = Lang::detect(path);
+    let mut t = std::time::Instant::now();
     let sha256 = sha256_hex(&bytes);
     let size = bytes.len() as u64;
     let line_count = count_lines(&bytes);
@@ -73,18 +88,24 @@ pub fn analyze_bytes(path: &str, mut bytes: Vec<u8>, cfg: &Effective) -> Analysi
         Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
     };
     let is_generated = is_generated(path, lang, &content);
+    lap(0, &mut t);
     let is_test = cfg.tests.is_match(path);
     let (parsed, chunks) = if is_generated {
         (Parsed::default(), Vec::new())
     } else {
         let parsed = if lang.is_code() {
-            parse_tree(lang, content.as_bytes())
-                .map(|t| extract(lang, path, content.as_bytes(), &t))
-                .unwrap_or_default()
+            let tree = parse_tree(lang, content.as_bytes());
+            lap(1, &mut t);
+            let p = tree
+                .map(|tree| extract(lang, path, content.as_bytes(), &tree))
+                .unwrap_or_default();
+            lap(2, &mut t);
+            p
         } else {
             Parsed::default()
         };
         let chunks = chunk_file(path, lang, &content, &parsed.symbols);
+        lap(3, &mut t);
         (parsed, chunks)
     };
     Analysis {

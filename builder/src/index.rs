@@ -427,6 +427,12 @@ pub fn run(opts: &Options) -> Result<Summary> {
     })?;
     drop(prev);
     phase("analyze+write");
+    if timing {
+        for (i, name) in crate::analyze::STAGES.iter().enumerate() {
+            let ns = crate::analyze::STAGE_NS[i].load(std::sync::atomic::Ordering::Relaxed);
+            eprintln!("[timing]   cpu in {name}: {:.2}s", ns as f64 / 1e9);
+        }
+    }
     let Sink {
         writers,
         facts,

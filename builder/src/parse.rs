@@ -96,6 +96,43 @@ pub fn static_kind(s: &str) -> &'static str {
         .unwrap_or_else(|| Box::leak(s.to_string().into_boxed_str()))
 }
 
+/// Node kind names by kind id, per language: `Node::kind` measures and
+/// validates a C string on every call, and the walk asks for every node.
+fn kind_names(lang: Lang) -> &'static [&'static str] {
+    static TABLES: std::sync::OnceLock<Vec<Vec<&'static str>>> = std::sync::OnceLock::new();
+    const ALL: [Lang; 11] = [
+        Lang::Python,
+        Lang::JavaScript,
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::Rust,
+        Lang::Go,
+        Lang::Java,
+        Lang::C,
+        Lang::Cpp,
+        Lang::Markdown,
+        Lang::Text,
+    ];
+    let tables = TABLES.get_or_init(|| {
+        ALL.iter()
+            .map(|l| match l.grammar() {
+                Some(g) => (0..g.node_kind_count() as u16)
+                    .map(|id| -> &'static str {
+                        Box::leak(
+                            g.node_kind_for_id(id)
+                                .unwrap_or("")
+                                .to_string()
+                                .into_boxed_str(),
+                        )
+                    })
+                    .collect(),
+                None => Vec::new(),
+            })
+            .collect()
+    });
+    &tables[ALL.iter().position(|l| *l == lang).unwrap()]
+}
+
 thread_local! {
     static PARSERS: std::cell::RefCell<Vec<(Lang, Parser)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
@@ -156,24 +193,30 @@ pub fn extract(lang: Lang, path: &str, src: &[u8], tree: &Tree) -> Parsed {
     let mut depth = 0usize;
     // Ancestors of the current node (Node::parent is O(depth) in tree-sitter).
     let mut anc: Vec<Node> = Vec::new();
+    let names = kind_names(lang);
     loop {
         let node = cursor.node();
         if node.start_byte() >= import_end {
             import_end = 0;
         }
-        visit(
-            lang,
-            path,
-            src,
-            node,
-            &anc,
-            depth,
-            &mut scopes,
-            &mut def_names,
-            &mut callees,
-            &mut import_end,
-            &mut out,
-        );
+        // Anonymous nodes (keywords, punctuation) define, import, call and name nothing.
+        if node.is_named() {
+            let kind = names.get(node.kind_id() as usize).copied().unwrap_or("");
+            visit(
+                lang,
+                path,
+                src,
+                node,
+                kind,
+                &anc,
+                depth,
+                &mut scopes,
+                &mut def_names,
+                &mut callees,
+                &mut import_end,
+                &mut out,
+            );
+        }
         if cursor.goto_first_child() {
             anc.push(node);
             depth += 1;
@@ -217,6 +260,7 @@ fn visit(
     path: &str,
     src: &[u8],
     node: Node,
+    kind: &str,
     anc: &[Node],
     depth: usize,
     scopes: &mut Vec<Scope>,
@@ -225,7 +269,6 @@ fn visit(
     import_end: &mut usize,
     out: &mut Parsed,
 ) {
-    let kind = node.kind();
     let enclosing = || scopes.last().map(|s| s.qname.clone());
     let parent = anc.last().copied();
 
