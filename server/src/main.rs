@@ -1,10 +1,157 @@
-//! `code-index-mcp`: the read-only MCP stdio server over snapshots.
-//! Not implemented yet; the crate exists so the workspace layout is final.
+//! `code-index-mcp`: thin CLI over the server library. The MCP stdio
+//! surface (`serve`) is being built; `grep` runs the same scan from the
+//! command line (used by the ripgrep parity tests).
 
-fn main() -> std::process::ExitCode {
-    eprintln!(
-        "error[E_NOT_IMPLEMENTED]: code-index-mcp {} does not serve yet\n  hint: query snapshots with DuckDB SQL meanwhile (see schemas/SCHEMA.md)",
-        env!("CARGO_PKG_VERSION")
-    );
-    std::process::ExitCode::from(2)
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use code_index_server::grep::{self, GrepRequest};
+use code_index_server::{cursor, snapshot};
+
+#[derive(Parser)]
+#[command(
+    name = "code-index-mcp",
+    version,
+    about = "Read-only server over code-index snapshots."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Regex search over snapshot content, with ripgrep's semantics; prints JSON.
+    Grep {
+        /// Snapshot dir, <out>/<repo>/ or <out>/ (repeatable).
+        #[arg(long, required = true)]
+        index: Vec<PathBuf>,
+        pattern: String,
+        /// -F: the pattern is a literal.
+        #[arg(short = 'F', long)]
+        fixed_string: bool,
+        /// -s: case sensitive (default: smart case).
+        #[arg(short = 's', long, conflicts_with = "ignore_case")]
+        case_sensitive: bool,
+        /// -i: case insensitive.
+        #[arg(short = 'i', long)]
+        ignore_case: bool,
+        /// -w: whole words.
+        #[arg(short = 'w', long)]
+        word: bool,
+        /// -U: patterns may span lines and `.` matches newline (rg -U --multiline-dotall).
+        #[arg(short = 'U', long)]
+        multiline: bool,
+        /// -g: rg glob, `!` negates (repeatable).
+        #[arg(short = 'g', long = "glob")]
+        globs: Vec<String>,
+        /// Sub-directory or file to search.
+        #[arg(long)]
+        path: Option<String>,
+        #[arg(long)]
+        lang: Option<String>,
+        #[arg(short = 'B', long, default_value_t = 0)]
+        before: usize,
+        #[arg(short = 'A', long, default_value_t = 0)]
+        after: usize,
+        /// -C: before and after.
+        #[arg(short = 'C', long)]
+        context: Option<usize>,
+        #[arg(short = 'm', long)]
+        max_count: Option<u64>,
+        /// Page size (1..=1000); every page is fetched through cursors.
+        #[arg(long, default_value_t = 500)]
+        limit: usize,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    match cli.cmd {
+        Cmd::Grep {
+            index,
+            pattern,
+            fixed_string,
+            case_sensitive,
+            ignore_case,
+            word,
+            multiline,
+            globs,
+            path,
+            lang,
+            before,
+            after,
+            context,
+            max_count,
+            limit,
+        } => {
+            let mut snaps = Vec::new();
+            for i in &index {
+                for d in snapshot::discover(i)? {
+                    snaps.push(snapshot::load(&d)?);
+                }
+            }
+            let req = GrepRequest {
+                pattern,
+                fixed_string,
+                case_sensitive: if case_sensitive {
+                    Some(true)
+                } else if ignore_case {
+                    Some(false)
+                } else {
+                    None
+                },
+                whole_word: word,
+                multiline,
+                globs,
+                path,
+                lang,
+                before: context.unwrap_or(before),
+                after: context.unwrap_or(after),
+                max_count,
+                limit,
+                budget: Duration::from_secs(600),
+            };
+            let compiled = grep::compile(&req)?;
+            let refs: Vec<&snapshot::Snapshot> = snaps.iter().collect();
+            let files = grep::candidates(&refs, &compiled);
+            let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
+            let fp = cursor::fingerprint("grep", &req.normalized(), &ids);
+            let mut all = Vec::new();
+            let mut pos = (0u64, 0u64);
+            let mut pages = 0;
+            loop {
+                let page = grep::scan(&files, &compiled, pos);
+                pages += 1;
+                all.extend(page.matches);
+                match page.next {
+                    Some(n) => {
+                        // Round-trip through the opaque cursor, as an agent would.
+                        let c = cursor::encode(&fp, &[n.0, n.1]);
+                        let p = cursor::decode(&c, &fp)?;
+                        pos = (p[0], p[1]);
+                    }
+                    None => break,
+                }
+            }
+            println!(
+                "{}",
+                serde_json::to_string(
+                    &serde_json::json!({"matches": all, "pages": pages, "files": files.len()})
+                )?
+            );
+            Ok(())
+        }
+    }
 }

@@ -1,0 +1,605 @@
+//! The regex scan over snapshot content, with ripgrep's own matcher and
+//! searcher crates configured as `rg` configures them, so the matches are
+//! ripgrep's: smart case by default, `-w`, `-F`, `-U --multiline-dotall`,
+//! `-g` globs with `!` negation, context lines and `--max-count`.
+
+use std::time::{Duration, Instant};
+
+use grep_matcher::Matcher;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{
+    BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
+};
+use ignore::overrides::{Override, OverrideBuilder};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::error::{codes, ToolError};
+use crate::snapshot::{FileEntry, Snapshot};
+
+/// Most matches one page may hold.
+pub const MAX_LIMIT: usize = 1000;
+/// Lines longer than this are clipped around the first submatch.
+pub const MAX_LINE_BYTES: usize = 400;
+/// Compiled-regex size limits: no pattern can blow memory.
+const REGEX_SIZE_LIMIT: usize = 10 << 20;
+const DFA_SIZE_LIMIT: usize = 10 << 20;
+
+/// A grep request (the `grep` tool's parameters after validation).
+#[derive(Clone, Debug, Default)]
+pub struct GrepRequest {
+    pub pattern: String,
+    pub fixed_string: bool,
+    /// None = smart case (as rg: case-insensitive unless the pattern has an uppercase letter).
+    pub case_sensitive: Option<bool>,
+    pub whole_word: bool,
+    /// `rg -U --multiline-dotall`.
+    pub multiline: bool,
+    /// rg `-g` globs; `!` negates.
+    pub globs: Vec<String>,
+    /// Sub-directory or file, repo-relative.
+    pub path: Option<String>,
+    pub lang: Option<String>,
+    pub before: usize,
+    pub after: usize,
+    /// Per file, as `rg --max-count`.
+    pub max_count: Option<u64>,
+    pub limit: usize,
+    /// Wall-clock budget for the scan.
+    pub budget: Duration,
+}
+
+impl GrepRequest {
+    /// A canonical rendering of everything that selects results (for cursors and caches).
+    pub fn normalized(&self) -> String {
+        format!(
+            "p={:?} F={} c={:?} w={} U={} g={:?} path={:?} lang={:?} B={} A={} m={:?}",
+            self.pattern,
+            self.fixed_string,
+            self.case_sensitive,
+            self.whole_word,
+            self.multiline,
+            self.globs,
+            self.path,
+            self.lang,
+            self.before,
+            self.after,
+            self.max_count
+        )
+    }
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Submatch {
+    /// Byte offsets within `text` of the match.
+    pub start: usize,
+    pub end: usize,
+    /// 1-based line and byte column of the submatch start in the file.
+    pub line: u64,
+    pub column: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ContextLine {
+    pub line: u64,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct GrepMatch {
+    pub repo: String,
+    pub path: String,
+    /// Line of the match's first byte (1-based).
+    pub line: u64,
+    pub end_line: u64,
+    pub text: String,
+    /// True when `text` was clipped around the match.
+    pub clipped: bool,
+    pub submatches: Vec<Submatch>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub before: Vec<ContextLine>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<ContextLine>,
+}
+
+/// A compiled request.
+pub struct Compiled {
+    matcher: RegexMatcher,
+    searcher: SearcherBuilder,
+    globs: Option<Override>,
+    req: GrepRequest,
+}
+
+/// Build the matcher exactly as ripgrep does for the same flags.
+pub fn compile(req: &GrepRequest) -> Result<Compiled, ToolError> {
+    if req.pattern.is_empty() {
+        return Err(ToolError::invalid_argument(
+            "empty pattern",
+            "pass a regex (e.g. \"def \\w+\\(\") or a literal with fixed_string: true",
+        ));
+    }
+    if req.limit == 0 || req.limit > MAX_LIMIT {
+        return Err(ToolError::invalid_argument(
+            format!("limit {} is out of range", req.limit),
+            format!(
+                "use 1..={MAX_LIMIT} and page with next_cursor, or count_only: true for totals"
+            ),
+        ));
+    }
+    let mut b = RegexMatcherBuilder::new();
+    b.multi_line(true)
+        .unicode(true)
+        .octal(false)
+        .fixed_strings(req.fixed_string)
+        .word(req.whole_word)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(DFA_SIZE_LIMIT);
+    match req.case_sensitive {
+        None => b.case_smart(true),
+        Some(true) => b.case_insensitive(false),
+        Some(false) => b.case_insensitive(true),
+    };
+    if req.multiline {
+        b.dot_matches_new_line(true);
+    } else {
+        b.line_terminator(Some(b'\n')).dot_matches_new_line(false);
+    }
+    let matcher = b.build(&req.pattern).map_err(|e| {
+        let msg = e.to_string();
+        let hint = if msg.contains("literal \"\\n\"") || msg.contains("'\\n'") {
+            "the pattern can match a newline: pass multiline: true to search across lines"
+        } else if req.fixed_string {
+            "check the literal"
+        } else {
+            "fix the regex (Rust regex syntax, as ripgrep), or pass fixed_string: true to search for the text literally"
+        };
+        ToolError::new(codes::INVALID_PATTERN, format!("invalid pattern: {msg}"), hint)
+    })?;
+    let mut s = SearcherBuilder::new();
+    s.line_number(true)
+        .multi_line(req.multiline)
+        .before_context(req.before)
+        .after_context(req.after)
+        .binary_detection(BinaryDetection::none())
+        .max_matches(req.max_count);
+    let globs = if req.globs.is_empty() {
+        None
+    } else {
+        let mut ob = OverrideBuilder::new("");
+        for g in &req.globs {
+            ob.add(g).map_err(|e| {
+                ToolError::invalid_argument(
+                    format!("invalid glob {g:?}: {e}"),
+                    "use rg glob syntax, e.g. \"*.py\", \"src/**\", \"!*_test.go\"",
+                )
+            })?;
+        }
+        Some(ob.build().map_err(|e| {
+            ToolError::invalid_argument(format!("invalid globs: {e}"), "use rg glob syntax")
+        })?)
+    };
+    Ok(Compiled {
+        matcher,
+        searcher: s,
+        globs,
+        req: req.clone(),
+    })
+}
+
+impl Compiled {
+    /// Does the file pass the path, lang and glob filters?
+    pub fn selects(&self, f: &FileEntry) -> bool {
+        if let Some(l) = &self.req.lang {
+            if &f.language != l {
+                return false;
+            }
+        }
+        if let Some(p) = &self.req.path {
+            let p = p.trim_matches('/');
+            if !p.is_empty()
+                && f.path != p
+                && !(f.path.starts_with(p) && f.path.as_bytes().get(p.len()) == Some(&b'/'))
+            {
+                return false;
+            }
+        }
+        if let Some(ov) = &self.globs {
+            // As rg: an ignored ancestor directory excludes; a file must be whitelisted
+            // when any whitelist glob exists.
+            let mut idx = 0;
+            while let Some(i) = f.path[idx..].find('/') {
+                let dir = &f.path[..idx + i];
+                if ov.matched(dir, true).is_ignore() {
+                    return false;
+                }
+                idx += i + 1;
+            }
+            let m = ov.matched(&f.path, false);
+            if m.is_ignore() {
+                return false;
+            }
+            if m.is_none() && ov.num_whitelists() > 0 {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// All matches in one file (respecting max_count).
+    pub fn search_file(&self, repo: &str, f: &FileEntry) -> Vec<GrepMatch> {
+        let mut sink = Collect {
+            matcher: &self.matcher,
+            repo,
+            path: &f.path,
+            out: Vec::new(),
+            pending_before: Vec::new(),
+        };
+        let mut searcher: Searcher = self.searcher.build();
+        // Errors cannot happen on in-memory slices with this sink.
+        let _ = searcher.search_slice(&self.matcher, f.content.as_bytes(), &mut sink);
+        sink.out
+    }
+}
+
+struct Collect<'a> {
+    matcher: &'a RegexMatcher,
+    repo: &'a str,
+    path: &'a str,
+    out: Vec<GrepMatch>,
+    pending_before: Vec<ContextLine>,
+}
+
+fn strip_eol(b: &[u8]) -> &[u8] {
+    let b = b.strip_suffix(b"\n").unwrap_or(b);
+    b.strip_suffix(b"\r").unwrap_or(b)
+}
+
+fn clip_context(b: &[u8]) -> String {
+    let b = strip_eol(b);
+    if b.len() <= MAX_LINE_BYTES {
+        return String::from_utf8_lossy(b).into_owned();
+    }
+    let mut end = MAX_LINE_BYTES;
+    while end < b.len() && (b[end] & 0xC0) == 0x80 {
+        end += 1;
+    }
+    format!("{}…", String::from_utf8_lossy(&b[..end]))
+}
+
+impl Sink for &mut Collect<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _s: &Searcher, m: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        let first_line = m.line_number().unwrap_or(0);
+        let full = m.bytes();
+        let bytes = strip_eol(full);
+        // Submatches are found in the match's lines including the line end
+        // (a pattern may end with `\n`), then clamped to the shown text.
+        let mut subs: Vec<(usize, usize)> = Vec::new();
+        let _ = self.matcher.find_iter(full, |mm| {
+            if (mm.start() < mm.end() || subs.is_empty()) && mm.start() <= bytes.len() {
+                subs.push((mm.start(), mm.end().min(bytes.len())));
+            }
+            true
+        });
+        let line_starts: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1))
+            .collect();
+        let end_line = first_line + (line_starts.len() as u64 - 1);
+        let pos = |off: usize| -> (u64, u64) {
+            let i = match line_starts.binary_search(&off) {
+                Ok(i) => i,
+                Err(i) => i - 1,
+            };
+            (first_line + i as u64, (off - line_starts[i]) as u64 + 1)
+        };
+        // Clip long text around the first submatch.
+        let (mut lo, mut hi) = (0usize, bytes.len());
+        let mut clipped = false;
+        if bytes.len() > MAX_LINE_BYTES {
+            let anchor = subs.first().map(|s| s.0).unwrap_or(0);
+            lo = anchor.saturating_sub(MAX_LINE_BYTES / 3);
+            hi = (lo + MAX_LINE_BYTES).min(bytes.len());
+            while lo > 0 && (bytes[lo] & 0xC0) == 0x80 {
+                lo -= 1;
+            }
+            while hi < bytes.len() && (bytes[hi] & 0xC0) == 0x80 {
+                hi += 1;
+            }
+            clipped = true;
+        }
+        let submatches = subs
+            .iter()
+            .filter(|(s, e)| *s >= lo && *e <= hi)
+            .map(|&(s, e)| {
+                let (line, column) = pos(s);
+                Submatch {
+                    start: s - lo,
+                    end: e - lo,
+                    line,
+                    column,
+                }
+            })
+            .collect();
+        self.out.push(GrepMatch {
+            repo: self.repo.to_string(),
+            path: self.path.to_string(),
+            line: first_line,
+            end_line,
+            text: String::from_utf8_lossy(&bytes[lo..hi]).into_owned(),
+            clipped,
+            submatches,
+            before: std::mem::take(&mut self.pending_before),
+            after: Vec::new(),
+        });
+        Ok(true)
+    }
+
+    fn context(&mut self, _s: &Searcher, c: &SinkContext<'_>) -> Result<bool, Self::Error> {
+        let line = ContextLine {
+            line: c.line_number().unwrap_or(0),
+            text: clip_context(c.bytes()),
+        };
+        match c.kind() {
+            SinkContextKind::Before => self.pending_before.push(line),
+            SinkContextKind::After => {
+                if let Some(last) = self.out.last_mut() {
+                    last.after.push(line);
+                }
+            }
+            SinkContextKind::Other => {}
+        }
+        Ok(true)
+    }
+}
+
+/// One page of results.
+#[derive(Debug)]
+pub struct Page {
+    pub matches: Vec<GrepMatch>,
+    /// (global file index, match index in that file) to resume from.
+    pub next: Option<(u64, u64)>,
+    /// The time budget ran out before the scan finished.
+    pub partial: bool,
+    pub files_scanned: u64,
+}
+
+/// Files of the selected snapshots, in (repo, path) order.
+pub fn candidates<'a>(snaps: &[&'a Snapshot], c: &Compiled) -> Vec<(&'a str, &'a FileEntry)> {
+    snaps
+        .iter()
+        .flat_map(|s| s.files.iter().map(move |f| (s.repo(), f)))
+        .filter(|(_, f)| c.selects(f))
+        .collect()
+}
+
+/// Scan from `start` = (file index, match index) until `limit` matches or the budget is spent.
+pub fn scan(files: &[(&str, &FileEntry)], c: &Compiled, start: (u64, u64)) -> Page {
+    let began = Instant::now();
+    let limit = c.req.limit;
+    let mut out: Vec<GrepMatch> = Vec::new();
+    let mut fi = start.0 as usize;
+    let mut skip = start.1 as usize;
+    let mut scanned = 0u64;
+    const BATCH: usize = 256;
+    while fi < files.len() {
+        let end = (fi + BATCH).min(files.len());
+        let results: Vec<Vec<GrepMatch>> = files[fi..end]
+            .par_iter()
+            .map(|(repo, f)| c.search_file(repo, f))
+            .collect();
+        for (k, mut ms) in results.into_iter().enumerate() {
+            let idx = fi + k;
+            scanned += 1;
+            if skip > 0 {
+                ms.drain(..skip.min(ms.len()));
+                skip = 0;
+            }
+            let room = limit - out.len();
+            if ms.len() > room {
+                let taken = room;
+                let already = if idx as u64 == start.0 {
+                    start.1 as usize
+                } else {
+                    0
+                };
+                out.extend(ms.drain(..taken));
+                return Page {
+                    matches: out,
+                    next: Some((idx as u64, (already + taken) as u64)),
+                    partial: false,
+                    files_scanned: scanned,
+                };
+            }
+            out.extend(ms);
+            if out.len() == limit {
+                // Full page: more may follow in later files.
+                let more = files[idx + 1..]
+                    .iter()
+                    .any(|(repo, f)| !c.search_file(repo, f).is_empty());
+                return Page {
+                    matches: out,
+                    next: more.then_some(((idx + 1) as u64, 0)),
+                    partial: false,
+                    files_scanned: scanned,
+                };
+            }
+        }
+        fi = end;
+        if began.elapsed() > c.req.budget && fi < files.len() {
+            return Page {
+                matches: out,
+                next: Some((fi as u64, 0)),
+                partial: true,
+                files_scanned: scanned,
+            };
+        }
+    }
+    Page {
+        matches: out,
+        next: None,
+        partial: false,
+        files_scanned: scanned,
+    }
+}
+
+/// Matches per file over every candidate (for `count_only`).
+pub fn count(files: &[(&str, &FileEntry)], c: &Compiled) -> (Vec<(String, String, u64)>, bool) {
+    let began = Instant::now();
+    let mut out = Vec::new();
+    for part in files.chunks(512) {
+        let counts: Vec<u64> = part
+            .par_iter()
+            .map(|(repo, f)| c.search_file(repo, f).len() as u64)
+            .collect();
+        for ((repo, f), n) in part.iter().zip(counts) {
+            if n > 0 {
+                out.push((repo.to_string(), f.path.clone(), n));
+            }
+        }
+        if began.elapsed() > c.req.budget {
+            return (out, true);
+        }
+    }
+    (out, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, content: &str) -> FileEntry {
+        FileEntry {
+            path: path.into(),
+            language: "python".into(),
+            size: content.len() as u64,
+            is_test: false,
+            is_generated: false,
+            content: content.into(),
+        }
+    }
+
+    fn req(p: &str) -> GrepRequest {
+        GrepRequest {
+            pattern: p.into(),
+            limit: 100,
+            budget: Duration::from_secs(10),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn smart_case_word_and_submatches() {
+        let f = file("a.py", "Foo foo\nfood\nbar FOO\n");
+        let c = compile(&req("foo")).unwrap();
+        let m = c.search_file("r", &f);
+        assert_eq!(m.iter().map(|m| m.line).collect::<Vec<_>>(), vec![1, 2, 3]);
+        assert_eq!(m[0].submatches.len(), 2);
+        assert_eq!(
+            (m[2].submatches[0].column, m[2].submatches[0].start),
+            (5, 4)
+        );
+        let c = compile(&GrepRequest {
+            whole_word: true,
+            ..req("Foo")
+        })
+        .unwrap();
+        assert_eq!(c.search_file("r", &f).len(), 1);
+    }
+
+    #[test]
+    fn multiline_and_context() {
+        let f = file("a.py", "x\ndef f():\n    return 1\ny\nz\n");
+        let c = compile(&GrepRequest {
+            multiline: true,
+            ..req(r"def f\(\):\n\s+return")
+        })
+        .unwrap();
+        let m = c.search_file("r", &f);
+        assert_eq!((m[0].line, m[0].end_line), (2, 3));
+        let c = compile(&GrepRequest {
+            before: 1,
+            after: 2,
+            ..req("return")
+        })
+        .unwrap();
+        let m = c.search_file("r", &f);
+        assert_eq!(
+            m[0].before,
+            vec![ContextLine {
+                line: 2,
+                text: "def f():".into()
+            }]
+        );
+        assert_eq!(
+            m[0].after.iter().map(|c| c.line).collect::<Vec<_>>(),
+            vec![4, 5]
+        );
+        // A newline in a line-mode pattern is an error, as in rg.
+        assert_eq!(
+            compile(&req("a\\nb")).err().unwrap().code,
+            codes::INVALID_PATTERN
+        );
+    }
+
+    #[test]
+    fn globs_follow_rg() {
+        let c = compile(&GrepRequest {
+            globs: vec!["*.py".into(), "!tests/**".into()],
+            ..req("x")
+        })
+        .unwrap();
+        assert!(c.selects(&file("a/b.py", "")));
+        assert!(!c.selects(&file("a/b.go", "")));
+        assert!(!c.selects(&file("tests/t.py", "")));
+        let c = compile(&GrepRequest {
+            globs: vec!["!*.md".into()],
+            ..req("x")
+        })
+        .unwrap();
+        assert!(c.selects(&file("a/b.go", "")));
+        assert!(!c.selects(&file("README.md", "")));
+    }
+
+    #[test]
+    fn limit_validation_and_paging() {
+        assert_eq!(
+            compile(&GrepRequest {
+                limit: 1001,
+                ..req("x")
+            })
+            .err()
+            .unwrap()
+            .code,
+            codes::INVALID_ARGUMENT
+        );
+        assert_eq!(
+            compile(&req("")).err().unwrap().code,
+            codes::INVALID_ARGUMENT
+        );
+        let files: Vec<FileEntry> = (0..5)
+            .map(|i| file(&format!("f{i}.py"), "x\nx\nx\n"))
+            .collect();
+        let cands: Vec<(&str, &FileEntry)> = files.iter().map(|f| ("r", f)).collect();
+        let c = compile(&GrepRequest {
+            limit: 4,
+            ..req("x")
+        })
+        .unwrap();
+        let mut seen = Vec::new();
+        let mut pos = (0, 0);
+        loop {
+            let p = scan(&cands, &c, pos);
+            seen.extend(p.matches.iter().map(|m| (m.path.clone(), m.line)));
+            match p.next {
+                Some(n) => pos = n,
+                None => break,
+            }
+        }
+        assert_eq!(seen.len(), 15);
+        let mut dedup = seen.clone();
+        dedup.sort();
+        dedup.dedup();
+        assert_eq!(dedup.len(), 15, "every match exactly once");
+    }
+}

@@ -1,0 +1,14 @@
+//! code-index-mcp: a read-only server over code-index snapshots.
+//!
+//! [`snapshot`] finds, verifies and loads snapshots (content held in memory);
+//! [`grep`] is the ripgrep-exact scan over that content; [`cursor`] encodes
+//! stable pagination. The MCP surface comes on top of these.
+//!
+//! **Invariants:** never reads the source checkout, never writes a snapshot.
+
+pub mod cursor;
+pub mod error;
+pub mod grep;
+pub mod snapshot;
+
+pub use error::ToolError;

@@ -1,0 +1,227 @@
+//! Finding, verifying and loading snapshots. Every data file is checked
+//! against the manifest's size and sha256 and the schema version must match
+//! this server's; file contents are then held in memory for the scan.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use arrow_array::{Array, BooleanArray, Int64Array, StringArray};
+use code_index_schemas::{Manifest, MANIFEST_FILE, SCHEMA_VERSION};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use sha2::{Digest, Sha256};
+
+/// A loading failure, with what to do about it.
+#[derive(Debug)]
+pub struct LoadError {
+    pub message: String,
+    pub hint: String,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "error[E_SNAPSHOT_INVALID]: {}\n  hint: {}",
+            self.message, self.hint
+        )
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+fn err(message: impl Into<String>, hint: impl Into<String>) -> LoadError {
+    LoadError {
+        message: message.into(),
+        hint: hint.into(),
+    }
+}
+
+const REBUILD: &str =
+    "rebuild it with `code-indexer index <repo> --out <dir>` (or download it again)";
+
+/// One indexed file, in memory.
+#[derive(Debug)]
+pub struct FileEntry {
+    pub path: String,
+    pub language: String,
+    pub size: u64,
+    pub is_test: bool,
+    pub is_generated: bool,
+    pub content: String,
+}
+
+/// A loaded snapshot.
+#[derive(Debug)]
+pub struct Snapshot {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    /// Sorted by path.
+    pub files: Vec<FileEntry>,
+}
+
+impl Snapshot {
+    pub fn repo(&self) -> &str {
+        &self.manifest.repo
+    }
+    pub fn id(&self) -> &str {
+        &self.manifest.snapshot_id
+    }
+    pub fn content_bytes(&self) -> u64 {
+        self.files.iter().map(|f| f.content.len() as u64).sum()
+    }
+}
+
+/// Snapshot directories named by an `--index` argument: a snapshot itself,
+/// `<out>/<repo>/` (its `latest`), or `<out>/` holding several repos.
+pub fn discover(arg: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    if !arg.exists() {
+        return Err(err(
+            format!("--index {} does not exist", arg.display()),
+            "pass a snapshot directory, <out>/<repo>/ or <out>/ as written by code-indexer",
+        ));
+    }
+    if arg.join(MANIFEST_FILE).is_file() {
+        return Ok(vec![arg.to_path_buf()]);
+    }
+    if let Some(d) = latest_of(arg) {
+        return Ok(vec![d]);
+    }
+    let mut found = Vec::new();
+    let mut subdirs: Vec<PathBuf> = std::fs::read_dir(arg)
+        .map_err(|e| {
+            err(
+                format!("cannot read {}: {e}", arg.display()),
+                "check permissions",
+            )
+        })?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_dir()
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    subdirs.sort();
+    for d in subdirs {
+        if let Some(s) = latest_of(&d) {
+            found.push(s);
+        }
+    }
+    if found.is_empty() {
+        return Err(err(
+            format!("no snapshot found in {}", arg.display()),
+            "pass a directory with manifest.json, or <out>/<repo>/ holding a `latest` file (written by `code-indexer index`)",
+        ));
+    }
+    Ok(found)
+}
+
+fn latest_of(repo_dir: &Path) -> Option<PathBuf> {
+    let id = std::fs::read_to_string(repo_dir.join("latest")).ok()?;
+    let d = repo_dir.join(id.trim());
+    d.join(MANIFEST_FILE).is_file().then_some(d)
+}
+
+fn sha256_file(path: &Path) -> std::io::Result<(u64, String)> {
+    let mut f = File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut n = 0u64;
+    loop {
+        let k = f.read(&mut buf)?;
+        if k == 0 {
+            break;
+        }
+        h.update(&buf[..k]);
+        n += k as u64;
+    }
+    Ok((n, hex::encode(h.finalize())))
+}
+
+/// Read and verify a snapshot's manifest and data files.
+pub fn verify(dir: &Path) -> Result<Manifest, LoadError> {
+    let mp = dir.join(MANIFEST_FILE);
+    let text = std::fs::read_to_string(&mp)
+        .map_err(|e| err(format!("cannot read {}: {e}", mp.display()), REBUILD))?;
+    let manifest: Manifest = serde_json::from_str(&text)
+        .map_err(|e| err(format!("broken manifest {}: {e}", mp.display()), REBUILD))?;
+    if manifest.schema_version != SCHEMA_VERSION {
+        return Err(err(
+            format!(
+                "snapshot {} has schema version {}, this server reads version {SCHEMA_VERSION}",
+                dir.display(),
+                manifest.schema_version
+            ),
+            format!("{REBUILD} with code-indexer {}", env!("CARGO_PKG_VERSION")),
+        ));
+    }
+    for f in &manifest.files {
+        let p = dir.join(&f.name);
+        let (size, sha) = sha256_file(&p)
+            .map_err(|e| err(format!("cannot read {}: {e}", p.display()), REBUILD))?;
+        if size != f.bytes || sha != f.sha256 {
+            return Err(err(
+                format!("{} does not match its manifest (size or sha256 differ): the snapshot is damaged or was modified", p.display()),
+                REBUILD,
+            ));
+        }
+    }
+    Ok(manifest)
+}
+
+/// Verify and load a snapshot's files into memory.
+pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
+    let manifest = verify(dir)?;
+    let p = dir.join("files.parquet");
+    let file =
+        File::open(&p).map_err(|e| err(format!("cannot open {}: {e}", p.display()), REBUILD))?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.with_batch_size(8192).build())
+        .map_err(|e| err(format!("cannot read {}: {e}", p.display()), REBUILD))?;
+    let mut files = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| err(format!("cannot read {}: {e}", p.display()), REBUILD))?;
+        let s = |n: &str| {
+            batch
+                .column_by_name(n)
+                .and_then(|c| c.as_any().downcast_ref::<StringArray>().cloned())
+        };
+        let (Some(path), Some(lang), Some(content)) = (s("path"), s("language"), s("content"))
+        else {
+            return Err(err(
+                format!("{} lacks path/language/content columns", p.display()),
+                REBUILD,
+            ));
+        };
+        let size = batch
+            .column_by_name("size_bytes")
+            .and_then(|c| c.as_any().downcast_ref::<Int64Array>().cloned());
+        let b = |n: &str| {
+            batch
+                .column_by_name(n)
+                .and_then(|c| c.as_any().downcast_ref::<BooleanArray>().cloned())
+        };
+        let (is_test, is_gen) = (b("is_test"), b("is_generated"));
+        for i in 0..batch.num_rows() {
+            files.push(FileEntry {
+                path: path.value(i).to_string(),
+                language: lang.value(i).to_string(),
+                size: size.as_ref().map(|a| a.value(i) as u64).unwrap_or(0),
+                is_test: is_test
+                    .as_ref()
+                    .is_some_and(|a| !a.is_null(i) && a.value(i)),
+                is_generated: is_gen.as_ref().is_some_and(|a| !a.is_null(i) && a.value(i)),
+                content: content.value(i).to_string(),
+            });
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Snapshot {
+        dir: dir.to_path_buf(),
+        manifest,
+        files,
+    })
+}
