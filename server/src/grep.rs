@@ -357,6 +357,8 @@ impl Sink for &mut Collect<'_> {
 #[derive(Debug)]
 pub struct Page {
     pub matches: Vec<GrepMatch>,
+    /// Position of each match: (global file index, match index in that file).
+    pub positions: Vec<(u64, u64)>,
     /// (global file index, match index in that file) to resume from.
     pub next: Option<(u64, u64)>,
     /// The time budget ran out before the scan finished.
@@ -378,69 +380,59 @@ pub fn scan(files: &[(&str, &FileEntry)], c: &Compiled, start: (u64, u64)) -> Pa
     let began = Instant::now();
     let limit = c.req.limit;
     let mut out: Vec<GrepMatch> = Vec::new();
+    let mut positions: Vec<(u64, u64)> = Vec::new();
     let mut fi = start.0 as usize;
-    let mut skip = start.1 as usize;
     let mut scanned = 0u64;
     const BATCH: usize = 256;
+    let page = |out, positions, next, partial, scanned| Page {
+        matches: out,
+        positions,
+        next,
+        partial,
+        files_scanned: scanned,
+    };
     while fi < files.len() {
         let end = (fi + BATCH).min(files.len());
         let results: Vec<Vec<GrepMatch>> = files[fi..end]
             .par_iter()
             .map(|(repo, f)| c.search_file(repo, f))
             .collect();
-        for (k, mut ms) in results.into_iter().enumerate() {
+        for (k, ms) in results.into_iter().enumerate() {
             let idx = fi + k;
             scanned += 1;
-            if skip > 0 {
-                ms.drain(..skip.min(ms.len()));
-                skip = 0;
+            // Resume inside the first file at the cursor's match index.
+            let first = if idx as u64 == start.0 {
+                start.1 as usize
+            } else {
+                0
+            };
+            for (j, m) in ms.into_iter().enumerate().skip(first) {
+                if out.len() == limit {
+                    return page(out, positions, Some((idx as u64, j as u64)), false, scanned);
+                }
+                out.push(m);
+                positions.push((idx as u64, j as u64));
             }
-            let room = limit - out.len();
-            if ms.len() > room {
-                let taken = room;
-                let already = if idx as u64 == start.0 {
-                    start.1 as usize
-                } else {
-                    0
-                };
-                out.extend(ms.drain(..taken));
-                return Page {
-                    matches: out,
-                    next: Some((idx as u64, (already + taken) as u64)),
-                    partial: false,
-                    files_scanned: scanned,
-                };
-            }
-            out.extend(ms);
             if out.len() == limit {
-                // Full page: more may follow in later files.
+                // Full page: is there anything after it?
                 let more = files[idx + 1..]
-                    .iter()
+                    .par_iter()
                     .any(|(repo, f)| !c.search_file(repo, f).is_empty());
-                return Page {
-                    matches: out,
-                    next: more.then_some(((idx + 1) as u64, 0)),
-                    partial: false,
-                    files_scanned: scanned,
-                };
+                return page(
+                    out,
+                    positions,
+                    more.then_some(((idx + 1) as u64, 0)),
+                    false,
+                    scanned,
+                );
             }
         }
         fi = end;
         if began.elapsed() > c.req.budget && fi < files.len() {
-            return Page {
-                matches: out,
-                next: Some((fi as u64, 0)),
-                partial: true,
-                files_scanned: scanned,
-            };
+            return page(out, positions, Some((fi as u64, 0)), true, scanned);
         }
     }
-    Page {
-        matches: out,
-        next: None,
-        partial: false,
-        files_scanned: scanned,
-    }
+    page(out, positions, None, false, scanned)
 }
 
 /// Matches per file over every candidate (for `count_only`).

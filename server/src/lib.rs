@@ -10,5 +10,6 @@ pub mod cursor;
 pub mod error;
 pub mod grep;
 pub mod snapshot;
+pub mod tools;
 
 pub use error::ToolError;

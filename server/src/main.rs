@@ -1,6 +1,6 @@
-//! `code-index-mcp`: thin CLI over the server library. The MCP stdio
-//! surface (`serve`) is being built; `grep` runs the same scan from the
-//! command line (used by the ripgrep parity tests).
+//! `code-index-mcp`: thin CLI over the server library: `serve` (MCP over
+//! stdio) and `grep` (the same scan from the command line, used by the
+//! ripgrep parity tests). stdout is the protocol: logs go to stderr.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use code_index_server::grep::{self, GrepRequest};
-use code_index_server::{cursor, snapshot};
+use code_index_server::{cursor, snapshot, tools};
 
 #[derive(Parser)]
 #[command(
@@ -23,6 +23,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Serve MCP over stdio (read-only): load and verify the snapshots, then answer tools.
+    Serve {
+        /// Snapshot dir, <out>/<repo>/ or <out>/ (repeatable).
+        #[arg(long, required = true)]
+        index: Vec<PathBuf>,
+    },
     /// Regex search over snapshot content, with ripgrep's semantics; prints JSON.
     Grep {
         /// Snapshot dir, <out>/<repo>/ or <out>/ (repeatable).
@@ -77,8 +83,49 @@ fn main() -> ExitCode {
     }
 }
 
+fn load_all(index: &[PathBuf]) -> Result<Vec<snapshot::Snapshot>, Box<dyn std::error::Error>> {
+    let mut snaps = Vec::new();
+    for i in index {
+        let i = i.canonicalize().unwrap_or_else(|_| i.clone());
+        for d in snapshot::discover(&i)? {
+            snaps.push(snapshot::load(&d)?);
+        }
+    }
+    snaps.sort_by(|a, b| a.repo().cmp(b.repo()));
+    Ok(snaps)
+}
+
+fn serve(index: &[PathBuf]) -> Result<(), Box<dyn std::error::Error>> {
+    use rmcp::ServiceExt;
+    let started = std::time::Instant::now();
+    let snaps = load_all(index)?;
+    eprintln!(
+        "code-index-mcp {}: {} snapshot(s) loaded in {:.2}s: {}",
+        env!("CARGO_PKG_VERSION"),
+        snaps.len(),
+        started.elapsed().as_secs_f64(),
+        snaps
+            .iter()
+            .map(|s| format!("{}@{}", s.repo(), s.id()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let state = std::sync::Arc::new(tools::State { snaps, started });
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let running = tools::Server::new(state)
+            .serve(rmcp::transport::stdio())
+            .await?;
+        running.waiting().await?;
+        Ok::<(), Box<dyn std::error::Error>>(())
+    })
+}
+
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     match cli.cmd {
+        Cmd::Serve { index } => serve(&index),
         Cmd::Grep {
             index,
             pattern,
@@ -96,12 +143,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             max_count,
             limit,
         } => {
-            let mut snaps = Vec::new();
-            for i in &index {
-                for d in snapshot::discover(i)? {
-                    snaps.push(snapshot::load(&d)?);
-                }
-            }
+            let snaps = load_all(&index)?;
             let req = GrepRequest {
                 pattern,
                 fixed_string,

@@ -1,0 +1,837 @@
+//! The MCP surface (rmcp, stdio). Every tool is read-only, returns
+//! `structuredContent` (with an `outputSchema`) plus a compact text
+//! rendering, and reports errors as results with `isError` and a body
+//! `{code, message, hint}` the model can act on.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::schema_for_output;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::cursor;
+use crate::error::{codes, ToolError};
+use crate::grep::{self, GrepMatch, GrepRequest};
+use crate::snapshot::Snapshot;
+
+/// Bytes of rendered results per response (~6k tokens at ~4 bytes a token).
+pub const RESPONSE_BUDGET_BYTES: usize = 24_000;
+/// Bytes of structured content per response (the JSON the client may also show the model).
+pub const STRUCTURED_BUDGET_BYTES: usize = 40_000;
+/// Default scan budget.
+pub const SCAN_BUDGET: Duration = Duration::from_secs(10);
+
+/// Loaded snapshots and server facts.
+pub struct State {
+    pub snaps: Vec<Snapshot>,
+    pub started: Instant,
+}
+
+impl State {
+    /// Snapshots selected by a `repo` argument (None or "all" = every one).
+    fn select(&self, repo: Option<&str>) -> Result<Vec<&Snapshot>, ToolError> {
+        match repo {
+            None | Some("") | Some("all") => Ok(self.snaps.iter().collect()),
+            Some(r) => {
+                let v: Vec<&Snapshot> = self.snaps.iter().filter(|s| s.repo() == r).collect();
+                if v.is_empty() {
+                    let known: Vec<&str> = self.snaps.iter().map(|s| s.repo()).collect();
+                    return Err(ToolError::new(
+                        codes::UNKNOWN_REPO,
+                        format!("repo {r:?} is not loaded"),
+                        format!("use one of: {} (or omit repo for all)", known.join(", ")),
+                    ));
+                }
+                Ok(v)
+            }
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct Server {
+    tool_router: ToolRouter<Self>,
+    st: Arc<State>,
+}
+
+/// A string or a list of strings.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GrepArgs {
+    /// Regex (Rust syntax, as ripgrep) or, with fixed_string, a literal. Inline flags work: (?i), (?-s).
+    pub pattern: String,
+    /// Treat the pattern as a literal string (rg -F).
+    #[serde(default)]
+    pub fixed_string: Option<bool>,
+    /// true = case-sensitive, false = insensitive; absent = smart case (insensitive unless the pattern has an uppercase letter).
+    #[serde(default)]
+    pub case_sensitive: Option<bool>,
+    /// Match whole words only (rg -w).
+    #[serde(default)]
+    pub whole_word: Option<bool>,
+    /// Patterns may span lines and `.` matches newline (rg -U --multiline-dotall).
+    #[serde(default)]
+    pub multiline: Option<bool>,
+    /// rg glob or list of globs; a leading `!` excludes (e.g. "*.py", ["src/**", "!*_test.go"]).
+    #[serde(default)]
+    pub glob: Option<OneOrMany>,
+    /// Only search this repo-relative sub-directory or file.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Repository name (see list_repos); omit for all loaded repos.
+    #[serde(default)]
+    pub repo: Option<String>,
+    /// Language id: python, javascript, typescript, tsx, rust, go, java, c, cpp, markdown, text.
+    #[serde(default)]
+    pub lang: Option<String>,
+    /// Lines of context before and after each match (rg -C).
+    #[serde(default)]
+    pub context_lines: Option<u32>,
+    /// Lines of context before each match (rg -B); overrides context_lines.
+    #[serde(default)]
+    pub before: Option<u32>,
+    /// Lines of context after each match (rg -A); overrides context_lines.
+    #[serde(default)]
+    pub after: Option<u32>,
+    /// At most this many matches per file (rg -m).
+    #[serde(default)]
+    pub max_count: Option<u64>,
+    /// Matches per page, 1..=1000 (default 50). Larger is an INVALID_ARGUMENT.
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// next_cursor of the previous page.
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// Return match counts per file instead of matches.
+    #[serde(default)]
+    pub count_only: Option<bool>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileCount {
+    pub repo: String,
+    pub path: String,
+    pub count: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct GrepOut {
+    /// Matches in (repo, path, line) order; context lines are nested in their match.
+    pub matches: Vec<GrepMatchOut>,
+    /// With count_only: matches per file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts: Option<Vec<FileCount>>,
+    pub returned: u64,
+    pub has_more: bool,
+    /// Pass as `cursor` for the next page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// The scan budget ran out: results are incomplete; narrow the query (path, glob, lang).
+    pub partial: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SubmatchOut {
+    pub start: u64,
+    pub end: u64,
+    pub line: u64,
+    pub column: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContextOut {
+    pub line: u64,
+    pub text: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct GrepMatchOut {
+    pub repo: String,
+    pub path: String,
+    pub line: u64,
+    pub end_line: u64,
+    pub text: String,
+    pub clipped: bool,
+    pub submatches: Vec<SubmatchOut>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub before: Vec<ContextOut>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<ContextOut>,
+}
+
+impl From<GrepMatch> for GrepMatchOut {
+    fn from(m: GrepMatch) -> Self {
+        GrepMatchOut {
+            repo: m.repo,
+            path: m.path,
+            line: m.line,
+            end_line: m.end_line,
+            text: m.text,
+            clipped: m.clipped,
+            submatches: m
+                .submatches
+                .into_iter()
+                .map(|s| SubmatchOut {
+                    start: s.start as u64,
+                    end: s.end as u64,
+                    line: s.line,
+                    column: s.column,
+                })
+                .collect(),
+            before: m
+                .before
+                .into_iter()
+                .map(|c| ContextOut {
+                    line: c.line,
+                    text: c.text,
+                })
+                .collect(),
+            after: m
+                .after
+                .into_iter()
+                .map(|c| ContextOut {
+                    line: c.line,
+                    text: c.text,
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchFilesArgs {
+    /// Glob over repo-relative paths (e.g. "**/models/*.py"), or a regex with regex: true.
+    pub pattern: String,
+    #[serde(default)]
+    pub regex: Option<bool>,
+    #[serde(default)]
+    pub repo: Option<String>,
+    #[serde(default)]
+    pub lang: Option<String>,
+    /// 1..=1000, default 100.
+    #[serde(default)]
+    pub limit: Option<u32>,
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileOut {
+    pub repo: String,
+    pub path: String,
+    pub language: String,
+    pub size_bytes: u64,
+    pub is_test: bool,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchFilesOut {
+    pub files: Vec<FileOut>,
+    pub total_count: u64,
+    pub has_more: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadFileArgs {
+    /// Repo-relative path.
+    pub path: String,
+    /// First line, 1-based (default 1).
+    #[serde(default)]
+    pub start_line: Option<u64>,
+    /// Last line, inclusive (default: start_line + 399, capped by the response budget).
+    #[serde(default)]
+    pub end_line: Option<u64>,
+    #[serde(default)]
+    pub repo: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReadFileOut {
+    pub repo: String,
+    pub path: String,
+    pub line: u64,
+    pub end_line: u64,
+    pub total_lines: u64,
+    /// More lines follow end_line: call again with start_line = end_line + 1.
+    pub truncated: bool,
+    pub content: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NoArgs {}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RepoOut {
+    pub repo: String,
+    pub snapshot_id: String,
+    pub commit: Option<String>,
+    pub branch: Option<String>,
+    pub files: u64,
+    pub content_bytes: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ListReposOut {
+    pub repos: Vec<RepoOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TableRows {
+    pub table: String,
+    pub rows: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SnapshotHealth {
+    pub repo: String,
+    pub snapshot_id: String,
+    pub commit: Option<String>,
+    pub schema_version: u32,
+    pub tables: Vec<TableRows>,
+    /// Unknown (null): the server never reads the source checkout.
+    pub behind_head: Option<bool>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HealthOut {
+    pub status: String,
+    pub server_version: String,
+    pub uptime_seconds: f64,
+    pub snapshots: Vec<SnapshotHealth>,
+}
+
+fn ok<T: Serialize>(out: &T, text: String) -> Result<CallToolResult, ErrorData> {
+    let v =
+        serde_json::to_value(out).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    let mut r = CallToolResult::structured(v);
+    r.content = vec![ContentBlock::text(text)];
+    Ok(r)
+}
+
+fn fail(e: ToolError) -> Result<CallToolResult, ErrorData> {
+    let text = e.to_string();
+    let mut r = CallToolResult::structured_error(
+        serde_json::json!({"code": e.code, "message": e.message, "hint": e.hint}),
+    );
+    r.content = vec![ContentBlock::text(text)];
+    Ok(r)
+}
+
+fn limit_of(v: Option<u32>, default: u32) -> Result<usize, ToolError> {
+    let l = v.unwrap_or(default);
+    if l == 0 || l as usize > grep::MAX_LIMIT {
+        return Err(ToolError::invalid_argument(
+            format!("limit {l} is out of range"),
+            format!("use 1..={} and page with next_cursor", grep::MAX_LIMIT),
+        ));
+    }
+    Ok(l as usize)
+}
+
+impl Server {
+    pub fn new(st: Arc<State>) -> Server {
+        Server {
+            tool_router: Self::tool_router(),
+            st,
+        }
+    }
+
+    fn grep_impl(&self, a: GrepArgs) -> Result<(GrepOut, String), ToolError> {
+        let snaps = self.st.select(a.repo.as_deref())?;
+        let ctx = a.context_lines.unwrap_or(0) as usize;
+        let req = GrepRequest {
+            pattern: a.pattern,
+            fixed_string: a.fixed_string.unwrap_or(false),
+            case_sensitive: a.case_sensitive,
+            whole_word: a.whole_word.unwrap_or(false),
+            multiline: a.multiline.unwrap_or(false),
+            globs: a.glob.map(OneOrMany::into_vec).unwrap_or_default(),
+            path: a.path,
+            lang: a.lang,
+            before: a.before.map(|b| b as usize).unwrap_or(ctx),
+            after: a.after.map(|b| b as usize).unwrap_or(ctx),
+            max_count: a.max_count,
+            limit: limit_of(a.limit, 50)?,
+            budget: SCAN_BUDGET,
+        };
+        let compiled = grep::compile(&req)?;
+        let files = grep::candidates(&snaps, &compiled);
+        let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
+        if a.count_only.unwrap_or(false) {
+            let (counts, partial) = grep::count(&files, &compiled);
+            let total: u64 = counts.iter().map(|c| c.2).sum();
+            let mut text = format!(
+                "{total} matches in {} files{}\n",
+                counts.len(),
+                if partial {
+                    " (partial: time budget spent)"
+                } else {
+                    ""
+                }
+            );
+            let mut out_counts = Vec::new();
+            for (repo, path, n) in counts {
+                if text.len() < RESPONSE_BUDGET_BYTES {
+                    text.push_str(&format!("{path}: {n}\n"));
+                }
+                out_counts.push(FileCount {
+                    repo,
+                    path,
+                    count: n,
+                });
+            }
+            let n = out_counts.len() as u64;
+            return Ok((
+                GrepOut {
+                    matches: Vec::new(),
+                    counts: Some(out_counts),
+                    returned: n,
+                    has_more: false,
+                    next_cursor: None,
+                    partial,
+                    hint: partial.then(|| "narrow the search with path, glob or lang".to_string()),
+                },
+                text,
+            ));
+        }
+        let fp = cursor::fingerprint("grep", &req.normalized(), &ids);
+        let start = match &a.cursor {
+            Some(c) => {
+                let p = cursor::decode(c, &fp)?;
+                if p.len() != 2 {
+                    return Err(ToolError::new(
+                        codes::INVALID_CURSOR,
+                        "invalid cursor",
+                        "drop `cursor` to start over",
+                    ));
+                }
+                (p[0], p[1])
+            }
+            None => (0, 0),
+        };
+        let page = grep::scan(&files, &compiled, start);
+        // Cut the page where the rendering exceeds the response budget.
+        let mut text = String::new();
+        let mut out = Vec::new();
+        let mut json_bytes = 0usize;
+        let mut next = page.next;
+        for (m, pos) in page.matches.into_iter().zip(page.positions) {
+            let mut piece = String::new();
+            for c in &m.before {
+                piece.push_str(&format!("{}-{}- {}\n", m.path, c.line, c.text));
+            }
+            piece.push_str(&format!("{}:{}: {}\n", m.path, m.line, m.text));
+            for c in &m.after {
+                piece.push_str(&format!("{}-{}- {}\n", m.path, c.line, c.text));
+            }
+            let mo = GrepMatchOut::from(m);
+            let json_len = serde_json::to_string(&mo).map(|s| s.len()).unwrap_or(0);
+            if !out.is_empty()
+                && (text.len() + piece.len() > RESPONSE_BUDGET_BYTES
+                    || json_bytes + json_len > STRUCTURED_BUDGET_BYTES)
+            {
+                next = Some(pos);
+                break;
+            }
+            json_bytes += json_len;
+            text.push_str(&piece);
+            out.push(mo);
+        }
+        let next_cursor = next.map(|n| cursor::encode(&fp, &[n.0, n.1]));
+        let hint = if out.is_empty() && !page.partial {
+            Some(empty_hint(&req))
+        } else if page.partial {
+            Some("the 10 s scan budget ran out: narrow with path, glob or lang, or continue with next_cursor".to_string())
+        } else {
+            None
+        };
+        if out.is_empty() {
+            text.push_str(&format!(
+                "no matches. {}\n",
+                hint.clone().unwrap_or_default()
+            ));
+        } else if next_cursor.is_some() {
+            text.push_str("… more: pass next_cursor\n");
+        }
+        Ok((
+            GrepOut {
+                returned: out.len() as u64,
+                matches: out,
+                counts: None,
+                has_more: next_cursor.is_some(),
+                next_cursor,
+                partial: page.partial,
+                hint,
+            },
+            text,
+        ))
+    }
+
+    fn search_files_impl(&self, a: SearchFilesArgs) -> Result<(SearchFilesOut, String), ToolError> {
+        let snaps = self.st.select(a.repo.as_deref())?;
+        let limit = limit_of(a.limit, 100)?;
+        let matcher: Box<dyn Fn(&str) -> bool> = if a.regex.unwrap_or(false) {
+            let re = regex::Regex::new(&a.pattern).map_err(|e| {
+                ToolError::new(
+                    codes::INVALID_PATTERN,
+                    format!("invalid regex: {e}"),
+                    "fix the regex, or pass a glob without regex: true",
+                )
+            })?;
+            Box::new(move |p| re.is_match(p))
+        } else {
+            let mut ob = ignore::overrides::OverrideBuilder::new("");
+            ob.add(&a.pattern).map_err(|e| {
+                ToolError::new(
+                    codes::INVALID_PATTERN,
+                    format!("invalid glob: {e}"),
+                    "use glob syntax like \"**/*.py\" or \"src/**/test_*\"",
+                )
+            })?;
+            let ov = ob.build().map_err(|e| {
+                ToolError::new(
+                    codes::INVALID_PATTERN,
+                    format!("invalid glob: {e}"),
+                    "use glob syntax",
+                )
+            })?;
+            Box::new(move |p| ov.matched(p, false).is_whitelist())
+        };
+        let all: Vec<FileOut> = snaps
+            .iter()
+            .flat_map(|s| s.files.iter().map(move |f| (s.repo(), f)))
+            .filter(|(_, f)| a.lang.as_ref().is_none_or(|l| &f.language == l) && matcher(&f.path))
+            .map(|(r, f)| FileOut {
+                repo: r.to_string(),
+                path: f.path.clone(),
+                language: f.language.clone(),
+                size_bytes: f.size,
+                is_test: f.is_test,
+            })
+            .collect();
+        let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
+        let fp = cursor::fingerprint(
+            "search_files",
+            &format!("{:?} {:?} {:?}", a.pattern, a.regex, a.lang),
+            &ids,
+        );
+        let start = match &a.cursor {
+            Some(c) => cursor::decode(c, &fp)?.first().copied().unwrap_or(0) as usize,
+            None => 0,
+        };
+        let total = all.len();
+        let page: Vec<FileOut> = all.into_iter().skip(start).take(limit).collect();
+        let end = start + page.len();
+        let next_cursor = (end < total).then(|| cursor::encode(&fp, &[end as u64]));
+        let mut text = format!("{total} files match\n");
+        for f in &page {
+            text.push_str(&format!(
+                "{} ({}, {} bytes)\n",
+                f.path, f.language, f.size_bytes
+            ));
+        }
+        Ok((
+            SearchFilesOut {
+                files: page,
+                total_count: total as u64,
+                has_more: next_cursor.is_some(),
+                next_cursor,
+            },
+            text,
+        ))
+    }
+
+    fn read_file_impl(&self, a: ReadFileArgs) -> Result<(ReadFileOut, String), ToolError> {
+        let snaps = self.st.select(a.repo.as_deref())?;
+        let path = a.path.trim_start_matches("./").trim_start_matches('/');
+        let Some((repo, f)) = snaps.iter().find_map(|s| {
+            s.files
+                .binary_search_by(|f| f.path.as_str().cmp(path))
+                .ok()
+                .map(|i| (s.repo(), &s.files[i]))
+        }) else {
+            let base = path.rsplit('/').next().unwrap_or(path);
+            let similar: Vec<&str> = snaps
+                .iter()
+                .flat_map(|s| s.files.iter())
+                .filter(|f| f.path.ends_with(base))
+                .take(5)
+                .map(|f| f.path.as_str())
+                .collect();
+            return Err(ToolError::new(
+                codes::NOT_FOUND,
+                format!("no file {path:?} in the loaded snapshots"),
+                if similar.is_empty() {
+                    "paths are repo-relative; find them with search_files".to_string()
+                } else {
+                    format!("did you mean: {}", similar.join(", "))
+                },
+            ));
+        };
+        let lines: Vec<&str> = f.content.split_inclusive('\n').collect();
+        let total = lines.len() as u64;
+        let start = a.start_line.unwrap_or(1).max(1);
+        if start > total.max(1) {
+            return Err(ToolError::invalid_argument(
+                format!("start_line {start} is past the end ({total} lines)"),
+                format!("use 1..={total}"),
+            ));
+        }
+        let want_end = a.end_line.unwrap_or(start + 399).min(total).max(start);
+        let mut content = String::new();
+        let mut end = start - 1;
+        for l in &lines[(start - 1) as usize..want_end as usize] {
+            if !content.is_empty() && content.len() + l.len() > RESPONSE_BUDGET_BYTES {
+                break;
+            }
+            content.push_str(l);
+            end += 1;
+        }
+        let out = ReadFileOut {
+            repo: repo.to_string(),
+            path: f.path.clone(),
+            line: start,
+            end_line: end,
+            total_lines: total,
+            truncated: end < total,
+            content: content.clone(),
+        };
+        let text = format!("{}:{}-{} of {}\n{}", f.path, start, end, total, content);
+        Ok((out, text))
+    }
+
+    fn repos(&self) -> ListReposOut {
+        ListReposOut {
+            repos: self
+                .st
+                .snaps
+                .iter()
+                .map(|s| RepoOut {
+                    repo: s.repo().to_string(),
+                    snapshot_id: s.id().to_string(),
+                    commit: s.manifest.git.commit.clone(),
+                    branch: s.manifest.git.branch.clone(),
+                    files: s.files.len() as u64,
+                    content_bytes: s.content_bytes(),
+                })
+                .collect(),
+        }
+    }
+
+    pub fn health_report(&self) -> HealthOut {
+        HealthOut {
+            status: "ok".into(),
+            server_version: env!("CARGO_PKG_VERSION").into(),
+            uptime_seconds: self.st.started.elapsed().as_secs_f64(),
+            snapshots: self
+                .st
+                .snaps
+                .iter()
+                .map(|s| SnapshotHealth {
+                    repo: s.repo().to_string(),
+                    snapshot_id: s.id().to_string(),
+                    commit: s.manifest.git.commit.clone(),
+                    schema_version: s.manifest.schema_version,
+                    tables: s
+                        .manifest
+                        .files
+                        .iter()
+                        .map(|f| TableRows {
+                            table: f.name.trim_end_matches(".parquet").to_string(),
+                            rows: f.rows,
+                        })
+                        .collect(),
+                    behind_head: None,
+                })
+                .collect(),
+        }
+    }
+}
+
+fn empty_hint(req: &GrepRequest) -> String {
+    let mut tips = Vec::new();
+    if req.case_sensitive == Some(true) || req.pattern.chars().any(|c| c.is_uppercase()) {
+        tips.push("try case_sensitive: false");
+    }
+    if req.whole_word {
+        tips.push("drop whole_word");
+    }
+    if req.path.is_some() || !req.globs.is_empty() || req.lang.is_some() {
+        tips.push("widen path/glob/lang");
+    }
+    if !req.fixed_string && req.pattern.chars().any(|c| "()[]{}.*+?|\\^$".contains(c)) {
+        tips.push("if you meant the text literally, pass fixed_string: true");
+    }
+    if tips.is_empty() {
+        tips.push("try a shorter or more general pattern, or search_files for file names");
+    }
+    format!("No matches; {}.", tips.join("; "))
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ErrorData> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
+#[tool_router]
+impl Server {
+    /// Regex search over file contents with ripgrep's exact semantics (same matches as `rg` with the same flags).
+    /// Returns matches with 1-based line/end_line, the matched text and submatch spans; context lines are nested in their match.
+    /// Examples: {"pattern": "def get_or_create", "glob": "*.py"};
+    /// a function with its body: {"pattern": "def save\\(self[^)]*\\):\\n(\\s+.*\\n)+?\\s+return", "multiline": true};
+    /// a docstring: {"pattern": "\"\"\"[^\"]*transaction[^\"]*\"\"\"", "multiline": true};
+    /// literal text: {"pattern": "a.b(c)", "fixed_string": true}.
+    /// To find where a function or class is defined, prefer search_symbols; use grep for text and usages.
+    /// Large result sets: use count_only, or page with next_cursor.
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<GrepOut>())]
+    async fn grep(&self, Parameters(a): Parameters<GrepArgs>) -> Result<CallToolResult, ErrorData> {
+        let this = self.clone();
+        match blocking(move || this.grep_impl(a)).await? {
+            Ok((out, text)) => ok(&out, text),
+            Err(e) => fail(e),
+        }
+    }
+
+    /// Find files by path: a glob like "**/models/*.py" (or a regex with regex: true). Returns paths with language and size, no content.
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<SearchFilesOut>())]
+    async fn search_files(
+        &self,
+        Parameters(a): Parameters<SearchFilesArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let this = self.clone();
+        match blocking(move || this.search_files_impl(a)).await? {
+            Ok((out, text)) => ok(&out, text),
+            Err(e) => fail(e),
+        }
+    }
+
+    /// Read lines of a file from the snapshot (never from disk): {"path": "src/app.py", "start_line": 120, "end_line": 180}.
+    /// Output is capped (about 400 lines / 24 KB); truncated: true means call again from end_line + 1.
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<ReadFileOut>())]
+    async fn read_file(
+        &self,
+        Parameters(a): Parameters<ReadFileArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let this = self.clone();
+        match blocking(move || this.read_file_impl(a)).await? {
+            Ok((out, text)) => ok(&out, text),
+            Err(e) => fail(e),
+        }
+    }
+
+    /// The loaded repositories with their snapshot id, commit and size.
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<ListReposOut>())]
+    async fn list_repos(
+        &self,
+        Parameters(_a): Parameters<NoArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let out = self.repos();
+        let text = out
+            .repos
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {} commit {} ({} files)",
+                    r.repo,
+                    r.snapshot_id,
+                    r.commit.as_deref().unwrap_or("-"),
+                    r.files
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        ok(&out, text)
+    }
+
+    /// Server status, version, uptime, and each snapshot's repo, commit, schema version and row counts.
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<HealthOut>())]
+    async fn health(
+        &self,
+        Parameters(_a): Parameters<NoArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let out = self.health_report();
+        let text = format!(
+            "{} v{} up {:.0}s, {} snapshot(s)",
+            out.status,
+            out.server_version,
+            out.uptime_seconds,
+            out.snapshots.len()
+        );
+        ok(&out, text)
+    }
+}
+
+pub const HEALTH_URI: &str = "codeindex://health";
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
+            .with_server_info(Implementation::new("code-index-mcp", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Read-only code search over indexed snapshots. grep = ripgrep-exact regex search; search_files = find paths; \
+                 read_file = read lines; list_repos / health = what is loaded. Paths are repo-relative.",
+            )
+    }
+
+    async fn list_resources(
+        &self,
+        _r: Option<PaginatedRequestParams>,
+        _c: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(vec![Resource::new(
+            HEALTH_URI, "health",
+        )
+        .with_description("Server and snapshot health (JSON)")
+        .with_mime_type("application/json")]))
+    }
+
+    async fn read_resource(
+        &self,
+        req: ReadResourceRequestParams,
+        _c: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if req.uri == HEALTH_URI {
+            let body = serde_json::to_string_pretty(&self.health_report())
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            return Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                body,
+                req.uri.clone(),
+            )
+            .with_mime_type("application/json")])
+            .into());
+        }
+        Err(ErrorData::resource_not_found(
+            format!("unknown resource {}; known: {HEALTH_URI}", req.uri),
+            None,
+        ))
+    }
+}

@@ -1,0 +1,219 @@
+"""code-index-mcp driven by the official Python `mcp` SDK over stdio, on a
+real django snapshot: tool listing with schemas, every tool, paging through
+cursors, coded errors, the response budget, and refusal of damaged snapshots.
+Answers are checked against ripgrep and the corpus itself."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+pytestmark = pytest.mark.corpus
+
+TOOLS = {"grep", "search_files", "read_file", "list_repos", "health"}
+
+
+@pytest.fixture(scope="session")
+def server_bin(indexer) -> Path:
+    p = indexer.parent / "code-index-mcp"
+    assert p.is_file(), f"{p} missing: build the workspace"
+    return p
+
+
+@pytest.fixture(scope="session")
+def django(snapshots):
+    return snapshots("django")
+
+
+def session_run(server_bin: Path, index: Path, body):
+    """Run `body(session)` against a fresh server process."""
+
+    async def main():
+        params = StdioServerParameters(command=str(server_bin), args=["serve", "--index", str(index)])
+        async with stdio_client(params) as (r, w):
+            async with ClientSession(r, w) as s:
+                init = await s.initialize()
+                return await body(s, init)
+
+    return asyncio.run(main())
+
+
+def rg_lines(root: Path, *args) -> set[tuple[str, int]]:
+    p = subprocess.run(["rg", "-n", "--no-heading", "--max-filesize", "1048576", *args], cwd=root, capture_output=True, text=True)
+    assert p.returncode in (0, 1), p.stderr
+    out = set()
+    for line in p.stdout.splitlines():
+        path, ln, _ = line.split(":", 2)
+        out.add((path.removeprefix("./"), int(ln)))
+    return out
+
+
+def test_tools_listed_with_schemas(server_bin, django):
+    async def body(s, init):
+        tools = (await s.list_tools()).tools
+        return init, tools
+
+    init, tools = session_run(server_bin, django.dir, body)
+    assert init.server_info.name == "code-index-mcp"
+    assert init.capabilities.resources is not None
+    by_name = {t.name: t for t in tools}
+    assert TOOLS <= set(by_name), sorted(by_name)
+    for name in TOOLS:
+        t = by_name[name]
+        assert t.input_schema.get("type") == "object", name
+        assert t.output_schema and t.output_schema.get("type") == "object", name
+        assert t.annotations and t.annotations.read_only_hint is True, name
+        assert t.description and len(t.description) > 20, name
+    grep = by_name["grep"]
+    props = grep.input_schema["properties"]
+    for p in ["pattern", "fixed_string", "case_sensitive", "whole_word", "multiline", "glob", "path", "repo", "lang",
+              "context_lines", "before", "after", "max_count", "limit", "cursor", "count_only"]:
+        assert p in props, p
+    assert "multiline" in grep.description and "search_symbols" in grep.description
+
+
+def test_grep_pages_equal_ripgrep(server_bin, django):
+    """Paging through 500+ matches returns each exactly once, in order, and equals rg."""
+
+    async def body(s, init):
+        got, cursor, pages = [], None, 0
+        while True:
+            args = {"pattern": r"self\.assert\w+\(", "glob": "*.py", "limit": 200}
+            if cursor:
+                args["cursor"] = cursor
+            res = await s.call_tool("grep", args)
+            assert not res.is_error, res.content[0].text
+            sc = res.structured_content
+            pages += 1
+            got += [(m["path"], m["line"]) for m in sc["matches"]]
+            assert len(res.content[0].text) < 100_000
+            if not sc["has_more"]:
+                assert sc.get("next_cursor") is None
+                return got, pages
+            cursor = sc["next_cursor"]
+
+    got, pages = session_run(server_bin, django.dir, body)
+    expected = rg_lines(django.repo, "-S", "-g", "*.py", r"self\.assert\w+\(")
+    secret = {r["path"] for r in django.read("files", ["path", "has_secrets"]).to_pylist() if r["has_secrets"]}
+    expected = {e for e in expected if e[0] not in secret}
+    got_cmp = [g for g in got if g[0] not in secret]
+    assert len(got) > 500 and pages > 3
+    assert len(got) == len(set(got)), "a match came twice"
+    assert got == sorted(got), "pages are not in (path, line) order"
+    assert set(got_cmp) == expected
+
+
+def test_grep_errors_are_coded(server_bin, django):
+    async def body(s, init):
+        out = {}
+        for name, args in {
+            "bad_regex": {"pattern": "foo("},
+            "empty": {"pattern": ""},
+            "limit": {"pattern": "x", "limit": 1001},
+            "repo": {"pattern": "x", "repo": "nope"},
+            "garbled": {"pattern": "x", "cursor": "!!not-a-cursor"},
+        }.items():
+            res = await s.call_tool("grep", args)
+            out[name] = (res.is_error, res.structured_content)
+        first = await s.call_tool("grep", {"pattern": "import", "limit": 5})
+        other = await s.call_tool("grep", {"pattern": "class", "limit": 5, "cursor": first.structured_content["next_cursor"]})
+        out["foreign_cursor"] = (other.is_error, other.structured_content)
+        empty = await s.call_tool("grep", {"pattern": "zzzQqqNeverThere", "whole_word": True})
+        out["empty_result"] = (empty.is_error, empty.structured_content)
+        return out
+
+    out = session_run(server_bin, django.dir, body)
+    expect = {"bad_regex": "INVALID_PATTERN", "empty": "INVALID_ARGUMENT", "limit": "INVALID_ARGUMENT",
+              "repo": "UNKNOWN_REPO", "garbled": "INVALID_CURSOR", "foreign_cursor": "INVALID_CURSOR"}
+    for name, code in expect.items():
+        is_error, sc = out[name]
+        assert is_error, name
+        assert sc["code"] == code, (name, sc)
+        assert sc["message"] and sc["hint"], (name, sc)
+    assert "django" in out["repo"][1]["hint"]
+    assert "unclosed group" in out["bad_regex"][1]["message"]
+    is_error, sc = out["empty_result"]
+    assert not is_error and sc["matches"] == [] and "whole_word" in sc["hint"] and "case_sensitive" in sc["hint"]
+
+
+def test_count_only_matches_rg_count(server_bin, django):
+    async def body(s, init):
+        return (await s.call_tool("grep", {"pattern": "get_or_create", "count_only": True})).structured_content
+
+    sc = session_run(server_bin, django.dir, body)
+    p = subprocess.run(["rg", "-c", "-S", "--max-filesize", "1048576", "get_or_create"], cwd=django.repo, capture_output=True, text=True)
+    expected = {line.rsplit(":", 1)[0].removeprefix("./"): int(line.rsplit(":", 1)[1]) for line in p.stdout.splitlines()}
+    indexed = django.paths()
+    expected = {k: v for k, v in expected.items() if k in indexed}
+    assert {c["path"]: c["count"] for c in sc["counts"]} == expected
+
+
+def test_response_budget(server_bin, django):
+    async def body(s, init):
+        return await s.call_tool("grep", {"pattern": "e", "limit": 1000, "context_lines": 3})
+
+    res = session_run(server_bin, django.dir, body)
+    text = res.content[0].text
+    sc = res.structured_content
+    # ~6k tokens by default; never near the 25k hard cap.
+    assert len(text) <= 26_000, len(text)
+    assert len(json.dumps(sc)) < 100_000
+    assert sc["has_more"] and sc["next_cursor"] and 0 < sc["returned"] < 1000
+
+
+def test_search_files_read_file_repos_health(server_bin, django):
+    async def body(s, init):
+        files = (await s.call_tool("search_files", {"pattern": "django/db/models/*.py", "limit": 1000})).structured_content
+        page1 = (await s.call_tool("search_files", {"pattern": "*.py", "limit": 10})).structured_content
+        page2 = (await s.call_tool("search_files", {"pattern": "*.py", "limit": 10, "cursor": page1["next_cursor"]})).structured_content
+        rf = (await s.call_tool("read_file", {"path": "django/db/models/query.py", "start_line": 10, "end_line": 20})).structured_content
+        missing = await s.call_tool("read_file", {"path": "django/db/models/qeury.py"})
+        repos = (await s.call_tool("list_repos", {})).structured_content
+        health = (await s.call_tool("health", {})).structured_content
+        res = await s.read_resource("codeindex://health")
+        return files, page1, page2, rf, missing, repos, health, res
+
+    files, page1, page2, rf, missing, repos, health, res = session_run(server_bin, django.dir, body)
+    all_paths = django.paths()
+    expected = {p for p in all_paths if p.startswith("django/db/models/") and "/" not in p[len("django/db/models/"):] and p.endswith(".py")}
+    assert {f["path"] for f in files["files"]} == expected and files["total_count"] == len(expected)
+    assert all(f["language"] == "python" and f["size_bytes"] > 0 for f in files["files"])
+    assert page1["total_count"] == page2["total_count"] > 20
+    assert not {f["path"] for f in page1["files"]} & {f["path"] for f in page2["files"]}
+    src = (django.repo / "django/db/models/query.py").read_text().splitlines(keepends=True)
+    assert rf["content"] == "".join(src[9:20]) and (rf["line"], rf["end_line"]) == (10, 20) and rf["total_lines"] == len(src)
+    assert missing.is_error and missing.structured_content["code"] == "NOT_FOUND"
+    assert "django/db/models/query.py" in missing.structured_content["hint"] or "search_files" in missing.structured_content["hint"]
+    assert repos["repos"][0]["repo"] == "django" and repos["repos"][0]["snapshot_id"] == django.id
+    assert repos["repos"][0]["files"] == len(all_paths)
+    assert health["status"] == "ok" and health["snapshots"][0]["schema_version"] == django.manifest["schema_version"]
+    rows = {t["table"]: t["rows"] for t in health["snapshots"][0]["tables"]}
+    assert rows == {f["name"].removesuffix(".parquet"): f["rows"] for f in django.manifest["files"]}
+    assert json.loads(res.contents[0].text)["snapshots"][0]["snapshot_id"] == django.id
+
+
+def test_damaged_or_foreign_snapshots_are_refused(server_bin, django, tmp_path):
+    bad = tmp_path / "bad"
+    shutil.copytree(django.dir, bad)
+    data = bytearray((bad / "symbols.parquet").read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (bad / "symbols.parquet").write_bytes(bytes(data))
+    p = subprocess.run([str(server_bin), "serve", "--index", str(bad)], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert p.returncode != 0
+    assert "symbols.parquet" in p.stderr and "does not match its manifest" in p.stderr and "code-indexer index" in p.stderr
+    old = tmp_path / "old"
+    shutil.copytree(django.dir, old)
+    m = json.loads((old / "manifest.json").read_text())
+    m["schema_version"] = 999
+    (old / "manifest.json").write_text(json.dumps(m))
+    p = subprocess.run([str(server_bin), "serve", "--index", str(old)], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert p.returncode != 0 and "schema version 999" in p.stderr and "rebuild" in p.stderr
+    p = subprocess.run([str(server_bin), "serve", "--index", str(tmp_path / "nothing")], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert p.returncode != 0 and "does not exist" in p.stderr
