@@ -95,3 +95,9 @@ for row in duckdb.sql(f"""
     ORDER BY lines DESC LIMIT 5""").fetchall():
     print("  %-9s %-40s %s:%d (%d lines)" % row)
 PY
+echo
+echo "grep through the server's engine (same matches as rg -S):"
+"$CARGO_TARGET_DIR/release/code-index-mcp" grep --index "$snap" --limit 5 -g '*.rs' 'fn main\(' \
+  | python3 -c 'import json,sys; d=json.load(sys.stdin); [print("  %s:%d: %s" % (m["path"], m["line"], m["text"].strip())) for m in d["matches"][:5]]; print("  (%d matches)" % len(d["matches"]))'
+echo
+echo "serve it to an agent: $CARGO_TARGET_DIR/release/code-index-mcp serve --index $out"
