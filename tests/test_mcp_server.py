@@ -17,7 +17,7 @@ from mcp.client.stdio import stdio_client
 
 pytestmark = pytest.mark.corpus
 
-TOOLS = {"grep", "search_files", "read_file", "list_repos", "health"}
+TOOLS = {"grep", "search_files", "read_file", "list_repos", "health", "search_symbols", "find_definitions", "find_references"}
 
 
 @pytest.fixture(scope="session")
@@ -46,7 +46,7 @@ def session_run(server_bin: Path, index: Path, body):
 
 
 def rg_lines(root: Path, *args) -> set[tuple[str, int]]:
-    p = subprocess.run(["rg", "-n", "--no-heading", "--max-filesize", "1048576", *args], cwd=root, capture_output=True, text=True)
+    p = subprocess.run(["rg", "-n", "--with-filename", "--no-heading", "--max-filesize", "1048576", *args], cwd=root, capture_output=True, text=True)
     assert p.returncode in (0, 1), p.stderr
     out = set()
     for line in p.stdout.splitlines():
@@ -217,3 +217,85 @@ def test_damaged_or_foreign_snapshots_are_refused(server_bin, django, tmp_path):
     assert p.returncode != 0 and "schema version 999" in p.stderr and "rebuild" in p.stderr
     p = subprocess.run([str(server_bin), "serve", "--index", str(tmp_path / "nothing")], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert p.returncode != 0 and "does not exist" in p.stderr
+
+
+def test_symbols_definitions_and_references(server_bin, django):
+    async def body(s, init):
+        out = {}
+        out["search"] = (await s.call_tool("search_symbols", {"query": "QuerySet", "limit": 50})).structured_content
+        out["regex"] = (await s.call_tool("search_symbols", {"query": "^Test.*Case$", "regex": True, "kind": "class", "limit": 1000})).structured_content
+        out["page2"] = (await s.call_tool("search_symbols", {"query": "QuerySet", "limit": 50, "cursor": out["search"]["next_cursor"]})).structured_content if out["search"].get("next_cursor") else None
+        out["defs"] = (await s.call_tool("find_definitions", {"symbol": "QuerySet.get_or_create"})).structured_content
+        out["defs_path"] = (await s.call_tool("find_definitions", {"symbol": "get_or_create", "path": "django/db/models/query.py"})).structured_content
+        out["refs"] = []
+        cursor = None
+        while True:
+            args = {"symbol": "get_or_create", "limit": 7}
+            if cursor:
+                args["cursor"] = cursor
+            r = (await s.call_tool("find_references", args)).structured_content
+            out["refs"].append(r)
+            cursor = r.get("next_cursor")
+            if not cursor:
+                break
+        out["typo"] = (await s.call_tool("search_symbols", {"query": "get_or_craete"})).structured_content
+        bad = await s.call_tool("find_definitions", {"symbol": "x", "kind": "klass"})
+        out["bad_kind"] = (bad.is_error, bad.structured_content)
+        return out
+
+    out = session_run(server_bin, django.dir, body)
+    # Ranked: exact names first, every result contains the query, all are definitions.
+    syms = out["search"]["symbols"]
+    assert syms[0]["name"] == "QuerySet" and syms[0]["kind"] == "class" and syms[0]["path"] == "django/db/models/query.py"
+    rg_def = rg_lines(django.repo, "-s", r"^class QuerySet\b", "django/db/models/query.py")
+    assert (syms[0]["path"], syms[0]["name_line"]) in rg_def
+    assert all("queryset" in (x["qualified_name"].lower()) for x in syms)
+    ranks = [0 if x["name"] == "QuerySet" or x["qualified_name"] == "QuerySet" else 1 if x["name"].lower().startswith("queryset") else 2 for x in syms]
+    assert ranks == sorted(ranks)
+    if out["page2"]:
+        assert not {(x["path"], x["line"], x["qualified_name"]) for x in syms} & {(x["path"], x["line"], x["qualified_name"]) for x in out["page2"]["symbols"]}
+    # Regex over names equals the classes whose `class X(` line rg finds.
+    regex_names = {(x["path"], x["name_line"]) for x in out["regex"]["symbols"]}
+    rg_classes = rg_lines(django.repo, "-s", "-g", "*.py", r"^\s*class Test\w*Case\b")
+    assert regex_names == rg_classes
+    # find_definitions, qualified and by path.
+    d = out["defs"]["symbols"]
+    assert [(x["path"], x["qualified_name"]) for x in d] == [("django/db/models/query.py", "QuerySet.get_or_create")]
+    assert {x["qualified_name"] for x in out["defs_path"]["symbols"]} == {"QuerySet.get_or_create"}
+    # find_references: usages = every whole-word occurrence (rg -w) except the definition lines; each file once across pages.
+    pages = out["refs"]
+    files = [f for p in pages for f in p["files"]]
+    assert len(files) == len({(f["repo"], f["path"]) for f in files}) == pages[0]["total_files"]
+    got = {(f["path"], u["line"]) for f in files for u in f["usages"]}
+    defs = {(x["path"], x["name_line"]) for x in pages[0]["definitions"]}
+    secret = {r["path"] for r in django.read("files", ["path", "has_secrets"]).to_pylist() if r["has_secrets"]}
+    expected = {e for e in rg_lines(django.repo, "-s", "-w", "-F", "get_or_create") if e[0] in django.paths()} - defs
+    assert {g for g in got if g[0] not in secret} == {e for e in expected if e[0] not in secret}
+    kinds = {u["source"] for f in files for u in f["usages"]}
+    assert kinds == {"reference", "text"}
+    call = [u for f in files if f["path"] == "django/contrib/auth/backends.py" for u in f["usages"] if u["source"] == "reference"]
+    assert call and call[0]["ref_kind"] == "call" and call[0]["enclosing_symbol"] == "RemoteUserBackend.authenticate"
+    # Suggestions and coded errors.
+    assert out["typo"]["total_count"] == 0 and "get_or_create" in out["typo"]["hint"]
+    assert out["bad_kind"][0] and out["bad_kind"][1]["code"] == "INVALID_ARGUMENT" and "function" in out["bad_kind"][1]["hint"]
+
+
+def test_sql_cli_is_read_only_and_bounded(server_bin, django):
+    import duckdb
+
+    def sql(q, *extra):
+        return subprocess.run([str(server_bin), "sql", "--index", str(django.dir), "--json", *extra, q], capture_output=True, text=True, timeout=120)
+
+    p = sql("SELECT kind, count(*) AS n FROM symbols GROUP BY kind ORDER BY n DESC, kind")
+    assert p.returncode == 0, p.stderr
+    got = json.loads(p.stdout)
+    expected = duckdb.sql(f"SELECT kind, count(*) AS n FROM '{django.table('symbols')}' GROUP BY kind ORDER BY n DESC, kind").fetchall()
+    assert got["columns"] == ["kind", "n"] and [tuple(r) for r in got["rows"]] == expected
+    p = sql("SELECT path FROM files", "--max-rows", "10")
+    assert p.returncode == 0 and len(json.loads(p.stdout)["rows"]) == 10 and json.loads(p.stdout)["truncated"]
+    for q, word in [("DROP TABLE symbols", "SELECT"), ("SELECT 1; DROP TABLE files", "SELECT"),
+                    ("SELECT * FROM read_csv('/etc/passwd')", "disabled"), ("SELECT * FROM nope", "nope")]:
+        p = sql(q)
+        assert p.returncode == 2 and word in p.stderr and "hint:" in p.stderr, (q, p.stderr)
+    p = sql("SELECT count(*) FROM refs a, refs b", "--timeout", "1")
+    assert p.returncode == 2 and "BUDGET_EXCEEDED" in p.stderr

@@ -10,6 +10,7 @@ pub mod cursor;
 pub mod error;
 pub mod grep;
 pub mod snapshot;
+pub mod store;
 pub mod tools;
 
 pub use error::ToolError;

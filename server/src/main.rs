@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use code_index_server::grep::{self, GrepRequest};
-use code_index_server::{cursor, snapshot, tools};
+use code_index_server::{cursor, snapshot, store, tools};
 
 #[derive(Parser)]
 #[command(
@@ -28,6 +28,21 @@ enum Cmd {
         /// Snapshot dir, <out>/<repo>/ or <out>/ (repeatable).
         #[arg(long, required = true)]
         index: Vec<PathBuf>,
+    },
+    /// Run one read-only SQL SELECT over the snapshot tables (files, symbols, refs/references, edges, chunks).
+    Sql {
+        #[arg(long, required = true)]
+        index: Vec<PathBuf>,
+        query: String,
+        /// At most this many rows.
+        #[arg(long, default_value_t = 100)]
+        max_rows: usize,
+        /// Interrupt the query after this many seconds.
+        #[arg(long, default_value_t = 10.0)]
+        timeout: f64,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// Regex search over snapshot content, with ripgrep's semantics; prints JSON.
     Grep {
@@ -110,7 +125,16 @@ fn serve(index: &[PathBuf]) -> Result<(), Box<dyn std::error::Error>> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let state = std::sync::Arc::new(tools::State { snaps, started });
+    let store = store::Store::load(&snaps)?;
+    eprintln!(
+        "code-index-mcp: ready in {:.2}s",
+        started.elapsed().as_secs_f64()
+    );
+    let state = std::sync::Arc::new(tools::State {
+        snaps,
+        store,
+        started,
+    });
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -126,6 +150,36 @@ fn serve(index: &[PathBuf]) -> Result<(), Box<dyn std::error::Error>> {
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     match cli.cmd {
         Cmd::Serve { index } => serve(&index),
+        Cmd::Sql {
+            index,
+            query,
+            max_rows,
+            timeout,
+            json,
+        } => {
+            let snaps = load_all(&index)?;
+            let store = store::Store::load(&snaps)?;
+            let r = store.sql(&query, max_rows, Duration::from_secs_f64(timeout))?;
+            if json {
+                println!("{}", serde_json::to_string(&r)?);
+            } else {
+                println!("{}", r.columns.join("\t"));
+                for row in &r.rows {
+                    let cells: Vec<String> = row
+                        .iter()
+                        .map(|v| match v {
+                            serde_json::Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        })
+                        .collect();
+                    println!("{}", cells.join("\t"));
+                }
+                if r.truncated {
+                    eprintln!("(truncated at {max_rows} rows; raise --max-rows)");
+                }
+            }
+            Ok(())
+        }
         Cmd::Grep {
             index,
             pattern,

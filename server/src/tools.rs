@@ -19,6 +19,7 @@ use crate::cursor;
 use crate::error::{codes, ToolError};
 use crate::grep::{self, GrepMatch, GrepRequest};
 use crate::snapshot::Snapshot;
+use crate::store::{NameMatch, Store, SymbolFilter, SymbolRow};
 
 /// Bytes of rendered results per response (~6k tokens at ~4 bytes a token).
 pub const RESPONSE_BUDGET_BYTES: usize = 24_000;
@@ -30,6 +31,7 @@ pub const SCAN_BUDGET: Duration = Duration::from_secs(10);
 /// Loaded snapshots and server facts.
 pub struct State {
     pub snaps: Vec<Snapshot>,
+    pub store: Store,
     pub started: Instant,
 }
 
@@ -284,6 +286,96 @@ pub struct ReadFileOut {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NoArgs {}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchSymbolsArgs {
+    /// Name to find: exact, prefix or substring matches (ranked in that order, case-insensitive), or a regex with regex: true.
+    pub query: String,
+    #[serde(default)]
+    pub regex: Option<bool>,
+    /// function, method, class, struct, interface, trait, enum, union, type, constant, variable, macro, module, namespace, field, property, constructor.
+    #[serde(default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub lang: Option<String>,
+    #[serde(default)]
+    pub repo: Option<String>,
+    /// Only definitions under this sub-directory or in this file.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// 1..=1000, default 20.
+    #[serde(default)]
+    pub limit: Option<u32>,
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SymbolsOut {
+    pub symbols: Vec<SymbolRow>,
+    pub total_count: u64,
+    pub has_more: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SymbolArgs {
+    /// A name ("get_or_create") or qualified name ("QuerySet.get_or_create").
+    pub symbol: String,
+    /// Disambiguate: only under this sub-directory or in this file.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Disambiguate by kind (function, method, class, ...).
+    #[serde(default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub repo: Option<String>,
+    /// find_references: files per page, 1..=1000 (default 20).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct UsageOut {
+    pub line: u64,
+    pub end_line: u64,
+    pub column: u64,
+    /// "reference": a parsed identifier occurrence (with its role); "text": a word-boundary content match the parser did not classify (comments, strings, other languages).
+    pub source: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ref_kind: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enclosing_symbol: Option<String>,
+    pub text: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileUsagesOut {
+    pub repo: String,
+    pub path: String,
+    pub line: u64,
+    pub end_line: u64,
+    pub usages: Vec<UsageOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReferencesOut {
+    pub symbol: String,
+    pub definitions: Vec<SymbolRow>,
+    pub files: Vec<FileUsagesOut>,
+    pub total_files: u64,
+    pub total_usages: u64,
+    pub has_more: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct RepoOut {
@@ -625,6 +717,293 @@ impl Server {
         Ok((out, text))
     }
 
+    fn repo_names(&self, repo: Option<&str>) -> Result<Vec<String>, ToolError> {
+        Ok(self
+            .st
+            .select(repo)?
+            .iter()
+            .map(|s| s.repo().to_string())
+            .collect())
+    }
+
+    fn not_found_hint(&self, name: &str) -> String {
+        let similar = self.st.store.similar_names(name, 5);
+        if similar.is_empty() {
+            "check the spelling, or grep for the text".into()
+        } else {
+            format!("similar names in the index: {}", similar.join(", "))
+        }
+    }
+
+    fn search_symbols_impl(&self, a: SearchSymbolsArgs) -> Result<(SymbolsOut, String), ToolError> {
+        if a.query.trim().is_empty() {
+            return Err(ToolError::invalid_argument(
+                "empty query",
+                "pass a name, a prefix, or a regex with regex: true",
+            ));
+        }
+        check_kind(a.kind.as_deref())?;
+        let repos = self.repo_names(a.repo.as_deref())?;
+        let limit = limit_of(a.limit, 20)?;
+        let how = if a.regex.unwrap_or(false) {
+            NameMatch::Regex
+        } else {
+            NameMatch::Ranked
+        };
+        let filter = SymbolFilter {
+            repos: repos.clone(),
+            kind: a.kind.clone(),
+            lang: a.lang.clone(),
+            path: a.path.clone(),
+        };
+        let ids: Vec<&str> = self.st.snaps.iter().map(|s| s.id()).collect();
+        let fp = cursor::fingerprint(
+            "search_symbols",
+            &format!(
+                "{:?} {:?} {:?} {:?} {:?} {:?}",
+                a.query, a.regex, a.kind, a.lang, repos, a.path
+            ),
+            &ids,
+        );
+        let offset = match &a.cursor {
+            Some(c) => cursor::decode(c, &fp)?.first().copied().unwrap_or(0) as usize,
+            None => 0,
+        };
+        let (rows, total) = self
+            .st
+            .store
+            .symbols(&a.query, how, &filter, limit, offset)?;
+        let end = offset + rows.len();
+        let next_cursor = ((end as u64) < total).then(|| cursor::encode(&fp, &[end as u64]));
+        let mut text = format!("{total} definitions\n");
+        for r in &rows {
+            text.push_str(&format!(
+                "{}:{} {} {} — {}\n",
+                r.path, r.name_line, r.kind, r.qualified_name, r.signature
+            ));
+        }
+        let hint = (total == 0).then(|| self.not_found_hint(&a.query));
+        if let Some(h) = &hint {
+            text.push_str(h);
+        }
+        Ok((
+            SymbolsOut {
+                symbols: rows,
+                total_count: total,
+                has_more: next_cursor.is_some(),
+                next_cursor,
+                hint,
+            },
+            text,
+        ))
+    }
+
+    fn definitions(&self, a: &SymbolArgs) -> Result<Vec<SymbolRow>, ToolError> {
+        if a.symbol.trim().is_empty() {
+            return Err(ToolError::invalid_argument(
+                "empty symbol",
+                "pass a name like \"get_or_create\" or \"QuerySet.get_or_create\"",
+            ));
+        }
+        check_kind(a.kind.as_deref())?;
+        let filter = SymbolFilter {
+            repos: self.repo_names(a.repo.as_deref())?,
+            kind: a.kind.clone(),
+            lang: None,
+            path: a.path.clone(),
+        };
+        Ok(self
+            .st
+            .store
+            .symbols(a.symbol.trim(), NameMatch::Definition, &filter, 200, 0)?
+            .0)
+    }
+
+    fn find_definitions_impl(&self, a: SymbolArgs) -> Result<(SymbolsOut, String), ToolError> {
+        let rows = self.definitions(&a)?;
+        let total = rows.len() as u64;
+        let mut text = format!("{total} definition(s) of {}\n", a.symbol);
+        for r in &rows {
+            text.push_str(&format!(
+                "{}:{} {} {} — {}\n",
+                r.path, r.name_line, r.kind, r.qualified_name, r.signature
+            ));
+        }
+        let hint = (total == 0).then(|| self.not_found_hint(&a.symbol));
+        if let Some(h) = &hint {
+            text.push_str(h);
+        }
+        Ok((
+            SymbolsOut {
+                symbols: rows,
+                total_count: total,
+                has_more: false,
+                next_cursor: None,
+                hint,
+            },
+            text,
+        ))
+    }
+
+    fn find_references_impl(&self, a: SymbolArgs) -> Result<(ReferencesOut, String), ToolError> {
+        let definitions = self.definitions(&a)?;
+        let simple = a
+            .symbol
+            .trim()
+            .rsplit(['.', ':'])
+            .next()
+            .unwrap_or("")
+            .to_string();
+        if simple.is_empty() {
+            return Err(ToolError::invalid_argument(
+                "empty symbol name",
+                "pass a name like \"save\"",
+            ));
+        }
+        let snaps = self.st.select(a.repo.as_deref())?;
+        let repos: Vec<String> = snaps.iter().map(|s| s.repo().to_string()).collect();
+        let limit = limit_of(a.limit, 20)?;
+        // Parsed references, then word-boundary text matches on other lines.
+        let refs = self
+            .st
+            .store
+            .references(&simple, &repos, a.path.as_deref())?;
+        let req = GrepRequest {
+            pattern: simple.clone(),
+            fixed_string: true,
+            case_sensitive: Some(true),
+            whole_word: true,
+            path: a.path.clone(),
+            limit: grep::MAX_LIMIT,
+            budget: SCAN_BUDGET,
+            ..Default::default()
+        };
+        let compiled = grep::compile(&req)?;
+        let files = grep::candidates(&snaps, &compiled);
+        let def_lines: std::collections::HashSet<(String, String, u64)> = definitions
+            .iter()
+            .map(|d| (d.repo.clone(), d.path.clone(), d.name_line))
+            .collect();
+        let texts: Vec<GrepMatch> = {
+            use rayon::prelude::*;
+            files
+                .par_iter()
+                .flat_map_iter(|(repo, f)| compiled.search_file(repo, f))
+                .collect()
+        };
+        let mut by_file: std::collections::BTreeMap<(String, String), Vec<UsageOut>> =
+            std::collections::BTreeMap::new();
+        let mut ref_lines: std::collections::HashSet<(String, String, u64)> =
+            std::collections::HashSet::new();
+        let text_of: std::collections::HashMap<(String, String, u64), String> = texts
+            .iter()
+            .map(|m| ((m.repo.clone(), m.path.clone(), m.line), m.text.clone()))
+            .collect();
+        for r in refs {
+            if def_lines.contains(&(r.repo.clone(), r.path.clone(), r.line)) {
+                continue;
+            }
+            ref_lines.insert((r.repo.clone(), r.path.clone(), r.line));
+            let text = text_of
+                .get(&(r.repo.clone(), r.path.clone(), r.line))
+                .cloned()
+                .unwrap_or_default();
+            by_file
+                .entry((r.repo.clone(), r.path.clone()))
+                .or_default()
+                .push(UsageOut {
+                    line: r.line,
+                    end_line: r.line,
+                    column: r.column,
+                    source: "reference".into(),
+                    ref_kind: Some(r.ref_kind),
+                    enclosing_symbol: r.enclosing_symbol,
+                    text,
+                });
+        }
+        for m in texts {
+            let key = (m.repo.clone(), m.path.clone(), m.line);
+            if ref_lines.contains(&key) || def_lines.contains(&key) {
+                continue;
+            }
+            by_file
+                .entry((m.repo.clone(), m.path.clone()))
+                .or_default()
+                .push(UsageOut {
+                    line: m.line,
+                    end_line: m.end_line,
+                    column: m.submatches.first().map(|s| s.column).unwrap_or(1),
+                    source: "text".into(),
+                    ref_kind: None,
+                    enclosing_symbol: None,
+                    text: m.text,
+                });
+        }
+        let total_files = by_file.len() as u64;
+        let total_usages = by_file.values().map(|v| v.len() as u64).sum();
+        let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
+        let fp = cursor::fingerprint(
+            "find_references",
+            &format!("{:?} {:?} {:?}", a.symbol, a.path, a.kind),
+            &ids,
+        );
+        let offset = match &a.cursor {
+            Some(c) => cursor::decode(c, &fp)?.first().copied().unwrap_or(0) as usize,
+            None => 0,
+        };
+        let mut text = format!(
+            "{total_usages} usage(s) of {simple} in {total_files} file(s); {} definition(s)\n",
+            definitions.len()
+        );
+        let mut files_out = Vec::new();
+        let mut end = offset;
+        for ((repo, path), mut usages) in by_file.into_iter().skip(offset).take(limit) {
+            usages.sort_by_key(|u| (u.line, u.column));
+            let mut piece = format!("{path}\n");
+            for u in &usages {
+                piece.push_str(&format!(
+                    "  {}:{} [{}{}] {}\n",
+                    u.line,
+                    u.column,
+                    u.source,
+                    u.enclosing_symbol
+                        .as_deref()
+                        .map(|e| format!(" in {e}"))
+                        .unwrap_or_default(),
+                    u.text.trim()
+                ));
+            }
+            if !files_out.is_empty() && text.len() + piece.len() > RESPONSE_BUDGET_BYTES {
+                break;
+            }
+            text.push_str(&piece);
+            files_out.push(FileUsagesOut {
+                repo,
+                path,
+                line: usages.first().map(|u| u.line).unwrap_or(1),
+                end_line: usages.last().map(|u| u.end_line).unwrap_or(1),
+                usages,
+            });
+            end += 1;
+        }
+        let next_cursor = ((end as u64) < total_files).then(|| cursor::encode(&fp, &[end as u64]));
+        let hint =
+            (total_usages == 0 && definitions.is_empty()).then(|| self.not_found_hint(&simple));
+        Ok((
+            ReferencesOut {
+                symbol: a.symbol,
+                definitions,
+                files: files_out,
+                total_files,
+                total_usages,
+                has_more: next_cursor.is_some(),
+                next_cursor,
+                hint,
+            },
+            text,
+        ))
+    }
+
     fn repos(&self) -> ListReposOut {
         ListReposOut {
             repos: self
@@ -670,6 +1049,36 @@ impl Server {
                 })
                 .collect(),
         }
+    }
+}
+
+const KINDS: &[&str] = &[
+    "function",
+    "method",
+    "class",
+    "struct",
+    "interface",
+    "trait",
+    "enum",
+    "union",
+    "type",
+    "constant",
+    "variable",
+    "macro",
+    "module",
+    "namespace",
+    "field",
+    "property",
+    "constructor",
+];
+
+fn check_kind(kind: Option<&str>) -> Result<(), ToolError> {
+    match kind {
+        Some(k) if !KINDS.contains(&k) => Err(ToolError::invalid_argument(
+            format!("unknown kind {k:?}"),
+            format!("use one of: {}", KINDS.join(", ")),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -747,6 +1156,47 @@ impl Server {
         }
     }
 
+    /// Find definitions (functions, classes, methods, structs, ...) by name: exact, prefix or substring, or a regex with regex: true.
+    /// Only definitions, never plain text matches: {"query": "get_or_create"}, {"query": "^Test.*Case$", "regex": true, "kind": "class"}.
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<SymbolsOut>())]
+    async fn search_symbols(
+        &self,
+        Parameters(a): Parameters<SearchSymbolsArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let this = self.clone();
+        match blocking(move || this.search_symbols_impl(a)).await? {
+            Ok((out, text)) => ok(&out, text),
+            Err(e) => fail(e),
+        }
+    }
+
+    /// Where is X defined? {"symbol": "QuerySet.get_or_create"} or {"symbol": "save", "path": "django/db/models"}.
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<SymbolsOut>())]
+    async fn find_definitions(
+        &self,
+        Parameters(a): Parameters<SymbolArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let this = self.clone();
+        match blocking(move || this.find_definitions_impl(a)).await? {
+            Ok((out, text)) => ok(&out, text),
+            Err(e) => fail(e),
+        }
+    }
+
+    /// Where is X used? Usages grouped by file with the enclosing symbol: parsed references ("reference", with their role: call, type, field, import)
+    /// plus whole-word text matches the parser did not classify ("text": comments, strings, templates). {"symbol": "get_or_create"}.
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<ReferencesOut>())]
+    async fn find_references(
+        &self,
+        Parameters(a): Parameters<SymbolArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let this = self.clone();
+        match blocking(move || this.find_references_impl(a)).await? {
+            Ok((out, text)) => ok(&out, text),
+            Err(e) => fail(e),
+        }
+    }
+
     /// The loaded repositories with their snapshot id, commit and size.
     #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<ListReposOut>())]
     async fn list_repos(
@@ -797,7 +1247,8 @@ impl ServerHandler for Server {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
             .with_server_info(Implementation::new("code-index-mcp", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "Read-only code search over indexed snapshots. grep = ripgrep-exact regex search; search_files = find paths; \
+                "Read-only code search over indexed snapshots. search_symbols / find_definitions = where is X defined; \
+                 find_references = where is X used; grep = ripgrep-exact regex search; search_files = find paths; \
                  read_file = read lines; list_repos / health = what is loaded. Paths are repo-relative.",
             )
     }
