@@ -17,7 +17,7 @@ from mcp.client.stdio import stdio_client
 
 pytestmark = pytest.mark.corpus
 
-TOOLS = {"grep", "search_files", "read_file", "list_repos", "health", "search_symbols", "find_definitions", "find_references"}
+TOOLS = {"grep", "search_files", "read_file", "list_repos", "health", "search_symbols", "find_definitions", "find_references", "search"}
 
 
 @pytest.fixture(scope="session")
@@ -299,3 +299,54 @@ def test_sql_cli_is_read_only_and_bounded(server_bin, django):
         assert p.returncode == 2 and word in p.stderr and "hint:" in p.stderr, (q, p.stderr)
     p = sql("SELECT count(*) FROM refs a, refs b", "--timeout", "1")
     assert p.returncode == 2 and "BUDGET_EXCEEDED" in p.stderr
+
+
+def test_search_query_language(server_bin, django):
+    async def body(s, init):
+        out = {}
+        for name, q in {
+            "literal": "get_or_create",
+            "neg": "get_or_create -lang:python",
+            "or": '("def save(" or "def delete(") file:django/db/models/base\\.py',
+            "sym": "lang:python sym:get_or_create -file:tests",
+            "files": "file:migrations/0001 lang:python",
+            "case": "QuerySet case:yes",
+        }.items():
+            hits, cursor = [], None
+            while True:
+                args = {"query": q, "limit": 100}
+                if cursor:
+                    args["cursor"] = cursor
+                r = await s.call_tool("search", args)
+                assert not r.is_error, (q, r.content[0].text)
+                sc = r.structured_content
+                hits += sc["hits"]
+                cursor = sc.get("next_cursor")
+                if not cursor:
+                    break
+            out[name] = (sc, hits)
+        bad = await s.call_tool("search", {"query": "filee:models.py"})
+        out["bad"] = (bad.is_error, bad.structured_content)
+        paren = await s.call_tool("search", {"query": "(foo"})
+        out["paren"] = (paren.is_error, paren.structured_content)
+        return out
+
+    out = session_run(server_bin, django.dir, body)
+    files = {r["path"]: r for r in django.read("files", ["path", "language", "has_secrets"]).to_pylist()}
+    ok = lambda p: p in files and not files[p]["has_secrets"]
+    lines = lambda hits: {(h["path"], h["line"]) for h in hits if ok(h["path"])}
+    rg = lambda *a: {e for e in rg_lines(django.repo, *a) if ok(e[0])}
+    sc, hits = out["literal"]
+    assert len(hits) == sc["total_hits"] == len({(h["path"], h["line"]) for h in hits}), "each hit exactly once across pages"
+    assert lines(hits) == rg("-S", "-F", "get_or_create")
+    assert lines(out["neg"][1]) == {e for e in rg("-S", "-F", "get_or_create") if files[e[0]]["language"] != "python"}
+    assert lines(out["or"][1]) == rg("-S", "-F", "-e", "def save(", "-e", "def delete(", "django/db/models/base.py")
+    sym_hits = out["sym"][1]
+    assert sym_hits and all(h["kind"] == "symbol" and "tests" not in h["path"] and files[h["path"]]["language"] == "python" for h in sym_hits)
+    assert {(h["path"], h["line"]) for h in sym_hits} >= {("django/db/models/query.py", 906)}
+    fh = out["files"][1]
+    assert {h["path"] for h in fh} == {p for p, r in files.items() if "migrations/0001" in p and r["language"] == "python"}
+    assert lines(out["case"][1]) == rg("-s", "-F", "QuerySet")
+    is_error, sc = out["bad"]
+    assert is_error and sc["code"] == "UNKNOWN_FIELD" and "file:" in sc["hint"] and "sym:" in sc["hint"]
+    assert out["paren"][0] and out["paren"][1]["code"] == "INVALID_ARGUMENT"

@@ -9,6 +9,7 @@
 pub mod cursor;
 pub mod error;
 pub mod grep;
+pub mod query;
 pub mod snapshot;
 pub mod store;
 pub mod tools;

@@ -130,11 +130,7 @@ fn serve(index: &[PathBuf]) -> Result<(), Box<dyn std::error::Error>> {
         "code-index-mcp: ready in {:.2}s",
         started.elapsed().as_secs_f64()
     );
-    let state = std::sync::Arc::new(tools::State {
-        snaps,
-        store,
-        started,
-    });
+    let state = std::sync::Arc::new(tools::State::new(snaps, store, started));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

@@ -33,7 +33,23 @@ pub struct State {
     pub snaps: Vec<Snapshot>,
     pub store: Store,
     pub started: Instant,
+    /// Recent `search` results by (snapshot ids, normalized query).
+    pub cache: std::sync::Mutex<Vec<(String, Arc<Vec<SearchHit>>)>>,
 }
+
+impl State {
+    pub fn new(snaps: Vec<Snapshot>, store: Store, started: Instant) -> State {
+        State {
+            snaps,
+            store,
+            started,
+            cache: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+}
+
+/// Entries kept in the result cache.
+const CACHE_ENTRIES: usize = 32;
 
 impl State {
     /// Snapshots selected by a `repo` argument (None or "all" = every one).
@@ -286,6 +302,43 @@ pub struct ReadFileOut {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NoArgs {}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchArgs {
+    /// Zoekt-like query: words and "quoted strings" (literal content), regex:PATTERN, file:PATH_REGEX, lang:LANG,
+    /// sym:NAME (a definition whose name contains NAME), repo:NAME, case:yes|no|auto, -negation, `or`, (parentheses).
+    pub query: String,
+    /// Hits per page, 1..=1000 (default 50).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct SearchHit {
+    pub repo: String,
+    pub path: String,
+    pub line: u64,
+    pub end_line: u64,
+    /// "content" (a content term matched), "symbol" (a sym: definition), or "file" (only path/lang/repo terms).
+    pub kind: String,
+    pub text: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchOut {
+    /// The parsed and simplified query.
+    pub query_plan: String,
+    pub hits: Vec<SearchHit>,
+    pub total_hits: u64,
+    pub files_matched: u64,
+    pub has_more: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SearchSymbolsArgs {
@@ -1004,6 +1057,334 @@ impl Server {
         ))
     }
 
+    fn search_hits(&self, q: &crate::query::Query) -> Result<Vec<SearchHit>, ToolError> {
+        use crate::query::{Atom, Case, Expr};
+        use rayon::prelude::*;
+        // Compile every atom once.
+        let mut atoms: Vec<Atom> = Vec::new();
+        fn collect(e: &Expr, out: &mut Vec<Atom>) {
+            match e {
+                Expr::Atom(a) => {
+                    if !out.contains(a) {
+                        out.push(a.clone())
+                    }
+                }
+                Expr::Not(x) => collect(x, out),
+                Expr::And(v) | Expr::Or(v) => v.iter().for_each(|x| collect(x, out)),
+            }
+        }
+        collect(&q.expr, &mut atoms);
+        let case_sensitive = match q.case {
+            Case::Yes => Some(true),
+            Case::No => Some(false),
+            Case::Auto => None,
+        };
+        enum Compiled {
+            Content(Box<grep::Compiled>),
+            Path(regex::Regex),
+            Repo(regex::Regex),
+            Lang(String),
+            Sym(std::collections::HashMap<(String, String), Vec<(u64, String)>>),
+        }
+        let mut compiled = Vec::new();
+        for a in &atoms {
+            compiled.push(match a {
+                Atom::Content { text, regex } => {
+                    Compiled::Content(Box::new(grep::compile(&GrepRequest {
+                        pattern: text.clone(),
+                        fixed_string: !regex,
+                        case_sensitive,
+                        limit: grep::MAX_LIMIT,
+                        budget: SCAN_BUDGET,
+                        ..Default::default()
+                    })?))
+                }
+                Atom::File(r) | Atom::Repo(r) => {
+                    let insensitive = match q.case {
+                        Case::Yes => false,
+                        Case::No => true,
+                        Case::Auto => !r.chars().any(|c| c.is_uppercase()),
+                    };
+                    let re = regex::RegexBuilder::new(r)
+                        .case_insensitive(insensitive)
+                        .size_limit(10 << 20)
+                        .build()
+                        .map_err(|e| {
+                            ToolError::new(
+                                codes::INVALID_PATTERN,
+                                format!("invalid regex in {a:?}: {e}"),
+                                "fix the regex",
+                            )
+                        })?;
+                    if matches!(a, Atom::File(_)) {
+                        Compiled::Path(re)
+                    } else {
+                        Compiled::Repo(re)
+                    }
+                }
+                Atom::Lang(l) => Compiled::Lang(l.clone()),
+                Atom::Sym(name) => {
+                    let rows = self
+                        .st
+                        .store
+                        .symbols(
+                            name,
+                            NameMatch::Ranked,
+                            &SymbolFilter::default(),
+                            100_000,
+                            0,
+                        )?
+                        .0;
+                    let mut m: std::collections::HashMap<(String, String), Vec<(u64, String)>> =
+                        std::collections::HashMap::new();
+                    for r in rows {
+                        m.entry((r.repo, r.path))
+                            .or_default()
+                            .push((r.name_line, r.signature));
+                    }
+                    Compiled::Sym(m)
+                }
+            });
+        }
+        let files: Vec<(&str, &crate::snapshot::FileEntry)> = self
+            .st
+            .snaps
+            .iter()
+            .flat_map(|s| s.files.iter().map(move |f| (s.repo(), f)))
+            .collect();
+        let hits: Vec<Vec<SearchHit>> = files
+            .par_iter()
+            .map(|(repo, f)| {
+                // Lazily evaluated atom results for this file.
+                let mut cache: Vec<Option<Vec<SearchHit>>> = vec![None; compiled.len()];
+                let mut eval_atom = |i: usize| -> Vec<SearchHit> {
+                    if let Some(v) = &cache[i] {
+                        return v.clone();
+                    }
+                    let file_hit = || SearchHit {
+                        repo: repo.to_string(),
+                        path: f.path.clone(),
+                        line: 1,
+                        end_line: 1,
+                        kind: "file".into(),
+                        text: f
+                            .content
+                            .lines()
+                            .next()
+                            .unwrap_or("")
+                            .chars()
+                            .take(200)
+                            .collect(),
+                    };
+                    let v = match &compiled[i] {
+                        Compiled::Content(c) => c
+                            .search_file(repo, f)
+                            .into_iter()
+                            .map(|m| SearchHit {
+                                repo: m.repo,
+                                path: m.path,
+                                line: m.line,
+                                end_line: m.end_line,
+                                kind: "content".into(),
+                                text: m.text,
+                            })
+                            .collect(),
+                        Compiled::Path(re) => {
+                            if re.is_match(&f.path) {
+                                vec![file_hit()]
+                            } else {
+                                vec![]
+                            }
+                        }
+                        Compiled::Repo(re) => {
+                            if re.is_match(repo) {
+                                vec![file_hit()]
+                            } else {
+                                vec![]
+                            }
+                        }
+                        Compiled::Lang(l) => {
+                            if &f.language == l {
+                                vec![file_hit()]
+                            } else {
+                                vec![]
+                            }
+                        }
+                        Compiled::Sym(m) => m
+                            .get(&(repo.to_string(), f.path.clone()))
+                            .map(|v| {
+                                v.iter()
+                                    .map(|(line, sig)| SearchHit {
+                                        repo: repo.to_string(),
+                                        path: f.path.clone(),
+                                        line: *line,
+                                        end_line: *line,
+                                        kind: "symbol".into(),
+                                        text: sig.clone(),
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                    };
+                    cache[i] = Some(v.clone());
+                    v
+                };
+                // Evaluate; collect hits of positive atoms that matched.
+                fn eval(
+                    e: &Expr,
+                    atoms: &[Atom],
+                    positive: bool,
+                    f: &mut dyn FnMut(usize) -> Vec<SearchHit>,
+                    hits: &mut Vec<SearchHit>,
+                ) -> bool {
+                    match e {
+                        Expr::Atom(a) => {
+                            let i = atoms.iter().position(|x| x == a).unwrap();
+                            let v = f(i);
+                            let ok = !v.is_empty();
+                            if ok && positive {
+                                hits.extend(v);
+                            }
+                            ok
+                        }
+                        Expr::Not(x) => {
+                            let mut sink = Vec::new();
+                            !eval(x, atoms, !positive, f, &mut sink)
+                        }
+                        Expr::And(v) => {
+                            let mut local = Vec::new();
+                            for x in v {
+                                if !eval(x, atoms, positive, f, &mut local) {
+                                    return false;
+                                }
+                            }
+                            hits.extend(local);
+                            true
+                        }
+                        Expr::Or(v) => {
+                            let mut any = false;
+                            for x in v {
+                                any |= eval(x, atoms, positive, f, hits);
+                            }
+                            any
+                        }
+                    }
+                }
+                let mut hits = Vec::new();
+                if !eval(&q.expr, &atoms, true, &mut eval_atom, &mut hits) {
+                    return Vec::new();
+                }
+                // Content and symbol hits beat the whole-file hit.
+                if hits.iter().any(|h| h.kind != "file") {
+                    hits.retain(|h| h.kind != "file");
+                }
+                hits.sort_by(|a, b| (a.line, &a.kind).cmp(&(b.line, &b.kind)));
+                hits.dedup_by(|a, b| a.line == b.line);
+                if hits.is_empty() {
+                    hits.push(SearchHit {
+                        repo: repo.to_string(),
+                        path: f.path.clone(),
+                        line: 1,
+                        end_line: 1,
+                        kind: "file".into(),
+                        text: f
+                            .content
+                            .lines()
+                            .next()
+                            .unwrap_or("")
+                            .chars()
+                            .take(200)
+                            .collect(),
+                    });
+                }
+                hits
+            })
+            .collect();
+        Ok(hits.into_iter().flatten().collect())
+    }
+
+    fn search_impl(&self, a: SearchArgs) -> Result<(SearchOut, String), ToolError> {
+        let q = crate::query::parse(&a.query)?;
+        let plan = format!(
+            "{} case:{}",
+            crate::query::render(&q.expr),
+            format!("{:?}", q.case).to_lowercase()
+        );
+        let limit = limit_of(a.limit, 50)?;
+        let ids: Vec<&str> = self.st.snaps.iter().map(|s| s.id()).collect();
+        let key = format!("{}|{plan}", ids.join(","));
+        let cached = self
+            .st
+            .cache
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.clone());
+        let hits = match cached {
+            Some(h) => h,
+            None => {
+                let h = Arc::new(self.search_hits(&q)?);
+                let mut c = self.st.cache.lock().unwrap();
+                c.push((key, h.clone()));
+                if c.len() > CACHE_ENTRIES {
+                    c.remove(0);
+                }
+                h
+            }
+        };
+        let fp = cursor::fingerprint("search", &plan, &ids);
+        let offset = match &a.cursor {
+            Some(c) => cursor::decode(c, &fp)?.first().copied().unwrap_or(0) as usize,
+            None => 0,
+        };
+        let files_matched = {
+            let mut n = 0u64;
+            let mut last: Option<(&str, &str)> = None;
+            for h in hits.iter() {
+                if last != Some((&h.repo, &h.path)) {
+                    n += 1;
+                    last = Some((&h.repo, &h.path));
+                }
+            }
+            n
+        };
+        let mut text = format!("{} hits in {files_matched} files for {plan}\n", hits.len());
+        let mut out = Vec::new();
+        let mut json_bytes = 0;
+        for h in hits.iter().skip(offset).take(limit) {
+            let piece = format!("{}:{}: {}\n", h.path, h.line, h.text);
+            let jl = h.text.len() + h.path.len() + 80;
+            if !out.is_empty()
+                && (text.len() + piece.len() > RESPONSE_BUDGET_BYTES
+                    || json_bytes + jl > STRUCTURED_BUDGET_BYTES)
+            {
+                break;
+            }
+            json_bytes += jl;
+            text.push_str(&piece);
+            out.push(h.clone());
+        }
+        let end = offset + out.len();
+        let next_cursor = (end < hits.len()).then(|| cursor::encode(&fp, &[end as u64]));
+        let hint = hits.is_empty().then(|| {
+            "no hits: drop a term, use case:no, or check field values (lang:python, file:REGEX)"
+                .to_string()
+        });
+        Ok((
+            SearchOut {
+                query_plan: plan,
+                total_hits: hits.len() as u64,
+                files_matched,
+                hits: out,
+                has_more: next_cursor.is_some(),
+                next_cursor,
+                hint,
+            },
+            text,
+        ))
+    }
+
     fn repos(&self) -> ListReposOut {
         ListReposOut {
             repos: self
@@ -1192,6 +1573,22 @@ impl Server {
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
         match blocking(move || this.find_references_impl(a)).await? {
+            Ok((out, text)) => ok(&out, text),
+            Err(e) => fail(e),
+        }
+    }
+
+    /// One query string in a Zoekt-like language: words and "quoted strings" match content literally; regex:RE, file:PATH_RE,
+    /// lang:python, sym:NAME (definitions), repo:NAME, case:yes|no|auto, -negation, `or`, parentheses.
+    /// Examples: "lang:python sym:get_or_create -file:tests", "(regex:def\\s+save or \"def delete\") file:models".
+    /// An unknown field (e.g. filee:) is an UNKNOWN_FIELD error listing the valid ones.
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<SearchOut>())]
+    async fn search(
+        &self,
+        Parameters(a): Parameters<SearchArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let this = self.clone();
+        match blocking(move || this.search_impl(a)).await? {
             Ok((out, text)) => ok(&out, text),
             Err(e) => fail(e),
         }

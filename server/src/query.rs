@@ -1,0 +1,462 @@
+//! The `search` query language (Zoekt-like): text is parsed into a tree,
+//! simplified, and only then evaluated, file by file.
+//!
+//! ```text
+//! query   = or
+//! or      = and ("or" and)*
+//! and     = unary+
+//! unary   = "-" unary | "(" or ")" | atom
+//! atom    = [field ":"] (word | "quoted string")
+//! fields  = repo: file: lang: sym: case: regex: content:
+//! ```
+//! A bare word or quoted string is a literal substring of the content;
+//! `regex:` a content regex; `file:` a regex on the path; `sym:` a
+//! definition whose name contains the text; `case:yes|no|auto` sets case
+//! sensitivity for the content atoms (auto = smart case).
+
+use crate::error::{codes, ToolError};
+
+pub const FIELDS: &[&str] = &["repo", "file", "lang", "sym", "case", "regex", "content"];
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Atom {
+    Repo(String),
+    File(String),
+    Lang(String),
+    Sym(String),
+    /// Content: a literal (`regex: false`) or a regex.
+    Content {
+        text: String,
+        regex: bool,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Atom(Atom),
+    Not(Box<Expr>),
+    And(Vec<Expr>),
+    Or(Vec<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Case {
+    Yes,
+    No,
+    Auto,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Query {
+    pub expr: Expr,
+    pub case: Case,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    LParen,
+    RParen,
+    Neg,
+    Or,
+    Term {
+        field: Option<String>,
+        value: String,
+    },
+}
+
+fn tokenize(s: &str) -> Result<Vec<Tok>, ToolError> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    let mut out = Vec::new();
+    let read_quoted = |i: &mut usize| -> Result<String, ToolError> {
+        // chars[*i] == '"'
+        *i += 1;
+        let mut v = String::new();
+        while *i < chars.len() {
+            match chars[*i] {
+                '\\' if *i + 1 < chars.len() => {
+                    v.push(chars[*i + 1]);
+                    *i += 2;
+                }
+                '"' => {
+                    *i += 1;
+                    return Ok(v);
+                }
+                c => {
+                    v.push(c);
+                    *i += 1;
+                }
+            }
+        }
+        Err(ToolError::invalid_argument(
+            "unterminated quoted string",
+            "close the string with \" (escape a quote inside as \\\")",
+        ))
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '(' {
+            out.push(Tok::LParen);
+            i += 1;
+        } else if c == ')' {
+            out.push(Tok::RParen);
+            i += 1;
+        } else if c == '-' && i + 1 < chars.len() && !chars[i + 1].is_whitespace() {
+            out.push(Tok::Neg);
+            i += 1;
+        } else if c == '"' {
+            let v = read_quoted(&mut i)?;
+            out.push(Tok::Term {
+                field: None,
+                value: v,
+            });
+        } else {
+            let start = i;
+            while i < chars.len()
+                && !chars[i].is_whitespace()
+                && chars[i] != ')'
+                && chars[i] != '('
+                && chars[i] != '"'
+            {
+                if chars[i] == ':' {
+                    break;
+                }
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            let is_field = i < chars.len()
+                && chars[i] == ':'
+                && chars.get(i + 1) != Some(&':')
+                && !word.is_empty()
+                && word.chars().all(|c| c.is_ascii_alphabetic());
+            if is_field {
+                i += 1;
+                let value = if i < chars.len() && chars[i] == '"' {
+                    read_quoted(&mut i)?
+                } else {
+                    let vs = i;
+                    let mut depth = 0i32;
+                    while i < chars.len() && !chars[i].is_whitespace() {
+                        // Parentheses inside a value (regexes) are kept when balanced.
+                        match chars[i] {
+                            '(' => depth += 1,
+                            ')' if depth == 0 => break,
+                            ')' => depth -= 1,
+                            _ => {}
+                        }
+                        i += 1;
+                    }
+                    chars[vs..i].iter().collect()
+                };
+                out.push(Tok::Term {
+                    field: Some(word.to_ascii_lowercase()),
+                    value,
+                });
+            } else {
+                // A bare word (may contain ':' later, e.g. "std::vec").
+                while i < chars.len()
+                    && !chars[i].is_whitespace()
+                    && chars[i] != ')'
+                    && chars[i] != '('
+                {
+                    i += 1;
+                }
+                let w: String = chars[start..i].iter().collect();
+                if w.eq_ignore_ascii_case("or") {
+                    out.push(Tok::Or);
+                } else {
+                    out.push(Tok::Term {
+                        field: None,
+                        value: w,
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<Tok>,
+    pos: usize,
+    case: Option<Case>,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos)
+    }
+
+    fn or(&mut self) -> Result<Option<Expr>, ToolError> {
+        let mut parts = Vec::new();
+        if let Some(e) = self.and()? {
+            parts.push(e);
+        }
+        while self.peek() == Some(&Tok::Or) {
+            self.pos += 1;
+            match self.and()? {
+                Some(e) => parts.push(e),
+                None => {
+                    return Err(ToolError::invalid_argument(
+                        "`or` needs a term on both sides",
+                        "e.g. \"foo or bar\"",
+                    ))
+                }
+            }
+        }
+        Ok(match parts.len() {
+            0 => None,
+            1 => parts.pop(),
+            _ => Some(Expr::Or(parts)),
+        })
+    }
+
+    fn and(&mut self) -> Result<Option<Expr>, ToolError> {
+        let mut parts = Vec::new();
+        while let Some(t) = self.peek() {
+            if matches!(t, Tok::Or | Tok::RParen) {
+                break;
+            }
+            if let Some(e) = self.unary()? {
+                parts.push(e);
+            }
+        }
+        Ok(match parts.len() {
+            0 => None,
+            1 => parts.pop(),
+            _ => Some(Expr::And(parts)),
+        })
+    }
+
+    fn unary(&mut self) -> Result<Option<Expr>, ToolError> {
+        match self.toks.get(self.pos).cloned() {
+            Some(Tok::Neg) => {
+                self.pos += 1;
+                match self.unary()? {
+                    Some(e) => Ok(Some(Expr::Not(Box::new(e)))),
+                    None => Err(ToolError::invalid_argument(
+                        "`-` must precede a term",
+                        "e.g. \"-file:test\"",
+                    )),
+                }
+            }
+            Some(Tok::LParen) => {
+                self.pos += 1;
+                let e = self.or()?;
+                if self.peek() != Some(&Tok::RParen) {
+                    return Err(ToolError::invalid_argument(
+                        "unbalanced parentheses",
+                        "close every ( with )",
+                    ));
+                }
+                self.pos += 1;
+                Ok(e)
+            }
+            Some(Tok::Term { field, value }) => {
+                self.pos += 1;
+                self.atom(field, value)
+            }
+            Some(Tok::RParen) => Err(ToolError::invalid_argument(
+                "unbalanced parentheses",
+                "remove the extra )",
+            )),
+            Some(Tok::Or) | None => Ok(None),
+        }
+    }
+
+    fn atom(&mut self, field: Option<String>, value: String) -> Result<Option<Expr>, ToolError> {
+        let field = match field {
+            None => {
+                return Ok(Some(Expr::Atom(Atom::Content {
+                    text: value,
+                    regex: false,
+                })))
+            }
+            Some(f) => f,
+        };
+        if value.is_empty() {
+            return Err(ToolError::invalid_argument(
+                format!("`{field}:` needs a value"),
+                format!("e.g. {field}:something"),
+            ));
+        }
+        let a = match field.as_str() {
+            "repo" => Atom::Repo(value),
+            "file" => Atom::File(value),
+            "lang" => Atom::Lang(value.to_ascii_lowercase()),
+            "sym" => Atom::Sym(value),
+            "content" => Atom::Content {
+                text: value,
+                regex: false,
+            },
+            "regex" => Atom::Content {
+                text: value,
+                regex: true,
+            },
+            "case" => {
+                self.case = Some(match value.to_ascii_lowercase().as_str() {
+                    "yes" => Case::Yes,
+                    "no" => Case::No,
+                    "auto" => Case::Auto,
+                    _ => {
+                        return Err(ToolError::invalid_argument(
+                            format!("case:{value} is not a case mode"),
+                            "use case:yes, case:no or case:auto",
+                        ));
+                    }
+                });
+                return Ok(None);
+            }
+            other => {
+                return Err(ToolError::new(
+                    codes::UNKNOWN_FIELD,
+                    format!("unknown field {other:?}"),
+                    format!(
+                        "valid fields: {}",
+                        FIELDS
+                            .iter()
+                            .map(|f| format!("{f}:"))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    ),
+                ))
+            }
+        };
+        Ok(Some(Expr::Atom(a)))
+    }
+}
+
+/// Flatten nested and/or, drop double negation.
+fn simplify(e: Expr) -> Expr {
+    match e {
+        Expr::And(v) => {
+            let mut out = Vec::new();
+            for x in v.into_iter().map(simplify) {
+                match x {
+                    Expr::And(inner) => out.extend(inner),
+                    other => out.push(other),
+                }
+            }
+            if out.len() == 1 {
+                out.pop().unwrap()
+            } else {
+                Expr::And(out)
+            }
+        }
+        Expr::Or(v) => {
+            let mut out = Vec::new();
+            for x in v.into_iter().map(simplify) {
+                match x {
+                    Expr::Or(inner) => out.extend(inner),
+                    other => out.push(other),
+                }
+            }
+            if out.len() == 1 {
+                out.pop().unwrap()
+            } else {
+                Expr::Or(out)
+            }
+        }
+        Expr::Not(x) => match simplify(*x) {
+            Expr::Not(y) => *y,
+            y => Expr::Not(Box::new(y)),
+        },
+        a => a,
+    }
+}
+
+/// Parse a query string.
+pub fn parse(s: &str) -> Result<Query, ToolError> {
+    if s.trim().is_empty() {
+        return Err(ToolError::invalid_argument(
+            "empty query",
+            "e.g. \"lang:python sym:get_or_create\" or \"\\\"def save\\\" -file:tests\"",
+        ));
+    }
+    let mut p = Parser {
+        toks: tokenize(s)?,
+        pos: 0,
+        case: None,
+    };
+    let e = p.or()?;
+    if p.pos < p.toks.len() {
+        return Err(ToolError::invalid_argument(
+            "unbalanced parentheses",
+            "close every ( with ) and remove extra )",
+        ));
+    }
+    let expr = match e {
+        Some(e) => simplify(e),
+        None => {
+            return Err(ToolError::invalid_argument(
+                "the query has no search terms",
+                "add a term, e.g. \"case:yes Foo\"",
+            ))
+        }
+    };
+    Ok(Query {
+        expr,
+        case: p.case.unwrap_or(Case::Auto),
+    })
+}
+
+/// Canonical text of a query (for cursors and caches).
+pub fn render(e: &Expr) -> String {
+    match e {
+        Expr::Atom(Atom::Repo(v)) => format!("repo:{v:?}"),
+        Expr::Atom(Atom::File(v)) => format!("file:{v:?}"),
+        Expr::Atom(Atom::Lang(v)) => format!("lang:{v:?}"),
+        Expr::Atom(Atom::Sym(v)) => format!("sym:{v:?}"),
+        Expr::Atom(Atom::Content { text, regex: false }) => format!("content:{text:?}"),
+        Expr::Atom(Atom::Content { text, regex: true }) => format!("regex:{text:?}"),
+        Expr::Not(x) => format!("-{}", render(x)),
+        Expr::And(v) => format!("({})", v.iter().map(render).collect::<Vec<_>>().join(" ")),
+        Expr::Or(v) => format!(
+            "({})",
+            v.iter().map(render).collect::<Vec<_>>().join(" or ")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_fields_negation_or_and_groups() {
+        let q = parse(r#"lang:python (sym:save or "def delete") -file:tests case:yes"#).unwrap();
+        assert_eq!(q.case, Case::Yes);
+        assert_eq!(
+            render(&q.expr),
+            r#"(lang:"python" (sym:"save" or content:"def delete") -file:"tests")"#
+        );
+        let q = parse(r"regex:def\s+(save|delete)\( file:models").unwrap();
+        assert_eq!(
+            render(&q.expr),
+            r#"(regex:"def\\s+(save|delete)\\(" file:"models")"#
+        );
+        assert_eq!(render(&parse("--foo").unwrap().expr), r#"content:"foo""#);
+        assert_eq!(
+            render(&parse("std::vec").unwrap().expr),
+            r#"content:"std::vec""#
+        );
+    }
+
+    #[test]
+    fn errors_are_coded() {
+        let e = parse("filee:foo").unwrap_err();
+        assert_eq!(e.code, codes::UNKNOWN_FIELD);
+        assert!(e.hint.contains("file:") && e.hint.contains("sym:"));
+        assert_eq!(parse("").unwrap_err().code, codes::INVALID_ARGUMENT);
+        assert_eq!(parse("(a").unwrap_err().code, codes::INVALID_ARGUMENT);
+        assert_eq!(parse("a)").unwrap_err().code, codes::INVALID_ARGUMENT);
+        assert_eq!(
+            parse("case:maybe x").unwrap_err().code,
+            codes::INVALID_ARGUMENT
+        );
+        assert_eq!(parse("\"open").unwrap_err().code, codes::INVALID_ARGUMENT);
+        assert_eq!(parse("case:no").unwrap_err().code, codes::INVALID_ARGUMENT);
+    }
+}
