@@ -375,10 +375,19 @@ pub fn candidates<'a>(snaps: &[&'a Snapshot], c: &Compiled) -> Vec<(&'a str, &'a
         .collect()
 }
 
-/// Scan from `start` = (file index, match index) until `limit` matches or the budget is spent.
+/// Scan from `start` = (file index, match index) until the request's `limit` matches or the budget is spent.
 pub fn scan(files: &[(&str, &FileEntry)], c: &Compiled, start: (u64, u64)) -> Page {
+    scan_up_to(files, c, start, c.req.limit)
+}
+
+/// As [`scan`] with an explicit match limit (the server fills its page cache with it).
+pub fn scan_up_to(
+    files: &[(&str, &FileEntry)],
+    c: &Compiled,
+    start: (u64, u64),
+    limit: usize,
+) -> Page {
     let began = Instant::now();
-    let limit = c.req.limit;
     let mut out: Vec<GrepMatch> = Vec::new();
     let mut positions: Vec<(u64, u64)> = Vec::new();
     let mut fi = start.0 as usize;

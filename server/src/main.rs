@@ -110,6 +110,17 @@ fn load_all(index: &[PathBuf]) -> Result<Vec<snapshot::Snapshot>, Box<dyn std::e
     Ok(snaps)
 }
 
+/// Where derived, rebuildable data lives (the DuckDB table cache): never a snapshot.
+fn cache_dir() -> PathBuf {
+    std::env::var_os("CODE_INDEX_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/code-index/server")
+        })
+        .join("tables")
+}
+
 fn serve(index: &[PathBuf]) -> Result<(), Box<dyn std::error::Error>> {
     use rmcp::ServiceExt;
     let started = std::time::Instant::now();
@@ -125,7 +136,7 @@ fn serve(index: &[PathBuf]) -> Result<(), Box<dyn std::error::Error>> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let store = store::Store::load(&snaps)?;
+    let store = store::Store::load(&snaps, &cache_dir())?;
     eprintln!(
         "code-index-mcp: ready in {:.2}s",
         started.elapsed().as_secs_f64()
@@ -154,7 +165,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             json,
         } => {
             let snaps = load_all(&index)?;
-            let store = store::Store::load(&snaps)?;
+            let store = store::Store::load(&snaps, &cache_dir())?;
             let r = store.sql(&query, max_rows, Duration::from_secs_f64(timeout))?;
             if json {
                 println!("{}", serde_json::to_string(&r)?);

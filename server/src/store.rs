@@ -85,19 +85,59 @@ pub struct SqlResult {
 }
 
 impl Store {
-    /// Load every snapshot's tables (not file contents: the scan has those).
-    pub fn load(snaps: &[Snapshot]) -> Result<Store, LoadError> {
+    /// Load every snapshot's tables (not file contents: the scan has those)
+    /// into a DuckDB file in `cache_dir` named by the snapshot ids (built
+    /// once, then reused: snapshots are immutable), opened read-only with a
+    /// memory limit, so resident memory stays small and user SQL cannot write.
+    pub fn load(snaps: &[Snapshot], cache_dir: &std::path::Path) -> Result<Store, LoadError> {
         let err = |e: duckdb::Error| LoadError {
             message: format!("cannot load snapshot tables into DuckDB: {e}"),
             hint: "check the snapshot with `code-indexer status <snapshot>`; rebuild it if damaged"
                 .into(),
         };
-        let conn = Connection::open_in_memory().map_err(err)?;
+        let io = |e: std::io::Error| LoadError {
+            message: format!(
+                "cannot write the table cache in {}: {e}",
+                cache_dir.display()
+            ),
+            hint: "set CODE_INDEX_CACHE to a writable directory".into(),
+        };
+        let mut ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
+        ids.sort();
+        let key = crate::cursor::fingerprint("tables", env!("CARGO_PKG_VERSION"), &ids);
+        std::fs::create_dir_all(cache_dir).map_err(io)?;
+        let db = cache_dir.join(format!("{key}.duckdb"));
+        if !db.is_file() {
+            let tmp = cache_dir.join(format!(".{key}.{}.tmp", std::process::id()));
+            let _ = std::fs::remove_file(&tmp);
+            {
+                let conn = Connection::open(&tmp).map_err(err)?;
+                conn.execute_batch("SET preserve_insertion_order = false; SET threads = 2;")
+                    .map_err(err)?;
+                Self::create_tables(&conn, snaps).map_err(err)?;
+                conn.execute_batch("CHECKPOINT;").map_err(err)?;
+            }
+            std::fs::rename(&tmp, &db).map_err(io)?;
+        }
+        let cfg = duckdb::Config::default()
+            .access_mode(duckdb::AccessMode::ReadOnly)
+            .and_then(|c| c.max_memory("64MB"))
+            .and_then(|c| c.threads(2))
+            .map_err(err)?;
+        let conn = Connection::open_with_flags(&db, cfg).map_err(err)?;
+        conn.execute_batch("SET enable_external_access = false; SET lock_configuration = true;")
+            .map_err(err)?;
+        Ok(Store {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    fn create_tables(conn: &Connection, snaps: &[Snapshot]) -> duckdb::Result<()> {
         let tables: [(&str, &str, &str); 5] = [
             ("symbols", "symbols.parquet", "*"),
             ("refs", "references.parquet", "*"),
             ("edges", "edges.parquet", "*"),
-            ("chunks", "chunks.parquet", "* EXCLUDE (text), text"),
+            ("chunks", "chunks.parquet", "*"),
             ("files", "files.parquet", "* EXCLUDE (content)"),
         ];
         for (table, file, cols) in tables {
@@ -116,19 +156,9 @@ impl Store {
             } else {
                 parts.join(" UNION ALL BY NAME ")
             };
-            conn.execute_batch(&format!("CREATE TABLE {table} AS {body};"))
-                .map_err(err)?;
+            conn.execute_batch(&format!("CREATE TABLE {table} AS {body} ORDER BY ALL;"))?;
         }
-        conn.execute_batch(
-            "CREATE INDEX symbols_name ON symbols(name);
-             CREATE VIEW \"references\" AS SELECT * FROM refs;
-             SET enable_external_access = false;
-             SET lock_configuration = true;",
-        )
-        .map_err(err)?;
-        Ok(Store {
-            conn: Mutex::new(conn),
-        })
+        conn.execute_batch("CREATE VIEW \"references\" AS SELECT * FROM refs;")
     }
 
     /// Definitions matching `query`, ranked; returns one page and the total.

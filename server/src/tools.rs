@@ -35,7 +35,19 @@ pub struct State {
     pub started: Instant,
     /// Recent `search` results by (snapshot ids, normalized query).
     pub cache: std::sync::Mutex<Vec<(String, Arc<Vec<SearchHit>>)>>,
+    /// Complete grep results by cursor fingerprint (small result sets), so
+    /// later pages are slices instead of rescans.
+    pub grep_cache: std::sync::Mutex<Vec<(String, Arc<GrepAll>)>>,
 }
+
+/// Every match of a grep query, with positions.
+pub struct GrepAll {
+    pub matches: Vec<GrepMatch>,
+    pub positions: Vec<(u64, u64)>,
+}
+
+/// Largest result set kept whole in the grep cache.
+const GREP_CACHE_MATCHES: usize = 20_000;
 
 impl State {
     pub fn new(snaps: Vec<Snapshot>, store: Store, started: Instant) -> State {
@@ -44,6 +56,7 @@ impl State {
             store,
             started,
             cache: std::sync::Mutex::new(Vec::new()),
+            grep_cache: std::sync::Mutex::new(Vec::new()),
         }
     }
 }
@@ -167,6 +180,8 @@ pub struct GrepOut {
     pub next_cursor: Option<String>,
     /// The scan budget ran out: results are incomplete; narrow the query (path, glob, lang).
     pub partial: bool,
+    /// Server-side time for this call.
+    pub elapsed_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
 }
@@ -507,6 +522,7 @@ impl Server {
     }
 
     fn grep_impl(&self, a: GrepArgs) -> Result<(GrepOut, String), ToolError> {
+        let t0 = Instant::now();
         let snaps = self.st.select(a.repo.as_deref())?;
         let ctx = a.context_lines.unwrap_or(0) as usize;
         let req = GrepRequest {
@@ -559,6 +575,7 @@ impl Server {
                     has_more: false,
                     next_cursor: None,
                     partial,
+                    elapsed_ms: t0.elapsed().as_secs_f64() * 1000.0,
                     hint: partial.then(|| "narrow the search with path, glob or lang".to_string()),
                 },
                 text,
@@ -579,7 +596,50 @@ impl Server {
             }
             None => (0, 0),
         };
-        let page = grep::scan(&files, &compiled, start);
+        // Small result sets are computed whole once and paged from the cache.
+        let cached = self
+            .st
+            .grep_cache
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(k, _)| *k == fp)
+            .map(|(_, v)| v.clone());
+        let all = match cached {
+            Some(a) => Some(a),
+            None if start == (0, 0) => {
+                let p = grep::scan_up_to(&files, &compiled, (0, 0), GREP_CACHE_MATCHES);
+                if p.next.is_none() && !p.partial {
+                    let a = Arc::new(GrepAll {
+                        matches: p.matches,
+                        positions: p.positions,
+                    });
+                    let mut c = self.st.grep_cache.lock().unwrap();
+                    c.push((fp.clone(), a.clone()));
+                    if c.len() > 8 {
+                        c.remove(0);
+                    }
+                    Some(a)
+                } else {
+                    None
+                }
+            }
+            None => None,
+        };
+        let page = match all {
+            Some(a) => {
+                let from = a.positions.partition_point(|p| *p < start);
+                let to = (from + req.limit).min(a.matches.len());
+                grep::Page {
+                    matches: a.matches[from..to].to_vec(),
+                    positions: a.positions[from..to].to_vec(),
+                    next: a.positions.get(to).copied(),
+                    partial: false,
+                    files_scanned: files.len() as u64,
+                }
+            }
+            None => grep::scan(&files, &compiled, start),
+        };
         // Cut the page where the rendering exceeds the response budget.
         let mut text = String::new();
         let mut out = Vec::new();
@@ -631,6 +691,7 @@ impl Server {
                 has_more: next_cursor.is_some(),
                 next_cursor,
                 partial: page.partial,
+                elapsed_ms: t0.elapsed().as_secs_f64() * 1000.0,
                 hint,
             },
             text,
