@@ -141,7 +141,14 @@ fn serve(index: &[PathBuf]) -> Result<(), Box<dyn std::error::Error>> {
         "code-index-mcp: ready in {:.2}s",
         started.elapsed().as_secs_f64()
     );
-    let state = std::sync::Arc::new(tools::State::new(snaps, store, started));
+    let mut state = tools::State::new(snaps, store, started);
+    if let Ok(cwd) = std::env::current_dir() {
+        state = state.with_default_repo_from(&cwd);
+    }
+    if let Some(r) = &state.default_repo {
+        eprintln!("code-index-mcp: default repo {r} (from the working directory; pass repo: \"all\" for every one)");
+    }
+    let state = std::sync::Arc::new(state);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

@@ -38,6 +38,8 @@ pub struct State {
     /// Complete grep results by cursor fingerprint (small result sets), so
     /// later pages are slices instead of rescans.
     pub grep_cache: std::sync::Mutex<Vec<(String, Arc<GrepAll>)>>,
+    /// The loaded repo named like the working directory or one of its parents.
+    pub default_repo: Option<String>,
 }
 
 /// Every match of a grep query, with positions.
@@ -50,6 +52,15 @@ pub struct GrepAll {
 const GREP_CACHE_MATCHES: usize = 20_000;
 
 impl State {
+    /// Pick the default repo from a working directory (by directory names only).
+    pub fn with_default_repo_from(mut self, cwd: &std::path::Path) -> State {
+        self.default_repo = cwd
+            .ancestors()
+            .filter_map(|a| a.file_name().map(|n| n.to_string_lossy().to_string()))
+            .find(|n| self.snaps.iter().any(|s| s.repo() == n));
+        self
+    }
+
     pub fn new(snaps: Vec<Snapshot>, store: Store, started: Instant) -> State {
         State {
             snaps,
@@ -57,6 +68,7 @@ impl State {
             started,
             cache: std::sync::Mutex::new(Vec::new()),
             grep_cache: std::sync::Mutex::new(Vec::new()),
+            default_repo: None,
         }
     }
 }
@@ -65,10 +77,16 @@ impl State {
 const CACHE_ENTRIES: usize = 32;
 
 impl State {
-    /// Snapshots selected by a `repo` argument (None or "all" = every one).
+    /// Snapshots selected by a `repo` argument: absent = the working
+    /// directory's repo when one is loaded (matched by directory name, the
+    /// checkout itself is never read), else all; "all" = every one.
     fn select(&self, repo: Option<&str>) -> Result<Vec<&Snapshot>, ToolError> {
+        let repo = match repo {
+            None | Some("") => self.default_repo.as_deref(),
+            r => r,
+        };
         match repo {
-            None | Some("") | Some("all") => Ok(self.snaps.iter().collect()),
+            None | Some("all") => Ok(self.snaps.iter().collect()),
             Some(r) => {
                 let v: Vec<&Snapshot> = self.snaps.iter().filter(|s| s.repo() == r).collect();
                 if v.is_empty() {
