@@ -7,6 +7,7 @@
 //! **Invariants:** never reads the source checkout, never writes a snapshot.
 
 pub mod cursor;
+pub mod download;
 pub mod error;
 pub mod grep;
 pub mod query;

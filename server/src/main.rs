@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use code_index_server::grep::{self, GrepRequest};
-use code_index_server::{cursor, snapshot, store, tools};
+use code_index_server::{cursor, download, snapshot, store, tools};
 
 #[derive(Parser)]
 #[command(
@@ -25,7 +25,7 @@ struct Cli {
 enum Cmd {
     /// Serve MCP over stdio (read-only): load and verify the snapshots, then answer tools.
     Serve {
-        /// Snapshot dir, <out>/<repo>/ or <out>/ (repeatable).
+        /// Snapshot dir, <out>/<repo>/, <out>/, or the https:// URL of a published <repo>-<id>.tar.zst (repeatable).
         #[arg(long, required = true)]
         index: Vec<PathBuf>,
     },
@@ -101,6 +101,12 @@ fn main() -> ExitCode {
 fn load_all(index: &[PathBuf]) -> Result<Vec<snapshot::Snapshot>, Box<dyn std::error::Error>> {
     let mut snaps = Vec::new();
     for i in index {
+        let arg = i.to_string_lossy();
+        if download::is_url(&arg) {
+            let dir = download::fetch(&arg, &cache_root())?;
+            snaps.push(snapshot::load(&dir)?);
+            continue;
+        }
         let i = i.canonicalize().unwrap_or_else(|_| i.clone());
         for d in snapshot::discover(&i)? {
             snaps.push(snapshot::load(&d)?);
@@ -110,15 +116,18 @@ fn load_all(index: &[PathBuf]) -> Result<Vec<snapshot::Snapshot>, Box<dyn std::e
     Ok(snaps)
 }
 
-/// Where derived, rebuildable data lives (the DuckDB table cache): never a snapshot.
-fn cache_dir() -> PathBuf {
+/// Where downloads and derived, rebuildable data (the DuckDB table cache) live: never a snapshot we write.
+fn cache_root() -> PathBuf {
     std::env::var_os("CODE_INDEX_CACHE")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
                 .join(".cache/code-index/server")
         })
-        .join("tables")
+}
+
+fn cache_dir() -> PathBuf {
+    cache_root().join("tables")
 }
 
 fn serve(index: &[PathBuf]) -> Result<(), Box<dyn std::error::Error>> {
