@@ -350,3 +350,44 @@ def test_search_query_language(server_bin, django):
     is_error, sc = out["bad"]
     assert is_error and sc["code"] == "UNKNOWN_FIELD" and "file:" in sc["hint"] and "sym:" in sc["hint"]
     assert out["paren"][0] and out["paren"][1]["code"] == "INVALID_ARGUMENT"
+
+
+def test_default_repo_and_behind_head(server_bin, indexer, tmp_path):
+    """Started inside a checkout of a loaded repo, the server defaults to it and
+    reports, from git HEAD only, that the snapshot is behind."""
+    repo = tmp_path / "demo"
+    repo.mkdir()
+    (repo / "a.py").write_text("def alpha():\n    return 1\n")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e", "PATH": "/usr/bin:/bin"}
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "one"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, env=env)
+    out = tmp_path / "snaps"
+    subprocess.run([str(indexer), "index", str(repo), "--out", str(out)], check=True, capture_output=True)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "b.py").write_text("def alpha():\n    pass\n")
+    subprocess.run([str(indexer), "index", str(other), "--out", str(out)], check=True, capture_output=True)
+    (repo / "b.py").write_text("x = 1\n")
+    for args in (["add", "."], ["commit", "-qm", "two"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, env=env)
+
+    async def main():
+        params = StdioServerParameters(command=str(server_bin), args=["serve", "--index", str(out)], cwd=str(repo))
+        async with stdio_client(params) as (r, w):
+            async with ClientSession(r, w) as s:
+                await s.initialize()
+                h = (await s.call_tool("health", {})).structured_content
+                d = (await s.call_tool("find_definitions", {"symbol": "alpha"})).structured_content
+                a = (await s.call_tool("find_definitions", {"symbol": "alpha", "repo": "all"})).structured_content
+                return h, d, a
+
+    h, d, a = asyncio.run(main())
+    by_repo = {x["repo"]: x for x in h["snapshots"]}
+    assert by_repo["demo"]["behind_head"] is True and by_repo["demo"]["commits_behind"] == 1
+    assert by_repo["other"]["behind_head"] is None
+    assert {x["repo"] for x in d["symbols"]} == {"demo"}
+    assert {x["repo"] for x in a["symbols"]} == {"demo", "other"}
+    # code-indexer sql runs the server's SQL over a snapshot.
+    p = subprocess.run([str(indexer), "sql", str(out / "demo"), "--json", "SELECT name FROM symbols ORDER BY name"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["rows"] == [["alpha"]]

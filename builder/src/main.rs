@@ -68,6 +68,19 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Run one read-only SQL SELECT over a snapshot (runs `code-index-mcp sql`, which owns the DuckDB side).
+    Sql {
+        /// A snapshot directory, or <out>/<repo>/ (uses `latest`).
+        snapshot: PathBuf,
+        query: String,
+        #[arg(long, default_value_t = 100)]
+        max_rows: usize,
+        /// Seconds before the query is interrupted.
+        #[arg(long, default_value_t = 10.0)]
+        timeout: f64,
+        #[arg(long)]
+        json: bool,
+    },
     /// Scan a repository for secrets (what `index` would redact).
     Secrets {
         repo: PathBuf,
@@ -191,6 +204,51 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Cmd::Secrets { repo, list, json } => secrets_cmd(&repo, list, json),
+        Cmd::Sql {
+            snapshot,
+            query,
+            max_rows,
+            timeout,
+            json,
+        } => sql_cmd(&snapshot, &query, max_rows, timeout, json),
+    }
+}
+
+/// The builder links no database: SQL runs in the server binary installed beside it.
+fn sql_cmd(snapshot: &Path, query: &str, max_rows: usize, timeout: f64, json: bool) -> Result<()> {
+    let dir = code_index_builder::snapshot::resolve_dir(snapshot)?;
+    let me = std::env::current_exe()
+        .map_err(|e| Error::new(codes::INTERNAL, e.to_string(), "report this as a bug"))?;
+    let server = me.with_file_name("code-index-mcp");
+    if !server.is_file() {
+        return Err(Error::new(
+            codes::INTERNAL,
+            format!("`sql` needs code-index-mcp beside code-indexer ({} not found)", server.display()),
+            "build the workspace (cargo build --release --workspace) or install both binaries together",
+        ));
+    }
+    let mut cmd = std::process::Command::new(&server);
+    cmd.arg("sql")
+        .arg("--index")
+        .arg(&dir)
+        .arg("--max-rows")
+        .arg(max_rows.to_string())
+        .arg("--timeout")
+        .arg(timeout.to_string());
+    if json {
+        cmd.arg("--json");
+    }
+    let status = cmd.arg(query).status().map_err(|e| {
+        Error::new(
+            codes::INTERNAL,
+            format!("cannot run {}: {e}", server.display()),
+            "check the installation",
+        )
+    })?;
+    if status.success() {
+        Ok(())
+    } else {
+        std::process::exit(status.code().unwrap_or(2));
     }
 }
 

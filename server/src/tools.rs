@@ -40,6 +40,8 @@ pub struct State {
     pub grep_cache: std::sync::Mutex<Vec<(String, Arc<GrepAll>)>>,
     /// The loaded repo named like the working directory or one of its parents.
     pub default_repo: Option<String>,
+    /// That directory: its git HEAD (never its files) tells whether the snapshot is behind.
+    pub default_checkout: Option<std::path::PathBuf>,
 }
 
 /// Every match of a grep query, with positions.
@@ -54,10 +56,17 @@ const GREP_CACHE_MATCHES: usize = 20_000;
 impl State {
     /// Pick the default repo from a working directory (by directory names only).
     pub fn with_default_repo_from(mut self, cwd: &std::path::Path) -> State {
-        self.default_repo = cwd
-            .ancestors()
-            .filter_map(|a| a.file_name().map(|n| n.to_string_lossy().to_string()))
-            .find(|n| self.snaps.iter().any(|s| s.repo() == n));
+        let found = cwd.ancestors().find_map(|a| {
+            let n = a.file_name()?.to_string_lossy().to_string();
+            self.snaps
+                .iter()
+                .any(|s| s.repo() == n)
+                .then(|| (n, a.to_path_buf()))
+        });
+        if let Some((name, dir)) = found {
+            self.default_repo = Some(name);
+            self.default_checkout = Some(dir);
+        }
         self
     }
 
@@ -69,6 +78,7 @@ impl State {
             cache: std::sync::Mutex::new(Vec::new()),
             grep_cache: std::sync::Mutex::new(Vec::new()),
             default_repo: None,
+            default_checkout: None,
         }
     }
 }
@@ -491,8 +501,10 @@ pub struct SnapshotHealth {
     pub commit: Option<String>,
     pub schema_version: u32,
     pub tables: Vec<TableRows>,
-    /// Unknown (null): the server never reads the source checkout.
+    /// For the working directory's repo: is the snapshot's commit behind the checkout's git HEAD? Null when unknown.
     pub behind_head: Option<bool>,
+    /// Commits in HEAD the snapshot lacks, when known.
+    pub commits_behind: Option<u64>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -1464,6 +1476,12 @@ impl Server {
         ))
     }
 
+    fn checkout_of(&self, repo: &str) -> Option<std::path::PathBuf> {
+        (self.st.default_repo.as_deref() == Some(repo))
+            .then(|| self.st.default_checkout.clone())
+            .flatten()
+    }
+
     fn repos(&self) -> ListReposOut {
         ListReposOut {
             repos: self
@@ -1506,9 +1524,44 @@ impl Server {
                         })
                         .collect(),
                     behind_head: None,
+                    commits_behind: None,
+                })
+                .map(|mut h| {
+                    if let (Some(dir), Some(commit)) = (self.checkout_of(&h.repo), h.commit.clone())
+                    {
+                        (h.behind_head, h.commits_behind) = behind(&dir, &commit);
+                    }
+                    h
                 })
                 .collect(),
         }
+    }
+}
+
+/// Compare a snapshot commit with a checkout's HEAD through `git` (metadata only).
+fn behind(dir: &std::path::Path, commit: &str) -> (Option<bool>, Option<u64>) {
+    let git = |args: &[&str]| -> Option<String> {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let Some(head) = git(&["rev-parse", "--verify", "-q", "HEAD"]) else {
+        return (None, None);
+    };
+    if head == commit {
+        return (Some(false), Some(0));
+    }
+    match git(&["rev-list", "--count", &format!("{commit}..HEAD")])
+        .and_then(|n| n.parse::<u64>().ok())
+    {
+        Some(n) => (Some(n > 0), Some(n)),
+        None => (Some(true), None),
     }
 }
 
