@@ -121,7 +121,7 @@ impl Store {
         }
         let cfg = duckdb::Config::default()
             .access_mode(duckdb::AccessMode::ReadOnly)
-            .and_then(|c| c.max_memory("64MB"))
+            .and_then(|c| c.max_memory("32MB"))
             .and_then(|c| c.threads(2))
             .map_err(err)?;
         let conn = Connection::open_with_flags(&db, cfg).map_err(err)?;

@@ -51,7 +51,7 @@ pub struct GrepAll {
 }
 
 /// Largest result set kept whole in the grep cache.
-const GREP_CACHE_MATCHES: usize = 20_000;
+const GREP_CACHE_MATCHES: usize = 5_000;
 
 impl State {
     /// Pick the default repo from a working directory (by directory names only).
@@ -84,7 +84,7 @@ impl State {
 }
 
 /// Entries kept in the result cache.
-const CACHE_ENTRIES: usize = 32;
+const CACHE_ENTRIES: usize = 16;
 
 impl State {
     /// Snapshots selected by a `repo` argument: absent = the working
@@ -646,7 +646,7 @@ impl Server {
                     });
                     let mut c = self.st.grep_cache.lock().unwrap();
                     c.push((fp.clone(), a.clone()));
-                    if c.len() > 8 {
+                    if c.len() > 4 {
                         c.remove(0);
                     }
                     Some(a)
