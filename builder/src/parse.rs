@@ -57,40 +57,14 @@ pub struct Parsed {
     pub edges: Vec<RawEdge>,
 }
 
-/// Every kind string the builder writes (symbol kinds, reference kinds,
-/// edge kinds), so rows read back from a previous snapshot share them.
-pub const KINDS: &[&str] = &[
-    "function",
-    "method",
-    "class",
-    "struct",
-    "interface",
-    "trait",
-    "enum",
-    "union",
-    "type",
-    "constant",
-    "variable",
-    "macro",
-    "module",
-    "namespace",
-    "field",
-    "property",
-    "constructor",
-    "call",
-    "import",
-    "identifier",
-    "imports",
-    "calls",
-    "extends",
-    "implements",
-    "contains",
-];
-
-/// The static copy of a kind read back from a snapshot (unknown kinds are leaked once each).
+/// The static copy of a kind read back from a snapshot (symbol, reference or
+/// edge kind, as `schemas` lists them; an unknown one is leaked once).
 pub fn static_kind(s: &str) -> &'static str {
-    KINDS
+    use code_index_schemas::{EDGE_KINDS, REF_KINDS, SYMBOL_KINDS};
+    SYMBOL_KINDS
         .iter()
+        .chain(REF_KINDS)
+        .chain(EDGE_KINDS)
         .find(|k| **k == s)
         .copied()
         .unwrap_or_else(|| Box::leak(s.to_string().into_boxed_str()))
@@ -100,21 +74,9 @@ pub fn static_kind(s: &str) -> &'static str {
 /// validates a C string on every call, and the walk asks for every node.
 fn kind_names(lang: Lang) -> &'static [&'static str] {
     static TABLES: std::sync::OnceLock<Vec<Vec<&'static str>>> = std::sync::OnceLock::new();
-    const ALL: [Lang; 11] = [
-        Lang::Python,
-        Lang::JavaScript,
-        Lang::TypeScript,
-        Lang::Tsx,
-        Lang::Rust,
-        Lang::Go,
-        Lang::Java,
-        Lang::C,
-        Lang::Cpp,
-        Lang::Markdown,
-        Lang::Text,
-    ];
     let tables = TABLES.get_or_init(|| {
-        ALL.iter()
+        Lang::ALL
+            .iter()
             .map(|l| match l.grammar() {
                 Some(g) => (0..g.node_kind_count() as u16)
                     .map(|id| -> &'static str {
@@ -130,7 +92,7 @@ fn kind_names(lang: Lang) -> &'static [&'static str] {
             })
             .collect()
     });
-    &tables[ALL.iter().position(|l| *l == lang).unwrap()]
+    &tables[Lang::ALL.iter().position(|l| *l == lang).unwrap()]
 }
 
 thread_local! {

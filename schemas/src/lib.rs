@@ -26,6 +26,31 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 /// Tool name recorded in manifests.
 pub const BUILDER_NAME: &str = "code-indexer";
 
+/// Values of `symbols.kind`.
+pub const SYMBOL_KINDS: &[&str] = &[
+    "function",
+    "method",
+    "class",
+    "struct",
+    "interface",
+    "trait",
+    "enum",
+    "union",
+    "type",
+    "constant",
+    "variable",
+    "macro",
+    "module",
+    "namespace",
+    "field",
+    "property",
+    "constructor",
+];
+/// Values of `references.ref_kind`.
+pub const REF_KINDS: &[&str] = &["call", "type", "import", "field", "identifier"];
+/// Values of `edges.kind`.
+pub const EDGE_KINDS: &[&str] = &["imports", "calls", "extends", "implements", "contains"];
+
 /// One column: name, Arrow type, nullability and the documentation that
 /// `SCHEMA.md` must carry for it.
 pub struct Column {

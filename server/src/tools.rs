@@ -1565,32 +1565,17 @@ fn behind(dir: &std::path::Path, commit: &str) -> (Option<bool>, Option<u64>) {
     }
 }
 
-const KINDS: &[&str] = &[
-    "function",
-    "method",
-    "class",
-    "struct",
-    "interface",
-    "trait",
-    "enum",
-    "union",
-    "type",
-    "constant",
-    "variable",
-    "macro",
-    "module",
-    "namespace",
-    "field",
-    "property",
-    "constructor",
-];
-
 fn check_kind(kind: Option<&str>) -> Result<(), ToolError> {
     match kind {
-        Some(k) if !KINDS.contains(&k) => Err(ToolError::invalid_argument(
-            format!("unknown kind {k:?}"),
-            format!("use one of: {}", KINDS.join(", ")),
-        )),
+        Some(k) if !code_index_schemas::SYMBOL_KINDS.contains(&k) => {
+            Err(ToolError::invalid_argument(
+                format!("unknown kind {k:?}"),
+                format!(
+                    "use one of: {}",
+                    code_index_schemas::SYMBOL_KINDS.join(", ")
+                ),
+            ))
+        }
         _ => Ok(()),
     }
 }
@@ -1623,6 +1608,16 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))
 }
 
+/// Run a tool body off the async runtime and render its outcome.
+async fn respond<T: Serialize + Send + 'static>(
+    f: impl FnOnce() -> Result<(T, String), ToolError> + Send + 'static,
+) -> Result<CallToolResult, ErrorData> {
+    match blocking(f).await? {
+        Ok((out, text)) => ok(&out, text),
+        Err(e) => fail(e),
+    }
+}
+
 #[tool_router]
 impl Server {
     /// Regex search over file contents with ripgrep's exact semantics (same matches as `rg` with the same flags).
@@ -1636,10 +1631,7 @@ impl Server {
     #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<GrepOut>())]
     async fn grep(&self, Parameters(a): Parameters<GrepArgs>) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        match blocking(move || this.grep_impl(a)).await? {
-            Ok((out, text)) => ok(&out, text),
-            Err(e) => fail(e),
-        }
+        respond(move || this.grep_impl(a)).await
     }
 
     /// Find files by path: a glob like "**/models/*.py" (or a regex with regex: true). Returns paths with language and size, no content.
@@ -1649,10 +1641,7 @@ impl Server {
         Parameters(a): Parameters<SearchFilesArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        match blocking(move || this.search_files_impl(a)).await? {
-            Ok((out, text)) => ok(&out, text),
-            Err(e) => fail(e),
-        }
+        respond(move || this.search_files_impl(a)).await
     }
 
     /// Read lines of a file from the snapshot (never from disk): {"path": "src/app.py", "start_line": 120, "end_line": 180}.
@@ -1663,10 +1652,7 @@ impl Server {
         Parameters(a): Parameters<ReadFileArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        match blocking(move || this.read_file_impl(a)).await? {
-            Ok((out, text)) => ok(&out, text),
-            Err(e) => fail(e),
-        }
+        respond(move || this.read_file_impl(a)).await
     }
 
     /// Find definitions (functions, classes, methods, structs, ...) by name: exact, prefix or substring, or a regex with regex: true.
@@ -1677,10 +1663,7 @@ impl Server {
         Parameters(a): Parameters<SearchSymbolsArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        match blocking(move || this.search_symbols_impl(a)).await? {
-            Ok((out, text)) => ok(&out, text),
-            Err(e) => fail(e),
-        }
+        respond(move || this.search_symbols_impl(a)).await
     }
 
     /// Where is X defined? {"symbol": "QuerySet.get_or_create"} or {"symbol": "save", "path": "django/db/models"}.
@@ -1690,10 +1673,7 @@ impl Server {
         Parameters(a): Parameters<SymbolArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        match blocking(move || this.find_definitions_impl(a)).await? {
-            Ok((out, text)) => ok(&out, text),
-            Err(e) => fail(e),
-        }
+        respond(move || this.find_definitions_impl(a)).await
     }
 
     /// Where is X used? Usages grouped by file with the enclosing symbol: parsed references ("reference", with their role: call, type, field, import)
@@ -1704,10 +1684,7 @@ impl Server {
         Parameters(a): Parameters<SymbolArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        match blocking(move || this.find_references_impl(a)).await? {
-            Ok((out, text)) => ok(&out, text),
-            Err(e) => fail(e),
-        }
+        respond(move || this.find_references_impl(a)).await
     }
 
     /// One query string in a Zoekt-like language: words and "quoted strings" match content literally; regex:RE, file:PATH_RE,
@@ -1720,10 +1697,7 @@ impl Server {
         Parameters(a): Parameters<SearchArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        match blocking(move || this.search_impl(a)).await? {
-            Ok((out, text)) => ok(&out, text),
-            Err(e) => fail(e),
-        }
+        respond(move || this.search_impl(a)).await
     }
 
     /// The loaded repositories with their snapshot id, commit and size.
