@@ -184,7 +184,9 @@ def test_search_files_read_file_repos_health(server_bin, django):
     all_paths = django.paths()
     expected = {p for p in all_paths if p.startswith("django/db/models/") and "/" not in p[len("django/db/models/"):] and p.endswith(".py")}
     assert {f["path"] for f in files["files"]} == expected and files["total_count"] == len(expected)
-    assert all(f["language"] == "python" and f["size_bytes"] > 0 for f in files["files"])
+    assert all(f["language"] == "python" and f["size_bytes"] > 0 and f["line"] == 1 for f in files["files"])
+    qf = next(f for f in files["files"] if f["path"] == "django/db/models/query.py")
+    assert qf["end_line"] == len((django.repo / "django/db/models/query.py").read_text().splitlines())
     assert page1["total_count"] == page2["total_count"] > 20
     assert not {f["path"] for f in page1["files"]} & {f["path"] for f in page2["files"]}
     src = (django.repo / "django/db/models/query.py").read_text().splitlines(keepends=True)

@@ -303,6 +303,10 @@ pub struct SearchFilesArgs {
 pub struct FileOut {
     pub repo: String,
     pub path: String,
+    /// 1: the file's first line.
+    pub line: u64,
+    /// The file's last line (its line count).
+    pub end_line: u64,
     pub language: String,
     pub size_bytes: u64,
     pub is_test: bool,
@@ -765,6 +769,10 @@ impl Server {
             .map(|(r, f)| FileOut {
                 repo: r.to_string(),
                 path: f.path.clone(),
+                line: 1,
+                end_line: (memchr::memchr_iter(b'\n', f.content.as_bytes()).count()
+                    + usize::from(!f.content.is_empty() && !f.content.ends_with('\n')))
+                .max(1) as u64,
                 language: f.language.clone(),
                 size_bytes: f.size,
                 is_test: f.is_test,
