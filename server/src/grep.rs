@@ -47,6 +47,8 @@ pub struct GrepRequest {
     pub limit: usize,
     /// Wall-clock budget for the scan.
     pub budget: Duration,
+    /// Per-file limit (None = PER_FILE_LIMIT).
+    pub per_file_limit: Option<Duration>,
 }
 
 impl GrepRequest {
@@ -102,12 +104,18 @@ pub struct GrepMatch {
     pub after: Vec<ContextLine>,
 }
 
+/// Longest time one file may take; a file past it keeps the matches found so
+/// far and the page is flagged partial.
+pub const PER_FILE_LIMIT: Duration = Duration::from_secs(1);
+
 /// A compiled request.
 pub struct Compiled {
     matcher: RegexMatcher,
     searcher: SearcherBuilder,
     globs: Option<Override>,
     req: GrepRequest,
+    /// Files whose scan hit PER_FILE_LIMIT.
+    pub cut_files: std::sync::atomic::AtomicU64,
 }
 
 /// Build the matcher exactly as ripgrep does for the same flags.
@@ -183,6 +191,7 @@ pub fn compile(req: &GrepRequest) -> Result<Compiled, ToolError> {
         searcher: s,
         globs,
         req: req.clone(),
+        cut_files: std::sync::atomic::AtomicU64::new(0),
     })
 }
 
@@ -233,10 +242,16 @@ impl Compiled {
             path: &f.path,
             out: Vec::new(),
             pending_before: Vec::new(),
+            deadline: Instant::now() + self.req.per_file_limit.unwrap_or(PER_FILE_LIMIT),
+            cut: false,
         };
         let mut searcher: Searcher = self.searcher.build();
         // Errors cannot happen on in-memory slices with this sink.
         let _ = searcher.search_slice(&self.matcher, f.content.as_bytes(), &mut sink);
+        if sink.cut {
+            self.cut_files
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         sink.out
     }
 }
@@ -247,6 +262,8 @@ struct Collect<'a> {
     path: &'a str,
     out: Vec<GrepMatch>,
     pending_before: Vec<ContextLine>,
+    deadline: Instant,
+    cut: bool,
 }
 
 fn strip_eol(b: &[u8]) -> &[u8] {
@@ -270,6 +287,10 @@ impl Sink for &mut Collect<'_> {
     type Error = std::io::Error;
 
     fn matched(&mut self, _s: &Searcher, m: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        if self.out.len() % 64 == 63 && Instant::now() > self.deadline {
+            self.cut = true;
+            return Ok(false);
+        }
         let first_line = m.line_number().unwrap_or(0);
         let full = m.bytes();
         let bytes = strip_eol(full);
@@ -393,11 +414,12 @@ pub fn scan_up_to(
     let mut fi = start.0 as usize;
     let mut scanned = 0u64;
     const BATCH: usize = 256;
-    let page = |out, positions, next, partial, scanned| Page {
+    let cut = || c.cut_files.load(std::sync::atomic::Ordering::Relaxed) > 0;
+    let page = |out, positions, next, partial: bool, scanned| Page {
         matches: out,
         positions,
         next,
-        partial,
+        partial: partial || cut(),
         files_scanned: scanned,
     };
     while fi < files.len() {
@@ -462,7 +484,10 @@ pub fn count(files: &[(&str, &FileEntry)], c: &Compiled) -> (Vec<(String, String
             return (out, true);
         }
     }
-    (out, false)
+    (
+        out,
+        c.cut_files.load(std::sync::atomic::Ordering::Relaxed) > 0,
+    )
 }
 
 #[cfg(test)]
@@ -560,6 +585,23 @@ mod tests {
         .unwrap();
         assert!(c.selects(&file("a/b.go", "")));
         assert!(!c.selects(&file("README.md", "")));
+    }
+
+    #[test]
+    fn per_file_limit_cuts_and_flags_partial() {
+        let big = file("big.py", &"x\n".repeat(500));
+        let cands = vec![("r", &big)];
+        let c = compile(&GrepRequest {
+            per_file_limit: Some(Duration::ZERO),
+            ..req("x")
+        })
+        .unwrap();
+        let p = scan(&cands, &c, (0, 0));
+        assert!(p.partial);
+        assert_eq!(p.matches.len(), 63);
+        let c = compile(&req("x")).unwrap();
+        let p = scan(&cands, &c, (0, 0));
+        assert!(!p.partial && p.matches.len() == 100 && p.next == Some((0, 100)));
     }
 
     #[test]

@@ -241,6 +241,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 max_count,
                 limit,
                 budget: Duration::from_secs(600),
+                per_file_limit: None,
             };
             let compiled = grep::compile(&req)?;
             let refs: Vec<&snapshot::Snapshot> = snaps.iter().collect();

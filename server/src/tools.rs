@@ -573,6 +573,7 @@ impl Server {
             max_count: a.max_count,
             limit: limit_of(a.limit, 50)?,
             budget: SCAN_BUDGET,
+            per_file_limit: None,
         };
         let compiled = grep::compile(&req)?;
         let files = grep::candidates(&snaps, &compiled);
