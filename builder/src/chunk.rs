@@ -35,6 +35,16 @@ pub struct Chunk {
     pub text: String,
 }
 
+/// Stable chunk id: a hash of path, kind and byte span.
+fn chunk_id(path: &str, kind: &str, start: usize, end: usize) -> i64 {
+    stable_id(&[
+        path.as_bytes(),
+        kind.as_bytes(),
+        start.to_string().as_bytes(),
+        end.to_string().as_bytes(),
+    ])
+}
+
 pub fn tokens(bytes: usize) -> usize {
     bytes.div_ceil(4)
 }
@@ -89,12 +99,7 @@ impl Ctx<'_> {
         }
         let text = self.src[start..end].to_string();
         self.out.push(Chunk {
-            id: stable_id(&[
-                self.path.as_bytes(),
-                kind.as_bytes(),
-                start.to_string().as_bytes(),
-                end.to_string().as_bytes(),
-            ]),
+            id: chunk_id(self.path, kind, start, end),
             chunk_type: self.chunk_type.to_string(),
             kind: kind.to_string(),
             symbol: symbol.map(|s| s.to_string()),
@@ -275,12 +280,7 @@ fn chunk_code(cx: &mut Ctx, symbols: &[Symbol]) {
         }
         let (start, end) = (s.start_byte as usize, s.end_byte as usize);
         cx.out.push(Chunk {
-            id: stable_id(&[
-                cx.path.as_bytes(),
-                b"class_summary",
-                start.to_string().as_bytes(),
-                end.to_string().as_bytes(),
-            ]),
+            id: chunk_id(cx.path, "class_summary", start, end),
             chunk_type: cx.chunk_type.to_string(),
             kind: "class_summary".into(),
             symbol: Some(s.qualified_name.clone()),
