@@ -70,5 +70,6 @@ pub mod codes {
     pub const PREVIOUS_INVALID: &str = "E_PREVIOUS_INVALID";
     pub const WALK: &str = "E_WALK";
     pub const WRITE: &str = "E_WRITE";
+    pub const EMBEDDING_CACHE: &str = "E_EMBEDDING_CACHE";
     pub const INTERNAL: &str = "E_INTERNAL";
 }

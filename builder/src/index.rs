@@ -32,6 +32,19 @@ pub struct Options {
     pub max_file_size: Option<u64>,
     pub skip_unreadable: bool,
     pub progress: bool,
+    /// `None`: no vectors (`--no-embeddings`).
+    pub embeddings: Option<EmbedOptions>,
+}
+
+/// How chunks are embedded.
+#[derive(Clone, Debug)]
+pub struct EmbedOptions {
+    /// Model spec (`minilm`, `voyage:<m>`, `openai:<m>`, `ollama:<m>`).
+    pub model: String,
+    /// Persistent cache directory (`None`: memory only).
+    pub cache_dir: Option<PathBuf>,
+    /// Most vectors in an exact Flat index.
+    pub flat_max: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -54,6 +67,7 @@ pub struct Summary {
     pub source_bytes: u64,
     pub snapshot_bytes: u64,
     pub tables: std::collections::BTreeMap<String, TableSummary>,
+    pub embeddings: Option<crate::embeddings::Stats>,
     pub seconds: f64,
 }
 
@@ -252,6 +266,8 @@ struct Sink<'a> {
     source_bytes: u64,
     input: String,
     next_symbol_id: i64,
+    /// Chunks to embed (when embeddings are on), in table order.
+    pending: Option<(String, Vec<crate::embeddings::Pending>)>,
 }
 
 impl Sink<'_> {
@@ -275,6 +291,17 @@ impl Sink<'_> {
                 self.input.push('\n');
                 let m = self.modules.of(&a.file.path, a.file.lang);
                 write_file_rows(&mut self.writers, &a, &m, self.cfg)?;
+                if let Some((model, pending)) = self.pending.as_mut() {
+                    for c in &a.chunks {
+                        let input = crate::embeddings::input_text(c);
+                        pending.push(crate::embeddings::Pending {
+                            id: c.id,
+                            key: crate::embeddings::key(model, &input),
+                            input,
+                            reused: was_reused,
+                        });
+                    }
+                }
                 let a = *a;
                 self.facts.push(FileFacts {
                     path: a.file.path,
@@ -312,6 +339,21 @@ pub fn run(opts: &Options) -> Result<Summary> {
             eprintln!("[timing] {name}: {:.2}s", started.elapsed().as_secs_f64());
         }
     };
+    // The model is opened first: a missing model or key fails before any work.
+    let embedder = match &opts.embeddings {
+        Some(eo) => {
+            let spec = code_index_schemas::embed::ModelSpec::parse(&eo.model)
+                .map_err(|e| Error::new(e.code, e.message, e.hint))?;
+            let emb = code_index_schemas::embed::open(&spec)
+                .map_err(|e| Error::new(e.code, e.message, e.hint))?;
+            let cache = match &eo.cache_dir {
+                Some(d) => crate::embeddings::Cache::open(d, &spec.id())?,
+                None => crate::embeddings::Cache::memory(),
+            };
+            Some((emb, cache, eo.flat_max))
+        }
+        None => None,
+    };
     let walked = walk(&root, &cfg, threads)?;
     phase("walk");
     if let Some(p) = walked.unreadable.first() {
@@ -325,6 +367,7 @@ pub fn run(opts: &Options) -> Result<Summary> {
     // Previous snapshot: hash current files first, then load only matching rows.
     let mut previous_ignored = None;
     let mut prev = None;
+    let mut prev_dir = None;
     if let Some(pdir) = &opts.previous {
         let pdir = snapshot::resolve_dir(pdir)
             .map_err(|e| Error::new(codes::PREVIOUS_INVALID, e.message, e.hint))?;
@@ -344,6 +387,7 @@ pub fn run(opts: &Options) -> Result<Summary> {
                         .collect()
                 });
                 prev = Some(crate::previous::load(&pdir, &hashes)?);
+                prev_dir = Some((pdir.clone(), pm.embeddings.clone()));
             }
         }
     }
@@ -389,6 +433,9 @@ pub fn run(opts: &Options) -> Result<Summary> {
         source_bytes: 0,
         input: String::new(),
         next_symbol_id: 1,
+        pending: embedder
+            .as_ref()
+            .map(|(e, _, _)| (e.model_id(), Vec::new())),
     };
     // Analysis of step N+1 (rayon pool) overlaps the writing of step N (sink thread).
     let entries = &walked.entries;
@@ -440,6 +487,7 @@ pub fn run(opts: &Options) -> Result<Summary> {
         reused,
         source_bytes,
         input,
+        pending,
         ..
     } = sink;
     let resolver = Resolver::new(&facts, &modules);
@@ -480,6 +528,44 @@ pub fn run(opts: &Options) -> Result<Summary> {
         let rows = w.finish()?;
         manifest_files.push(snapshot::describe(&tmp.dir, file, rows)?);
     }
+    let mut embed_info = None;
+    let mut embed_stats = None;
+    if let (Some((emb, mut cache, flat_max)), Some((model_id, items))) = (embedder, pending) {
+        // Unchanged files of a previous snapshot with the same model: its vectors seed the cache.
+        if let Some((pdir, Some(pe))) = &prev_dir {
+            if pe.model == model_id {
+                crate::embeddings::seed_from_snapshot(&mut cache, pdir, &items);
+            }
+        }
+        let (data, dim, stats) =
+            crate::embeddings::run(&items, emb.as_ref(), &mut cache, opts.progress)?;
+        let ids: Vec<i64> = items.iter().map(|p| p.id).collect();
+        let path = tmp.dir.join(code_index_schemas::embed::VECTORS_FILE);
+        let layout = if ids.is_empty() {
+            String::new()
+        } else {
+            code_index_schemas::vectors::write(&path, &ids, &data, dim, flat_max)
+                .map_err(|e| Error::new(e.code, e.message, e.hint))?
+        };
+        if !ids.is_empty() {
+            manifest_files.push(snapshot::describe(
+                &tmp.dir,
+                code_index_schemas::embed::VECTORS_FILE,
+                ids.len() as u64,
+            )?);
+            embed_info = Some(code_index_schemas::EmbeddingInfo {
+                model: model_id,
+                dimension: dim as u32,
+                metric: code_index_schemas::embed::METRIC.into(),
+                normalized: true,
+                index: layout,
+                count: ids.len() as u64,
+                input: crate::embeddings::INPUT_DOC.into(),
+            });
+        }
+        embed_stats = Some(stats);
+        phase("embeddings");
+    }
     let input_hash = sha256_hex(format!("{}\n{}", cfg.hash, input).as_bytes());
     let mut manifest = Manifest {
         schema_version: SCHEMA_VERSION,
@@ -492,7 +578,7 @@ pub fn run(opts: &Options) -> Result<Summary> {
         input_hash,
         snapshot_id: String::new(),
         skipped: skipped.clone(),
-        embeddings: None,
+        embeddings: embed_info,
         files: manifest_files,
     };
     phase("finish tables");
@@ -522,6 +608,7 @@ pub fn run(opts: &Options) -> Result<Summary> {
         source_bytes,
         snapshot_bytes,
         tables,
+        embeddings: embed_stats,
         seconds: started.elapsed().as_secs_f64(),
     })
 }

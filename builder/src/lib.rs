@@ -10,6 +10,7 @@
 pub mod analyze;
 pub mod chunk;
 pub mod config;
+pub mod embeddings;
 pub mod error;
 pub mod git;
 pub mod ids;

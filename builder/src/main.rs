@@ -32,9 +32,18 @@ enum Cmd {
         /// A previous snapshot (or <out>/<repo>/ with a `latest` file): unchanged files reuse its rows.
         #[arg(long)]
         previous: Option<PathBuf>,
-        /// Build without vectors (currently the only mode; vectors arrive with the semantic layer).
+        /// Build without vectors (search_code then runs keyword-only and says so).
         #[arg(long)]
         no_embeddings: bool,
+        /// Embedding model: minilm (offline default), voyage:<model>, openai:<model>, ollama:<model>.
+        #[arg(long, default_value = "minilm")]
+        model: String,
+        /// Embedding cache directory (default ~/.cache/code-index/embeddings); `none` disables it.
+        #[arg(long)]
+        embedding_cache: Option<PathBuf>,
+        /// Most vectors kept in an exact (Flat) FAISS index; above it an IVF index.
+        #[arg(long, default_value_t = code_index_schemas::vectors::FLAT_MAX)]
+        flat_max: usize,
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
@@ -81,6 +90,41 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Re-embed a snapshot's chunks with another model into a new snapshot (tables copied, vectors new).
+    UpgradeEmbeddings {
+        /// A snapshot directory, or <out>/<repo>/ (uses `latest`).
+        snapshot: PathBuf,
+        /// minilm, voyage:<model>, openai:<model>, ollama:<model>.
+        #[arg(long)]
+        model: String,
+        /// Where the new snapshot goes (default: beside the old one).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long)]
+        embedding_cache: Option<PathBuf>,
+        #[arg(long, default_value_t = code_index_schemas::vectors::FLAT_MAX)]
+        flat_max: usize,
+        /// Only say how many chunks would be embedded.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print what to read next for a file (markdown, on stderr): for a Claude Code PreToolUse hook on Read.
+    /// Without FILE, reads the hook's JSON from stdin (tool_input.file_path). Always exits 0.
+    SuggestContext {
+        /// The file about to be read (absolute, or relative to the working directory).
+        file: Option<PathBuf>,
+        /// Snapshot dir, or <out>/<repo>/ (default: ~/.cache/code-index/snapshots/<repo>/, or $CODE_INDEX_SNAPSHOTS/<repo>/).
+        #[arg(long)]
+        index: Option<PathBuf>,
+        /// Also list the best chunks for this query.
+        #[arg(long)]
+        query: Option<String>,
+        /// Print {"hookSpecificOutput": {"additionalContext": ...}} on stdout as well.
+        #[arg(long)]
+        hook_json: bool,
+    },
     /// Scan a repository for secrets (what `index` would redact).
     Secrets {
         repo: PathBuf,
@@ -90,6 +134,14 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+fn cache_dir(arg: Option<PathBuf>) -> Option<PathBuf> {
+    match arg {
+        Some(p) if p.as_os_str() == "none" => None,
+        Some(p) => Some(p),
+        None => Some(code_index_builder::embeddings::default_cache_dir()),
+    }
 }
 
 fn threads(n: Option<usize>) -> usize {
@@ -137,14 +189,23 @@ fn run(cli: Cli) -> Result<()> {
             repo,
             out,
             previous,
-            no_embeddings: _,
+            no_embeddings,
+            model,
+            embedding_cache,
+            flat_max,
             threads: t,
             json,
             name,
             max_file_size,
             skip_unreadable,
         } => {
+            let embeddings = (!no_embeddings).then(|| index::EmbedOptions {
+                model,
+                cache_dir: cache_dir(embedding_cache),
+                flat_max,
+            });
             let opts = index::Options {
+                embeddings,
                 repo,
                 out,
                 previous,
@@ -170,6 +231,12 @@ fn run(cli: Cli) -> Result<()> {
                 );
                 for (t, ts) in &s.tables {
                     println!("  {t:<11} {:>10} rows {:>12} bytes", ts.rows, ts.bytes);
+                }
+                if let Some(e) = &s.embeddings {
+                    println!(
+                        "  embeddings  {} chunks: {} from cache, {} embedded in {:.1}s",
+                        e.chunks, e.from_cache, e.embedded, e.seconds
+                    );
                 }
                 let sk = &s.skipped;
                 println!(
@@ -204,6 +271,79 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Cmd::Secrets { repo, list, json } => secrets_cmd(&repo, list, json),
+        Cmd::UpgradeEmbeddings {
+            snapshot,
+            model,
+            out,
+            embedding_cache,
+            flat_max,
+            dry_run,
+            json,
+        } => {
+            let src = code_index_builder::snapshot::resolve_dir(&snapshot)?;
+            // <out>/<repo>/<id>: default out is two levels up.
+            let out = out.unwrap_or_else(|| {
+                src.parent()
+                    .and_then(|p| p.parent())
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| PathBuf::from("."))
+            });
+            let cache = cache_dir(embedding_cache);
+            if dry_run {
+                let spec = code_index_schemas::embed::ModelSpec::parse(&model)
+                    .map_err(|e| Error::new(e.code, e.message, e.hint))?;
+                let items = code_index_builder::embeddings::snapshot_items(&src, &spec.id())?;
+                let c = match &cache {
+                    Some(d) => code_index_builder::embeddings::Cache::open(d, &spec.id())?,
+                    None => code_index_builder::embeddings::Cache::memory(),
+                };
+                let mut seen = std::collections::HashSet::new();
+                let todo = items
+                    .iter()
+                    .filter(|p| c.get(&p.key).is_none() && seen.insert(p.key))
+                    .count();
+                println!(
+                    "would embed {todo} of {} chunks with {}",
+                    items.len(),
+                    spec.id()
+                );
+                return Ok(());
+            }
+            let s = code_index_builder::embeddings::upgrade(
+                &src,
+                &out,
+                &model,
+                cache.as_deref(),
+                flat_max,
+                !json,
+                &mut |todo, total, m| {
+                    eprintln!("upgrade-embeddings: will embed {todo} of {total} chunks with {m} ({} from cache)", total - todo)
+                },
+            )?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&s).unwrap());
+            } else {
+                println!(
+                    "snapshot {} written to {} ({}: {} chunks, {} embedded in {:.1}s)",
+                    s.snapshot_id,
+                    s.snapshot_dir,
+                    s.model,
+                    s.stats.chunks,
+                    s.stats.embedded,
+                    s.stats.seconds
+                );
+            }
+            Ok(())
+        }
+        Cmd::SuggestContext {
+            file,
+            index,
+            query,
+            hook_json,
+        } => {
+            suggest_context(file, index, query, hook_json);
+            Ok(())
+        }
         Cmd::Sql {
             snapshot,
             query,
@@ -211,6 +351,93 @@ fn run(cli: Cli) -> Result<()> {
             timeout,
             json,
         } => sql_cmd(&snapshot, &query, max_rows, timeout, json),
+    }
+}
+
+/// For a Claude Code PreToolUse hook: never fails the hook (exit 0), prints
+/// the markdown on stderr (and optionally the hook JSON on stdout).
+fn suggest_context(
+    file: Option<PathBuf>,
+    index: Option<PathBuf>,
+    query: Option<String>,
+    hook_json: bool,
+) {
+    let file = match file {
+        Some(f) => Some(f),
+        None => {
+            let mut buf = String::new();
+            let _ = std::io::Read::read_to_string(&mut std::io::stdin(), &mut buf);
+            serde_json::from_str::<serde_json::Value>(&buf)
+                .ok()
+                .and_then(|v| {
+                    v["tool_input"]["file_path"]
+                        .as_str()
+                        .or_else(|| v["file_path"].as_str())
+                        .map(PathBuf::from)
+                })
+        }
+    };
+    let Some(file) = file else {
+        eprintln!("code-indexer suggest-context: no file (pass FILE or hook JSON with tool_input.file_path)");
+        return;
+    };
+    let abs = std::env::current_dir()
+        .map(|d| d.join(&file))
+        .unwrap_or(file.clone());
+    let abs = abs.canonicalize().unwrap_or(abs);
+    // The repository root: nearest ancestor with .git or .code-index.yaml.
+    let Some(root) = abs
+        .ancestors()
+        .skip(1)
+        .find(|a| a.join(".git").exists() || a.join(CONFIG_FILE).is_file())
+    else {
+        return;
+    };
+    let Ok(rel) = abs.strip_prefix(root) else {
+        return;
+    };
+    let rel = rel.to_string_lossy().replace('\\', "/");
+    let repo_name = config::load(root, None)
+        .map(|cfg| index::repo_name(root, &cfg, None))
+        .unwrap_or_else(|_| {
+            root.file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default()
+        });
+    let index = index.unwrap_or_else(|| {
+        let base = std::env::var_os("CODE_INDEX_SNAPSHOTS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                    .join(".cache/code-index/snapshots")
+            });
+        base.join(&repo_name)
+    });
+    let Ok(me) = std::env::current_exe() else {
+        return;
+    };
+    let server = me.with_file_name("code-index-mcp");
+    let mut cmd = std::process::Command::new(&server);
+    cmd.arg("relevant")
+        .arg("--index")
+        .arg(&index)
+        .arg("--path")
+        .arg(&rel);
+    if let Some(q) = &query {
+        cmd.arg("--query").arg(q);
+    }
+    match cmd.stderr(std::process::Stdio::null()).output() {
+        Ok(o) if o.status.success() && !o.stdout.is_empty() => {
+            let md = String::from_utf8_lossy(&o.stdout).to_string();
+            eprint!("{md}");
+            if hook_json {
+                println!(
+                    "{}",
+                    serde_json::json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": md}})
+                );
+            }
+        }
+        _ => {}
     }
 }
 

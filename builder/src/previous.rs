@@ -46,7 +46,7 @@ pub fn incompatibility(m: &Manifest, config_hash: &str) -> Option<String> {
     None
 }
 
-fn read_table(dir: &Path, file: &str) -> Result<Vec<RecordBatch>> {
+pub fn read_table(dir: &Path, file: &str) -> Result<Vec<RecordBatch>> {
     let p = dir.join(file);
     let f = File::open(&p).map_err(|e| {
         Error::io(

@@ -11,8 +11,15 @@
 //! readers still work.
 //!
 //! - schema 1, feature 1: first release (files, chunks, symbols, references, edges).
+//! - schema 1, feature 2: `vectors.faiss` (embeddings), `patterns.parquet`,
+//!   and `mentions` edges from navigation docs.
 
 use std::sync::Arc;
+
+#[cfg(feature = "embed")]
+pub mod embed;
+#[cfg(feature = "embed")]
+pub mod vectors;
 
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use serde::{Deserialize, Serialize};
@@ -20,7 +27,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 1;
+pub const FEATURE_VERSION: u32 = 2;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 /// Tool name recorded in manifests.
@@ -49,7 +56,14 @@ pub const SYMBOL_KINDS: &[&str] = &[
 /// Values of `references.ref_kind`.
 pub const REF_KINDS: &[&str] = &["call", "type", "import", "field", "identifier"];
 /// Values of `edges.kind`.
-pub const EDGE_KINDS: &[&str] = &["imports", "calls", "extends", "implements", "contains"];
+pub const EDGE_KINDS: &[&str] = &[
+    "imports",
+    "calls",
+    "extends",
+    "implements",
+    "contains",
+    "mentions",
+];
 
 /// One column: name, Arrow type, nullability and the documentation that
 /// `SCHEMA.md` must carry for it.
@@ -205,7 +219,7 @@ pub fn edges_table() -> Table {
         file: "edges.parquet",
         doc: "Relations: imports (resolved to files or package directories where possible), calls, extends, implements, contains. Sorted by src_path, kind, line, dst_name.",
         columns: vec![
-            c("kind", Utf8, false, "imports | calls | extends | implements | contains."),
+            c("kind", Utf8, false, "imports | calls | extends | implements | contains | mentions (a navigation doc names a file, module or symbol)."),
             c("src_path", Utf8, false, "File where the relation is written."),
             c("src_symbol", Utf8, true, "qualified_name of the enclosing source symbol (NULL: the file itself)."),
             c("src_symbol_id", Int64, true, "symbol_id of src_symbol."),
@@ -218,6 +232,26 @@ pub fn edges_table() -> Table {
     }
 }
 
+/// `patterns.parquet`: families of files written to the same shape.
+pub fn patterns_table() -> Table {
+    Table {
+        name: "patterns",
+        file: "patterns.parquet",
+        doc: "Detected patterns (at least 5 files whose structural features, from their syntax trees, have Jaccard similarity >= 0.8 with a canonical file), one row per member file. Sorted by canonical_path, name, path.",
+        columns: vec![
+            c("pattern_id", Int64, false, "Stable id of the pattern; also the id of its pattern chunk in vectors.faiss."),
+            c("name", Utf8, false, "Generated name, e.g. 'AppConfig subclasses in django/contrib/*/apps.py'."),
+            c("module_path", Utf8, true, "module_path of the canonical file."),
+            c("canonical_path", Utf8, false, "The member most similar to the others: read it first."),
+            c("member_count", Int32, false, "Number of member files."),
+            c("similarity", Float32, false, "Mean similarity of the members to the canonical file."),
+            c("path", Utf8, false, "This member file (joins files.path)."),
+            c("member_similarity", Float32, false, "This member's similarity to the canonical file (1 for the canonical file)."),
+            c("text", Utf8, true, "Text of the pattern chunk (name, canonical file, members, shared structure); on the canonical file's row only."),
+        ],
+    }
+}
+
 /// All tables in a snapshot, in manifest order.
 pub fn all_tables() -> Vec<Table> {
     vec![
@@ -226,6 +260,7 @@ pub fn all_tables() -> Vec<Table> {
         symbols_table(),
         references_table(),
         edges_table(),
+        patterns_table(),
     ]
 }
 
@@ -264,10 +299,21 @@ pub struct SkipCounts {
 /// Embedding facts; `None` in snapshots built without vectors.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct EmbeddingInfo {
+    /// Canonical model id (`minilm:all-MiniLM-L6-v2`, `voyage:<m>`, `openai:<m>`, `ollama:<m>`).
     pub model: String,
     pub dimension: u32,
+    /// `inner_product` (over normalized vectors: cosine).
     pub metric: String,
     pub normalized: bool,
+    /// FAISS layout: `Flat`, or `IVF<nlist>,Flat` above the size threshold.
+    #[serde(default)]
+    pub index: String,
+    /// Number of vectors (one per chunk; FAISS ids = chunk ids).
+    #[serde(default)]
+    pub count: u64,
+    /// What was embedded per chunk.
+    #[serde(default)]
+    pub input: String,
 }
 
 /// `manifest.json`: written last; its presence marks a complete snapshot.

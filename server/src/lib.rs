@@ -11,6 +11,8 @@ pub mod download;
 pub mod error;
 pub mod grep;
 pub mod query;
+pub mod semantic;
+pub mod semtools;
 pub mod snapshot;
 pub mod store;
 pub mod tools;

@@ -28,6 +28,34 @@ enum Cmd {
         /// Snapshot dir, <out>/<repo>/, <out>/, or the https:// URL of a published <repo>-<id>.tar.zst (repeatable).
         #[arg(long, required = true)]
         index: Vec<PathBuf>,
+        /// YAML map `word: [synonyms]` added to the built-in table (search_code suggestions).
+        #[arg(long)]
+        synonyms: Option<PathBuf>,
+    },
+    /// Print what to read next for a file and/or a query (markdown; the codeindex://relevant resource).
+    Relevant {
+        #[arg(long, required = true)]
+        index: Vec<PathBuf>,
+        /// Repo-relative file path.
+        #[arg(long)]
+        path: Option<String>,
+        #[arg(long)]
+        query: Option<String>,
+        #[arg(long)]
+        repo: Option<String>,
+    },
+    /// Run search_code from the command line (JSON; used by benchmarks and tests).
+    SearchCode {
+        #[arg(long, required = true)]
+        index: Vec<PathBuf>,
+        query: String,
+        /// hybrid | semantic | keyword | regex
+        #[arg(long, default_value = "hybrid")]
+        mode: String,
+        #[arg(long, default_value_t = 10)]
+        limit: u32,
+        #[arg(long)]
+        repo: Option<String>,
     },
     /// Run one read-only SQL SELECT over the snapshot tables (files, symbols, refs/references, edges, chunks).
     Sql {
@@ -126,11 +154,22 @@ fn cache_root() -> PathBuf {
         })
 }
 
+/// A server without the MCP transport (for the command-line subcommands).
+fn offline_server(index: &[PathBuf]) -> Result<tools::Server, Box<dyn std::error::Error>> {
+    let snaps = load_all(index)?;
+    let store = store::Store::load(&snaps, &cache_dir())?;
+    let mut state = tools::State::new(snaps, store, std::time::Instant::now());
+    if let Ok(cwd) = std::env::current_dir() {
+        state = state.with_default_repo_from(&cwd);
+    }
+    Ok(tools::Server::new(std::sync::Arc::new(state)))
+}
+
 fn cache_dir() -> PathBuf {
     cache_root().join("tables")
 }
 
-fn serve(index: &[PathBuf]) -> Result<(), Box<dyn std::error::Error>> {
+fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn std::error::Error>> {
     use rmcp::ServiceExt;
     let started = std::time::Instant::now();
     let snaps = load_all(index)?;
@@ -151,6 +190,19 @@ fn serve(index: &[PathBuf]) -> Result<(), Box<dyn std::error::Error>> {
         started.elapsed().as_secs_f64()
     );
     let mut state = tools::State::new(snaps, store, started);
+    if let Some(p) = synonyms {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| format!("cannot read synonyms file {}: {e}", p.display()))?;
+        let extra = code_index_server::semtools::parse_synonyms(&text).map_err(|e| {
+            format!(
+                "synonyms file {}: {e} (expected lines like `auth: [login, session]`)",
+                p.display()
+            )
+        })?;
+        for (k, v) in extra {
+            state.synonyms.entry(k).or_default().extend(v);
+        }
+    }
     if let Ok(cwd) = std::env::current_dir() {
         state = state.with_default_repo_from(&cwd);
     }
@@ -158,6 +210,19 @@ fn serve(index: &[PathBuf]) -> Result<(), Box<dyn std::error::Error>> {
         eprintln!("code-index-mcp: default repo {r} (from the working directory; pass repo: \"all\" for every one)");
     }
     let state = std::sync::Arc::new(state);
+    {
+        // The keyword index and vectors load in the background: tools that
+        // need them wait; grep and the table tools answer at once.
+        let st = state.clone();
+        std::thread::spawn(move || {
+            let e = st.engine();
+            eprintln!(
+                "code-index-mcp: search_code ready ({} chunks) in {:.2}s",
+                e.chunks.len(),
+                e.build_seconds
+            );
+        });
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -172,7 +237,31 @@ fn serve(index: &[PathBuf]) -> Result<(), Box<dyn std::error::Error>> {
 
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     match cli.cmd {
-        Cmd::Serve { index } => serve(&index),
+        Cmd::Serve { index, synonyms } => serve(&index, synonyms.as_ref()),
+        Cmd::Relevant {
+            index,
+            path,
+            query,
+            repo,
+        } => {
+            let server = offline_server(&index)?;
+            let md =
+                server.relevant_markdown(path.as_deref(), query.as_deref(), repo.as_deref())?;
+            print!("{md}");
+            Ok(())
+        }
+        Cmd::SearchCode {
+            index,
+            query,
+            mode,
+            limit,
+            repo,
+        } => {
+            let server = offline_server(&index)?;
+            let out = server.search_code_cli(query, mode, limit, repo)?;
+            println!("{}", serde_json::to_string_pretty(&out)?);
+            Ok(())
+        }
         Cmd::Sql {
             index,
             query,

@@ -17,7 +17,7 @@ pub struct Store {
     conn: Mutex<Connection>,
 }
 
-fn quote(s: &str) -> String {
+pub fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
@@ -312,6 +312,25 @@ impl Store {
             .collect::<Result<Vec<_>, _>>()
             .map_err(internal)?;
         Ok(rows)
+    }
+
+    /// Rows of a parameterized internal query (values as DuckDB gives them).
+    pub fn rows(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, ToolError> {
+        let conn = self.conn.lock().unwrap();
+        let mut stmt = conn.prepare(sql).map_err(internal)?;
+        let mut rows = stmt
+            .query(duckdb::params_from_iter(params.iter()))
+            .map_err(internal)?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next().map_err(internal)? {
+            let n = r.as_ref().column_count();
+            let mut row = Vec::with_capacity(n);
+            for i in 0..n {
+                row.push(r.get::<_, Value>(i).map_err(internal)?);
+            }
+            out.push(row);
+        }
+        Ok(out)
     }
 
     /// Names of definitions close to `name` (for "did you mean").

