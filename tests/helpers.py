@@ -339,3 +339,48 @@ def line_count(text: str) -> int:
 
 
 KV_KEYS = _kv_keys()
+
+
+# --------------------------------------------------------------------------
+# vectors.faiss, read independently of FAISS (exact layout only)
+
+
+def read_faiss_flat(path: Path) -> tuple[int, int, list[int], list[list[float]]]:
+    """(dimension, metric, ids, vectors) of an `IDMap,Flat` FAISS file, parsed
+    from FAISS's documented on-disk layout (index header, the flat codes, the
+    id map). metric 0 is inner product. Fails on any other layout."""
+    import struct
+
+    b = Path(path).read_bytes()
+    pos = 0
+
+    def take(n: int) -> bytes:
+        nonlocal pos
+        out = b[pos : pos + n]
+        assert len(out) == n, f"{path}: truncated at byte {pos}"
+        pos += n
+        return out
+
+    def header() -> tuple[int, int, int]:
+        (d,) = struct.unpack("<i", take(4))
+        (ntotal,) = struct.unpack("<q", take(8))
+        take(16)  # two unused int64
+        take(1)  # is_trained
+        (metric,) = struct.unpack("<i", take(4))
+        if metric > 1:
+            take(4)  # metric_arg
+        return d, ntotal, metric
+
+    assert take(4) == b"IxMp", f"{path}: not an IDMap index"
+    d, n, metric = header()
+    inner = take(4)
+    assert inner in (b"IxFI", b"IxF2"), f"{path}: inner index {inner!r} is not Flat"
+    d2, n2, _ = header()
+    assert (d2, n2) == (d, n)
+    (size,) = struct.unpack("<q", take(8))
+    assert size == n * d, (size, n, d)
+    xb = struct.unpack(f"<{size}f", take(4 * size))
+    (isz,) = struct.unpack("<q", take(8))
+    ids = list(struct.unpack(f"<{isz}q", take(8 * isz)))
+    assert pos == len(b), f"{path}: {len(b) - pos} trailing bytes"
+    return d, metric, ids, [list(xb[i * d : (i + 1) * d]) for i in range(n)]

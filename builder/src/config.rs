@@ -38,6 +38,10 @@ pub struct Config {
     pub test_patterns: Option<Vec<String>>,
     #[serde(default)]
     pub secrets: SecretsConfig,
+    /// Directories where pattern detection looks for families of similar
+    /// files (default: every directory).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pattern_dirs: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

@@ -266,6 +266,10 @@ struct Sink<'a> {
     source_bytes: u64,
     input: String,
     next_symbol_id: i64,
+    /// File shapes for pattern detection.
+    shapes: Vec<crate::patterns::Shape>,
+    /// Navigation docs (path, content) for `mentions` edges.
+    nav_docs: Vec<(String, String)>,
     /// Chunks to embed (when embeddings are on), in table order.
     pending: Option<(String, Vec<crate::embeddings::Pending>)>,
 }
@@ -301,6 +305,22 @@ impl Sink<'_> {
                             reused: was_reused,
                         });
                     }
+                }
+                let lang = a.file.lang.id();
+                if !a.file.is_test && !a.file.is_generated && lang != "markdown" && lang != "text" {
+                    if let Some(sh) = crate::patterns::shape(
+                        &a.file.path,
+                        lang,
+                        m.module_path.clone(),
+                        &a.parsed.symbols,
+                        &a.parsed.edges,
+                    ) {
+                        self.shapes.push(sh);
+                    }
+                }
+                if lang == "markdown" && self.cfg.nav_docs.is_match(&a.file.path) {
+                    self.nav_docs
+                        .push((a.file.path.clone(), a.file.content.clone()));
                 }
                 let a = *a;
                 self.facts.push(FileFacts {
@@ -433,6 +453,8 @@ pub fn run(opts: &Options) -> Result<Summary> {
         source_bytes: 0,
         input: String::new(),
         next_symbol_id: 1,
+        shapes: Vec::new(),
+        nav_docs: Vec::new(),
         pending: embedder
             .as_ref()
             .map(|(e, _, _)| (e.model_id(), Vec::new())),
@@ -488,15 +510,30 @@ pub fn run(opts: &Options) -> Result<Summary> {
         source_bytes,
         input,
         pending,
+        shapes,
+        nav_docs,
         ..
     } = sink;
     let resolver = Resolver::new(&facts, &modules);
+    let mentions = crate::mentions::Mentions::new(&facts, &nav_docs);
     phase("resolve index");
     let mut ew = TableWriter::create(&tmp.dir, edges_table(), &kv)?;
     let idx: Vec<usize> = (0..facts.len()).collect();
     for part in idx.chunks(4 * STEP) {
-        let edges: Vec<Vec<Edge>> =
-            pool.install(|| part.par_iter().map(|&fi| resolver.file_edges(fi)).collect());
+        let edges: Vec<Vec<Edge>> = pool.install(|| {
+            part.par_iter()
+                .map(|&fi| {
+                    let mut e = resolver.file_edges(fi);
+                    if let Some(extra) = mentions.edges(&facts[fi].path) {
+                        e.extend(extra);
+                        e.sort_by(|a, b| {
+                            (a.kind, a.line, &a.dst_name).cmp(&(b.kind, b.line, &b.dst_name))
+                        });
+                    }
+                    e
+                })
+                .collect()
+        });
         for e in edges.iter().flatten() {
             ew.s(e.kind);
             ew.s(&e.src_path);
@@ -511,8 +548,27 @@ pub fn run(opts: &Options) -> Result<Summary> {
         }
     }
     drop(resolver);
+    drop(mentions);
     drop(facts);
     phase("edges");
+    // Patterns: families of similarly shaped files.
+    let pats = crate::patterns::detect(&shapes, &cfg.config.pattern_dirs);
+    let mut pw = TableWriter::create(&tmp.dir, code_index_schemas::patterns_table(), &kv)?;
+    for p in &pats {
+        for (path, sim) in &p.members {
+            pw.i64(p.id);
+            pw.s(&p.name);
+            pw.os(p.module.as_deref());
+            pw.s(&p.canonical_path);
+            pw.i32(p.members.len() as i64);
+            pw.f32(p.similarity);
+            pw.s(path);
+            pw.f32(*sim);
+            pw.os((*path == p.canonical_path).then_some(p.text.as_str()));
+            pw.end_row(p.name.len() + path.len() + 80)?;
+        }
+    }
+    phase("patterns");
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -523,14 +579,22 @@ pub fn run(opts: &Options) -> Result<Summary> {
         symbols,
         references,
     } = writers;
-    for w in [files, chunks, symbols, references, ew] {
+    for w in [files, chunks, symbols, references, ew, pw] {
         let file = w.table.file;
         let rows = w.finish()?;
         manifest_files.push(snapshot::describe(&tmp.dir, file, rows)?);
     }
     let mut embed_info = None;
     let mut embed_stats = None;
-    if let (Some((emb, mut cache, flat_max)), Some((model_id, items))) = (embedder, pending) {
+    if let (Some((emb, mut cache, flat_max)), Some((model_id, mut items))) = (embedder, pending) {
+        for p in &pats {
+            items.push(crate::embeddings::Pending {
+                id: p.id,
+                key: crate::embeddings::key(&model_id, &p.text),
+                input: p.text.clone(),
+                reused: false,
+            });
+        }
         // Unchanged files of a previous snapshot with the same model: its vectors seed the cache.
         if let Some((pdir, Some(pe))) = &prev_dir {
             if pe.model == model_id {

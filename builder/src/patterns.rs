@@ -71,7 +71,12 @@ pub fn shape(
     for e in edges {
         match e.kind {
             "extends" | "implements" => {
-                let b = e.dst_name.rsplit(['.', ':']).next().unwrap_or(&e.dst_name).to_string();
+                let b = e
+                    .dst_name
+                    .rsplit(['.', ':'])
+                    .next()
+                    .unwrap_or(&e.dst_name)
+                    .to_string();
                 f.insert(format!("base:{b}"));
                 *bases.entry(b).or_insert(0) += 1;
             }
@@ -120,16 +125,19 @@ fn base_of(p: &str) -> &str {
 pub fn detect(shapes: &[Shape], dirs: &[String]) -> Vec<Pattern> {
     let in_dirs = |d: &str| {
         dirs.is_empty()
-            || dirs
-                .iter()
-                .any(|c| d == c.trim_matches('/') || d.starts_with(&format!("{}/", c.trim_matches('/'))))
+            || dirs.iter().any(|c| {
+                d == c.trim_matches('/') || d.starts_with(&format!("{}/", c.trim_matches('/')))
+            })
     };
     // Groups: by (directory, lang) and by (parent of directory, basename, lang).
     let mut groups: BTreeMap<(String, &str, u8), Vec<usize>> = BTreeMap::new();
     for (i, s) in shapes.iter().enumerate() {
         let d = dir_of(&s.path);
         if in_dirs(d) {
-            groups.entry((d.to_string(), s.lang, 0)).or_default().push(i);
+            groups
+                .entry((d.to_string(), s.lang, 0))
+                .or_default()
+                .push(i);
         }
         let parent = dir_of(d);
         if !d.is_empty() && in_dirs(parent) {
@@ -210,7 +218,15 @@ pub fn detect(shapes: &[Shape], dirs: &[String]) -> Vec<Pattern> {
                     .collect();
             }
             let shared: Vec<String> = shared.into_iter().collect();
-            let name = pattern_name(&key.0, key.2, canon, &cluster.iter().map(|&j| &shapes[left[j]]).collect::<Vec<_>>());
+            let name = pattern_name(
+                &key.0,
+                key.2,
+                canon,
+                &cluster
+                    .iter()
+                    .map(|&j| &shapes[left[j]])
+                    .collect::<Vec<_>>(),
+            );
             let text = format!(
                 "Pattern: {name}\nCanonical example: {}\n{} files follow it: {}\nShared structure: {}\n",
                 canon.path,
@@ -237,7 +253,11 @@ pub fn detect(shapes: &[Shape], dirs: &[String]) -> Vec<Pattern> {
             left.retain(|i| !cset.contains(i));
         }
     }
-    out.sort_by(|a, b| a.canonical_path.cmp(&b.canonical_path).then(a.name.cmp(&b.name)));
+    out.sort_by(|a, b| {
+        a.canonical_path
+            .cmp(&b.canonical_path)
+            .then(a.name.cmp(&b.name))
+    });
     out
 }
 
@@ -253,7 +273,10 @@ fn pattern_name(group: &str, by_name: u8, canon: &Shape, members: &[&Shape]) -> 
     } else {
         format!("{}/*", if group.is_empty() { "." } else { group })
     };
-    match bases.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0))) {
+    match bases
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
+    {
         Some((b, n)) if n * 10 >= members.len() * 6 => format!("{b} subclasses in {place}"),
         _ => {
             let _ = canon;
@@ -278,17 +301,29 @@ mod tests {
 
     #[test]
     fn a_family_of_five_is_found_and_outliers_are_not() {
-        let f = ["top:class", "base:AppConfig", "member:variable:name", "member:variable:verbose_name", "import:django.apps"];
+        let f = [
+            "top:class",
+            "base:AppConfig",
+            "member:variable:name",
+            "member:variable:verbose_name",
+            "import:django.apps",
+        ];
         let mut shapes: Vec<Shape> = ["auth", "admin", "sites", "sessions", "messages", "humanize"]
             .iter()
             .map(|a| sh(&format!("contrib/{a}/apps.py"), &f, Some("AppConfig")))
             .collect();
-        shapes.push(sh("contrib/odd/apps.py", &["top:function", "import:os", "member:x:y"], None));
+        shapes.push(sh(
+            "contrib/odd/apps.py",
+            &["top:function", "import:os", "member:x:y"],
+            None,
+        ));
         shapes.sort_by(|a, b| a.path.cmp(&b.path));
         let p = detect(&shapes, &[]);
         assert_eq!(p.len(), 1);
         assert_eq!(p[0].members.len(), 6);
-        assert!(p[0].name.starts_with("AppConfig subclasses in contrib/*/apps.py"));
+        assert!(p[0]
+            .name
+            .starts_with("AppConfig subclasses in contrib/*/apps.py"));
         assert!(!p[0].members.iter().any(|m| m.0.contains("odd")));
         // Four are not enough.
         let p = detect(&shapes[..4], &[]);

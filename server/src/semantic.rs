@@ -48,16 +48,22 @@ pub struct SnapVectors {
     pub chunk_of_row: Vec<u32>,
 }
 
+type OpenedModel = Result<Arc<dyn Embedder>, embed::EmbedError>;
+/// (model id, query, vector).
+type CachedQuery = (String, String, Arc<Vec<f32>>);
+
 /// Everything search_code needs, built once per server.
 pub struct Engine {
     pub chunks: Vec<ChunkMeta>,
     pub bm25: Bm25,
     /// Per snapshot (same order as `State::snaps`): vectors, or why none.
     pub vectors: Vec<Result<SnapVectors, String>>,
-    embedders: Mutex<HashMap<String, Result<Arc<dyn Embedder>, embed::EmbedError>>>,
-    query_cache: Mutex<Vec<(String, String, Arc<Vec<f32>>)>>,
-    /// (snapshot, file) → range of its chunks in `chunks`.
+    embedders: Mutex<HashMap<String, OpenedModel>>,
+    query_cache: Mutex<Vec<CachedQuery>>,
+    /// (snapshot, file) → range of its chunks in `chunks` (pattern chunks excluded).
     pub file_chunks: HashMap<(u32, u32), (usize, usize)>,
+    /// (snapshot, file) → name of the pattern the file follows.
+    pub follows: HashMap<(u32, u32), String>,
     pub build_seconds: f64,
 }
 
@@ -139,29 +145,111 @@ fn load_chunks(si: usize, snap: &Snapshot) -> Result<Vec<ChunkMeta>, String> {
     Ok(out)
 }
 
+/// Pattern chunks (one per pattern, on its canonical file) and membership.
+#[allow(clippy::type_complexity)]
+fn load_patterns(
+    si: usize,
+    snap: &Snapshot,
+) -> Result<(Vec<ChunkMeta>, HashMap<(u32, u32), String>), String> {
+    let p = snap.dir.join("patterns.parquet");
+    let mut chunks = Vec::new();
+    let mut members = HashMap::new();
+    if !p.is_file() {
+        return Ok((chunks, members));
+    }
+    let file = std::fs::File::open(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.build())
+        .map_err(|e| format!("{}: {e}", p.display()))?;
+    let index: HashMap<&str, u32> = snap
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.as_str(), i as u32))
+        .collect();
+    for batch in reader {
+        let batch = batch.map_err(|e| format!("{}: {e}", p.display()))?;
+        macro_rules! col {
+            ($n:expr, $t:ty) => {
+                batch
+                    .column_by_name($n)
+                    .and_then(|c| c.as_any().downcast_ref::<$t>().cloned())
+                    .ok_or_else(|| format!("{} lacks column {}", p.display(), $n))?
+            };
+        }
+        let id = col!("pattern_id", Int64Array);
+        let name = col!("name", StringArray);
+        let module = col!("module_path", StringArray);
+        let path = col!("path", StringArray);
+        let text = col!("text", StringArray);
+        for i in 0..batch.num_rows() {
+            let Some(&fi) = index.get(path.value(i)) else {
+                continue;
+            };
+            members.insert((si as u32, fi), name.value(i).to_string());
+            if text.is_null(i) {
+                continue;
+            }
+            let f = &snap.files[fi as usize];
+            chunks.push(ChunkMeta {
+                snap: si as u32,
+                file: fi,
+                id: id.value(i),
+                kind: "pattern".into(),
+                chunk_type: "code".into(),
+                symbol: Some(name.value(i).to_string()),
+                module: (!module.is_null(i)).then(|| module.value(i).to_string()),
+                heading: None,
+                start_line: 1,
+                end_line: f.content.lines().count().max(1) as u32,
+                start_byte: 0,
+                end_byte: f.content.len() as u64,
+                is_test: false,
+                weight: 1.0,
+                header: format!("pattern: {}", name.value(i)),
+                text: Some(text.value(i).to_string()),
+            });
+        }
+    }
+    Ok((chunks, members))
+}
+
 impl Engine {
     /// Build from loaded snapshots (chunks, BM25, vectors).
     pub fn build(snaps: &[Snapshot]) -> Engine {
         let t0 = std::time::Instant::now();
         let mut chunks = Vec::new();
         let mut vectors = Vec::new();
+        let mut follows = HashMap::new();
         for (si, s) in snaps.iter().enumerate() {
             let base = chunks.len();
             match load_chunks(si, s) {
                 Ok(c) => chunks.extend(c),
                 Err(e) => eprintln!("code-index-mcp: chunks of {}: {e}", s.repo()),
             }
+            match load_patterns(si, s) {
+                Ok((pc, members)) => {
+                    chunks.extend(pc);
+                    follows.extend(members);
+                }
+                Err(e) => eprintln!("code-index-mcp: patterns of {}: {e}", s.repo()),
+            }
             vectors.push(load_vectors(s, &chunks[base..], base));
         }
         let bm25 = Bm25::build(&chunks, snaps);
         let mut file_chunks: HashMap<(u32, u32), (usize, usize)> = HashMap::new();
-        for (i, c) in chunks.iter().enumerate() {
+        for (i, c) in chunks
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.kind != "pattern")
+        {
             file_chunks
                 .entry((c.snap, c.file))
                 .and_modify(|r| r.1 = i + 1)
                 .or_insert((i, i + 1));
         }
         Engine {
+            follows,
             file_chunks,
             chunks,
             bm25,

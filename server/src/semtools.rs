@@ -346,7 +346,7 @@ impl Server {
         }
         if let Some(s) = &c.symbol {
             let last = s.rsplit(['.', ':']).next().unwrap_or(s).to_lowercase();
-            if q_idents.iter().any(|q| *q == last) {
+            if q_idents.contains(&last) {
                 w *= 1.5;
             }
         }
@@ -447,6 +447,14 @@ impl Server {
             }
             QueryType::Symbol(name) => {
                 routed = self.definition_hits(name, &repos, &allowed)?;
+            }
+            QueryType::Pattern(subject) => {
+                routed = self.pattern_hits(subject, &allowed);
+                if routed.is_empty() {
+                    notice = Some(format!(
+                        "no detected pattern matches {subject:?}; showing concept results"
+                    ));
+                }
             }
             QueryType::Flow { from, to } => {
                 routed = self.flow_hits(from, to, snaps, &allowed)?;
@@ -597,6 +605,35 @@ impl Server {
                 "the scan budget ran out: results are partial; narrow path or lang".to_string()
             }),
         })
+    }
+
+    /// Pattern chunks matching a subject, each followed by its canonical file.
+    fn pattern_hits(
+        &self,
+        subject: &str,
+        allowed: &semantic::Allowed,
+    ) -> Vec<(usize, f32, String)> {
+        let eng = self.engine();
+        let only = |i: usize| eng.chunks[i].kind == "pattern" && allowed(i);
+        let mut out = Vec::new();
+        for (ci, _) in eng.bm25.search(subject, &only, 3) {
+            let c = &eng.chunks[ci];
+            let name = c.symbol.clone().unwrap_or_default();
+            out.push((ci, 1.0, format!("pattern: {name}")));
+            if let Some(&(lo, hi)) = eng.file_chunks.get(&(c.snap, c.file)) {
+                let best = (lo..hi)
+                    .filter(|&i| allowed(i))
+                    .find(|&i| {
+                        matches!(
+                            eng.chunks[i].kind.as_str(),
+                            "definition" | "class_summary" | "file"
+                        )
+                    })
+                    .unwrap_or(lo);
+                out.push((best, 1.0, format!("canonical example of pattern: {name}")));
+            }
+        }
+        out
     }
 
     /// Chunks holding the definitions of `name`.
@@ -1019,7 +1056,7 @@ impl Server {
                 kind: c.kind.clone(),
                 symbol: c.symbol.clone(),
                 snippet: snippet_of(body, &q_terms, 6),
-                follows_pattern: self.st.pattern_of(snap.repo(), &f.path),
+                follows_pattern: self.st.pattern_of(c.snap, c.file),
                 why: why.clone(),
                 is_test: c.is_test,
             };

@@ -48,8 +48,6 @@ pub struct State {
     pub code_cache: std::sync::Mutex<Vec<(String, Arc<crate::semtools::RankedPub>)>>,
     /// Synonyms for empty-result suggestions.
     pub synonyms: std::collections::HashMap<String, Vec<String>>,
-    /// (repo, path) → pattern name, for `follows_pattern`.
-    pub patterns: std::collections::HashMap<(String, String), String>,
 }
 
 /// Every match of a grep query, with positions.
@@ -91,7 +89,6 @@ impl State {
             code_cache: std::sync::Mutex::new(Vec::new()),
             synonyms: crate::semtools::parse_synonyms(crate::semtools::DEFAULT_SYNONYMS)
                 .unwrap_or_default(),
-            patterns: std::collections::HashMap::new(),
         }
     }
 
@@ -105,10 +102,9 @@ impl State {
         &self.synonyms
     }
 
-    pub fn pattern_of(&self, repo: &str, path: &str) -> Option<String> {
-        self.patterns
-            .get(&(repo.to_string(), path.to_string()))
-            .cloned()
+    /// Name of the pattern a file follows (snapshot index, file index).
+    pub fn pattern_of(&self, snap: u32, file: u32) -> Option<String> {
+        self.engine().follows.get(&(snap, file)).cloned()
     }
 }
 

@@ -1,0 +1,826 @@
+"""The semantic layer end to end, with the real offline model (MiniLM) and
+the official Python `mcp` client: vectors in the snapshot, `search_code` in
+every mode with its query routing, paging and coded errors, `related_files`,
+`call_graph`, the `codeindex://relevant` resource, patterns and `mentions`
+edges, `suggest-context`, `upgrade-embeddings`, and what an incremental
+build re-embeds.
+
+The main tree is a small slice of the django corpus (~400 chunks: embedded
+once, then served from the default embedding cache). Answers are checked
+against ripgrep, Python's own `ast`, and the snapshot's tables.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from helpers import (
+    REPO_ROOT,
+    build,
+    git_commit_all,
+    git_init,
+    read_faiss_flat,
+    run_cli,
+    sha256_file,
+)
+
+pytestmark = pytest.mark.corpus
+
+MODEL_ID = "minilm:all-MiniLM-L6-v2"
+REPO = "semdemo"
+HIT_KEYS = {"repo", "path", "module", "line", "end_line", "score", "kind", "symbol", "snippet", "follows_pattern", "why", "is_test"}
+MODES = ("hybrid", "semantic", "keyword", "regex")
+
+DJANGO_FILES = [
+    "django/utils/dateparse.py",
+    "django/utils/text.py",
+    "django/utils/http.py",
+    "django/utils/timesince.py",
+    "django/db/backends/sqlite3/operations.py",
+    "django/db/backends/utils.py",
+    "django/forms/fields.py",
+    "tests/utils_tests/test_dateparse.py",
+    "tests/utils_tests/test_text.py",
+    "tests/utils_tests/test_http.py",
+]
+
+# A navigation doc: what it names in backticks becomes `mentions` edges.
+README_MD = """\
+# semdemo
+
+A small slice of Django, used to test code-index's semantic layer.
+
+## Dates
+
+Dates and times are parsed in `django/utils/dateparse.py` (see `parse_datetime`
+and `parse_duration`); the tests live in `tests/utils_tests/test_dateparse.py`.
+
+## Serialization
+
+Serializers are registered in `django/core/serializers/__init__.py`. JSON output
+goes through `DjangoJSONEncoder` in `django/core/serializers/json.py`.
+
+## Apps and text
+
+Each contrib app declares an `AppConfig` subclass, e.g. `django/contrib/admin/apps.py`.
+Text helpers are in `django.utils.text`. A `plain code span` is not a link.
+"""
+# README span -> the file it must resolve to.
+README_MENTIONS = {
+    "django/utils/dateparse.py": "django/utils/dateparse.py",
+    "parse_datetime": "django/utils/dateparse.py",
+    "parse_duration": "django/utils/dateparse.py",
+    "tests/utils_tests/test_dateparse.py": "tests/utils_tests/test_dateparse.py",
+    "django/core/serializers/__init__.py": "django/core/serializers/__init__.py",
+    "DjangoJSONEncoder": "django/core/serializers/json.py",
+    "django/core/serializers/json.py": "django/core/serializers/json.py",
+    "django/contrib/admin/apps.py": "django/contrib/admin/apps.py",
+    "django.utils.text": "django/utils/text.py",
+}
+
+
+# --------------------------------------------------------------------------
+# Helpers
+
+
+def rg(root: Path, *args) -> list[tuple[str, int, str]]:
+    """(path, line, text) of every rg match (no config, sorted)."""
+    env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
+    p = subprocess.run(["rg", "--no-config", "-n", "--with-filename", "--no-heading", "--sort", "path", *args],
+                       cwd=root, capture_output=True, text=True, env=env)
+    assert p.returncode in (0, 1), p.stderr
+    out = []
+    for line in p.stdout.splitlines():
+        path, ln, text = line.split(":", 2)
+        out.append((path.removeprefix("./"), int(ln), text))
+    return out
+
+
+def session_run(server_bin: Path, index: Path, body, env: dict | None = None):
+    """Run `body(session)` against a fresh `code-index-mcp serve` process."""
+
+    async def main():
+        params = StdioServerParameters(command=str(server_bin), args=["serve", "--index", str(index)],
+                                       env=env or dict(os.environ))
+        async with stdio_client(params) as (r, w):
+            async with ClientSession(r, w) as s:
+                await s.initialize()
+                return await body(s)
+
+    return asyncio.run(main())
+
+
+async def call(s, tool: str, args: dict):
+    res = await s.call_tool(tool, args)
+    return res.is_error, res.structured_content
+
+
+async def all_pages(s, args: dict) -> tuple[list[dict], list[dict]]:
+    """Every result of a search_code query, following next_cursor; (results, pages)."""
+    results, pages, cursor = [], [], None
+    while True:
+        a = dict(args)
+        if cursor:
+            a["cursor"] = cursor
+        err, sc = await call(s, "search_code", a)
+        assert not err, sc
+        pages.append(sc)
+        results += sc["results"]
+        cursor = sc.get("next_cursor")
+        if not sc["has_more"]:
+            break
+        assert cursor, sc
+        assert len(pages) < 200, "pagination does not end"
+    return results, pages
+
+
+def file_lines(root: Path, path: str) -> list[str]:
+    return (root / path).read_text().splitlines()
+
+
+def check_hit(h: dict, root: Path, repo: str):
+    """A well-formed search_code result, checked against the tree."""
+    assert HIT_KEYS <= set(h), sorted(HIT_KEYS - set(h))
+    assert h["repo"] == repo
+    assert (root / h["path"]).is_file(), h["path"]
+    n = len(file_lines(root, h["path"]))
+    assert 1 <= h["line"] <= h["end_line"] <= max(n, 1), (h["path"], h["line"], h["end_line"], n)
+    assert isinstance(h["score"], (int, float)) and math.isfinite(h["score"]) and h["score"] > 0
+    assert h["kind"] and h["why"]
+    assert h["is_test"] == h["path"].startswith("tests/"), h
+    assert h["snippet"].strip(), h
+    # The snippet is text of the file (synthesized chunks: class summaries and patterns aside).
+    if h["kind"] not in ("class_summary", "pattern"):
+        span = "\n".join(file_lines(root, h["path"])[h["line"] - 1 : h["end_line"]])
+        for sl in h["snippet"].splitlines():
+            sl = sl.removesuffix("…")
+            assert sl in span, (h["path"], h["line"], sl)
+    if h["path"].endswith(".py") and h["module"] is not None:
+        assert isinstance(h["module"], str)
+
+
+def callers_by_ast(root: Path, name: str) -> dict[str, set[str]]:
+    """{path: {qualified function names whose body calls `name(...)`}} over the tree's Python files (ast)."""
+    out: dict[str, set[str]] = {}
+    for p in sorted(root.rglob("*.py")):
+        rel = p.relative_to(root).as_posix()
+        tree = ast.parse(p.read_text())
+
+        def visit(node, prefix):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    q = f"{prefix}{child.name}"
+                    for n in ast.walk(child):
+                        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name:
+                            out.setdefault(rel, set()).add(q)
+                            break
+                    visit(child, q + ".")
+                elif isinstance(child, ast.ClassDef):
+                    visit(child, f"{prefix}{child.name}.")
+
+        visit(tree, "")
+    return out
+
+
+def pattern_rows(snap_dir: Path) -> list[dict]:
+    p = snap_dir / "patterns.parquet"
+    return pq.read_table(p).to_pylist() if p.is_file() else []
+
+
+# --------------------------------------------------------------------------
+# Fixtures
+
+
+@pytest.fixture(scope="session")
+def server_bin(indexer) -> Path:
+    p = indexer.parent / "code-index-mcp"
+    assert p.is_file(), f"{p} missing: build the workspace"
+    return p
+
+
+@pytest.fixture(scope="session")
+def model_dir() -> Path:
+    d = Path(os.environ.get("CODE_INDEX_MODEL_DIR") or Path.home() / ".cache/code-index/models/all-minilm-l6-v2")
+    if not (d / "model.safetensors").is_file():
+        pytest.fail(f"the offline model is not installed in {d}: run scripts/setup.sh", pytrace=False)
+    return d
+
+
+@pytest.fixture(scope="session")
+def sem_tree(corpora, tmp_path_factory) -> Path:
+    """django/contrib/*/apps.py, a few utils, the serializers, three callers of
+    dateparse, three test files, the __init__.py files on the way, and a
+    README: a git repository named semdemo."""
+    src = corpora / "django"
+    root = tmp_path_factory.mktemp("semantic") / REPO
+    files = sorted(p.relative_to(src).as_posix() for p in src.glob("django/contrib/*/apps.py"))
+    files += sorted(p.relative_to(src).as_posix() for p in src.glob("django/core/serializers/*.py"))
+    files += DJANGO_FILES
+    inits = set()
+    for f in files:
+        d = Path(f).parent
+        while d.parts and d.parts[0] == "django":
+            if (src / d / "__init__.py").is_file():
+                inits.add((d / "__init__.py").as_posix())
+            d = d.parent
+    assert len([f for f in files if f.endswith("/apps.py")]) >= 10
+    for f in sorted(set(files) | inits):
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src / f, root / f)
+    (root / "README.md").write_text(README_MD)
+    git_init(root)
+    git_commit_all(root, "semantic test tree")
+    return root
+
+
+@pytest.fixture(scope="session")
+def sem_snap(indexer, model_dir, sem_tree, tmp_path_factory):
+    """The tree indexed with embeddings (default model, default cache)."""
+    snap = build(indexer, sem_tree, tmp_path_factory.mktemp("sem-out"))
+    assert chunk_count(snap) <= 600, "the test tree must stay small (embedding runs at ~15 chunks/s)"
+    return snap
+
+
+@pytest.fixture(scope="session")
+def sem_plain(indexer, sem_tree, tmp_path_factory):
+    """The same tree built with --no-embeddings."""
+    return build(indexer, sem_tree, tmp_path_factory.mktemp("sem-plain"), "--no-embeddings")
+
+
+def write_tiny(root: Path, word: str = "alpha") -> None:
+    """Four small Python files, all distinct; pipeline.py is cut into several
+    chunks, each of which holds `word` (so renaming it changes all of them)."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "shapes.py").write_text('"""Geometry helpers."""\n\n\ndef area(w, h):\n    """Area of a rectangle."""\n    return w * h\n\n\n'
+                                    "def perimeter(w, h):\n    return 2 * (w + h)\n")
+    (root / "greet.py").write_text("from shapes import area\n\n\ndef greet(name):\n"
+                                   '    """Say hello to someone by name."""\n'
+                                   '    return f"hello {name}, the room is {area(3, 4)} square metres"\n')
+    (root / "store.py").write_text('import json\n\n\nclass Store:\n    """A tiny key-value store persisted as JSON."""\n\n'
+                                   "    def __init__(self, path):\n        self.path = path\n        self.data = {}\n\n"
+                                   '    def save(self):\n        with open(self.path, "w") as f:\n            json.dump(self.data, f)\n')
+
+    def stage(i: int) -> str:
+        body = "\n".join(f"    {word}_value_{i}_{j} = {word}_scale * {j} + {i}  # {word} step {j} of the {word} pipeline"
+                         for j in range(40))
+        return f'def {word}_stage_{i}({word}_scale):\n    """Stage {i} of the {word} computation."""\n{body}\n    return {word}_value_{i}_39\n'
+
+    text = f'"""The {word} pipeline: stages that scale numbers."""\n\n{word.upper()}_NAME = "{word}"\n\n\n' + "\n\n".join(stage(i) for i in range(3))
+    (root / "pipeline.py").write_text(text)
+
+
+def chunk_count(snap, path: str | None = None) -> int:
+    rows = snap.read("chunks", ["path"]).column("path").to_pylist()
+    return len(rows) if path is None else sum(1 for p in rows if p == path)
+
+
+# --------------------------------------------------------------------------
+# The snapshot's vectors
+
+
+def test_manifest_describes_the_vectors(sem_snap):
+    m = sem_snap.manifest
+    e = m["embeddings"]
+    assert e is not None, "built with embeddings, but the manifest has none"
+    assert e["model"] == MODEL_ID
+    assert e["dimension"] == 384
+    assert e["metric"] == "inner_product"
+    assert e["normalized"] is True
+    chunk_ids = sem_snap.read("chunks", ["chunk_id"]).column("chunk_id").to_pylist()
+    pattern_ids = list(dict.fromkeys(r["pattern_id"] for r in pattern_rows(sem_snap.dir)))
+    assert e["count"] == len(chunk_ids) + len(pattern_ids)
+    listed = {f["name"]: f for f in m["files"]}
+    assert "vectors.faiss" in listed
+    vf = listed["vectors.faiss"]
+    assert vf["sha256"] == sha256_file(sem_snap.dir / "vectors.faiss")
+    assert vf["bytes"] == (sem_snap.dir / "vectors.faiss").stat().st_size
+    assert vf["rows"] == e["count"]
+    # The file itself: one unit vector per chunk, then per pattern, ids = chunk ids.
+    dim, metric, ids, vecs = read_faiss_flat(sem_snap.dir / "vectors.faiss")
+    assert (dim, metric) == (384, 0)
+    assert ids == chunk_ids + pattern_ids
+    for v in vecs:
+        assert abs(sum(x * x for x in v) - 1.0) < 1e-3
+
+
+# --------------------------------------------------------------------------
+# search_code
+
+
+def test_every_mode_returns_well_formed_results(server_bin, sem_snap, sem_tree):
+    concept = "parse an ISO 8601 date string"
+    regex = r"def parse_\w+\("
+
+    async def body(s):
+        out = {}
+        for mode in MODES:
+            q = regex if mode == "regex" else concept
+            out[mode] = await call(s, "search_code", {"query": q, "mode": mode, "limit": 20})
+        return out
+
+    out = session_run(server_bin, sem_snap.dir, body)
+    for mode, (err, sc) in out.items():
+        assert not err, (mode, sc)
+        assert sc["mode"] == mode, (mode, sc["mode"], sc.get("notice"))
+        assert sc["index_version"] == sem_snap.id
+        assert sc["searched_repos"] == [REPO]
+        assert sc["semantic"] is (mode in ("hybrid", "semantic")), (mode, sc.get("notice"))
+        assert sc["results"], mode
+        assert sc["total_count"] >= len(sc["results"])
+        for h in sc["results"]:
+            check_hit(h, sem_tree, REPO)
+        scores = [h["score"] for h in sc["results"]]
+        assert scores == sorted(scores, reverse=True), (mode, scores)
+        # Default max_per_file is 1: one chunk per file.
+        paths = [h["path"] for h in sc["results"]]
+        assert len(paths) == len(set(paths)), mode
+    for mode in ("semantic", "hybrid"):
+        top3 = [h["path"] for h in out[mode][1]["results"][:3]]
+        assert "django/utils/dateparse.py" in top3, (mode, top3)
+    # regex: every result holds a real match, and every file with a match is there.
+    matches = rg(sem_tree, "-e", regex)
+    by_file: dict[str, set[int]] = {}
+    for path, ln, _ in matches:
+        by_file.setdefault(path, set()).add(ln)
+    sc = out["regex"][1]
+    assert sc["query_type"] == "regex"
+    for h in sc["results"]:
+        lines = by_file.get(h["path"], set())
+        assert any(h["line"] <= ln <= h["end_line"] for ln in lines), (h["path"], h["line"], h["end_line"], sorted(lines))
+        m = re.search(r"line (\d+)", h["why"])
+        assert m and int(m.group(1)) in lines, h["why"]
+    assert {h["path"] for h in sc["results"]} == set(by_file)
+
+
+def test_query_classification_and_routing(server_bin, sem_snap, sem_tree):
+    queries = {
+        "symbol": "parse_datetime",
+        "relationship": "what calls parse_date",
+        "flow": "from the serializer to the json encoder",
+        "pattern": "how do app configs work",
+        "concept": "cut a long text down to a number of words",
+    }
+
+    async def body(s):
+        return {k: await call(s, "search_code", {"query": q, "limit": 50}) for k, q in queries.items()}
+
+    out = session_run(server_bin, sem_snap.dir, body)
+    for kind, (err, sc) in out.items():
+        assert not err, (kind, sc)
+        assert sc["query_type"] == kind, (queries[kind], sc["query_type"])
+    # symbol: the chunk defining it comes first.
+    (def_path, def_line, _), = rg(sem_tree, "-e", r"^def parse_datetime\(")
+    first = out["symbol"][1]["results"][0]
+    assert first["path"] == def_path and first["line"] <= def_line <= first["end_line"], first
+    assert first["why"].startswith("definition of parse_datetime"), first["why"]
+    # relationship: the routed callers come first and are exactly the call sites rg finds.
+    calls = [(p, ln) for p, ln, t in rg(sem_tree, "-e", r"\bparse_date\(") if not t.lstrip().startswith("def ")]
+    call_files = {p for p, _ in calls}
+    res = out["relationship"][1]["results"]
+    routed = [h for h in res if h["why"].startswith("calls parse_date")]
+    assert routed and res[: len(routed)] == routed, [h["why"] for h in res]
+    assert {h["path"] for h in routed} == call_files
+    for h in routed:
+        at = int(re.search(r"at line (\d+)", h["why"]).group(1))
+        assert (h["path"], at) in calls, h
+        assert any(h["line"] <= ln <= h["end_line"] for p, ln in calls if p == h["path"]), h
+    # flow: a path through imports/calls was found, or the answer says why not.
+    flow = out["flow"][1]
+    assert any(h["why"].startswith("flow step") for h in flow["results"]) or "no import/call path" in (flow.get("notice") or "")
+    # concept: the truncation helpers rank high.
+    top = [h["path"] for h in out["concept"][1]["results"][:5]]
+    assert "django/utils/text.py" in top, top
+
+
+def test_include_tests(server_bin, sem_snap, sem_tree):
+    q = "parse a date or a duration"
+
+    async def body(s):
+        out = {}
+        for mode in ("keyword", "hybrid"):
+            for t in ("include", "exclude", "only"):
+                out[mode, t] = (await all_pages(s, {"query": q, "mode": mode, "include_tests": t, "limit": 50}))[0]
+        out["bad"] = await call(s, "search_code", {"query": q, "include_tests": "sometimes"})
+        return out
+
+    out = session_run(server_bin, sem_snap.dir, body)
+    is_test = {r["path"]: r["is_test"] for r in sem_snap.read("files", ["path", "is_test"]).to_pylist()}
+    for mode in ("keyword", "hybrid"):
+        inc, exc, only = out[mode, "include"], out[mode, "exclude"], out[mode, "only"]
+        assert exc and only and inc
+        assert not any(h["is_test"] for h in exc)
+        assert all(h["is_test"] for h in only)
+        for h in inc + exc + only:
+            assert h["is_test"] == is_test[h["path"]], h
+        assert any(h["is_test"] for h in inc) and not all(h["is_test"] for h in inc)
+    # Keyword scores do not depend on the scope, and tests weigh the same (0.5) with
+    # include and only: include is exactly exclude + only, merged by score.
+    key = lambda h: (h["path"], h["line"], h["end_line"], h["score"])  # noqa: E731
+    inc, exc, only = out["keyword", "include"], out["keyword", "exclude"], out["keyword", "only"]
+    assert sorted(map(key, inc)) == sorted(map(key, exc + only))
+    err, sc = out["bad"]
+    assert err and sc["code"] == "INVALID_ARGUMENT" and "exclude" in sc["hint"] and "only" in sc["hint"]
+
+
+def test_pagination_and_coded_errors(server_bin, sem_snap):
+    q = "date"
+
+    async def body(s):
+        out = {}
+        out["pages"] = await all_pages(s, {"query": q, "limit": 3})
+        out["oneshot"] = await call(s, "search_code", {"query": q, "limit": 50})
+        first = out["pages"][1][0]
+        out["garbled"] = await call(s, "search_code", {"query": q, "limit": 3, "cursor": "!!garbled~cursor"})
+        out["foreign"] = await call(s, "search_code", {"query": "serializer", "limit": 3, "cursor": first["next_cursor"]})
+        out["mode"] = await call(s, "search_code", {"query": q, "mode": "fuzzy"})
+        out["limit0"] = await call(s, "search_code", {"query": q, "limit": 0})
+        out["limit51"] = await call(s, "search_code", {"query": q, "limit": 51})
+        out["empty"] = await call(s, "search_code", {"query": "   "})
+        return out
+
+    out = session_run(server_bin, sem_snap.dir, body)
+    results, pages = out["pages"]
+    assert len(pages) >= 3
+    total = pages[0]["total_count"]
+    assert all(p["total_count"] == total for p in pages)
+    assert all(len(p["results"]) <= 3 for p in pages)
+    assert all(p["has_more"] and p["next_cursor"] for p in pages[:-1])
+    assert pages[-1]["has_more"] is False and pages[-1].get("next_cursor") is None
+    keys = [(h["path"], h["line"]) for h in results]
+    assert len(keys) == len(set(keys)), "a result came twice"
+    assert len(results) == total
+    # Pages cut the same ranking as one big page.
+    err, one = out["oneshot"]
+    assert not err
+    if total <= 50:
+        assert [(h["path"], h["line"]) for h in one["results"]] == keys
+    for name in ("garbled", "foreign"):
+        err, sc = out[name]
+        assert err and sc["code"] == "INVALID_CURSOR", (name, sc)
+        assert sc["message"] and sc["hint"]
+    err, sc = out["mode"]
+    assert err and sc["code"] == "INVALID_ARGUMENT"
+    for v in MODES:
+        assert v in sc["hint"], sc
+    for name in ("limit0", "limit51", "empty"):
+        err, sc = out[name]
+        assert err and sc["code"] == "INVALID_ARGUMENT", (name, sc)
+        assert sc["hint"]
+    assert "50" in out["limit51"][1]["hint"]
+
+
+def test_empty_result_suggests_synonyms(server_bin, sem_snap, sem_tree):
+    synonyms = yaml.safe_load((REPO_ROOT / "server/src/synonyms.yaml").read_text())
+    word, nonsense = "encrypt", "zzqxv"
+    # Preconditions, by rg: neither word is in the tree, a synonym of `encrypt` is.
+    assert not rg(sem_tree, "-i", "-e", word, "-e", nonsense)
+    present = [w for w in synonyms[word] if rg(sem_tree, "-i", "-w", "-e", w)]
+    assert present, f"no synonym of {word} in the tree: pick another word"
+    query = f"{nonsense} {word}"
+
+    async def body(s):
+        out = {"empty": await call(s, "search_code", {"query": query, "mode": "keyword"})}
+        err, sc = out["empty"]
+        for sug in sc.get("suggestions", []):
+            q = sug["query"]
+            out[q] = await call(s, "search_code", {"query": q, "mode": "keyword", "limit": 50, "max_per_file": 1000})
+        return out
+
+    out = session_run(server_bin, sem_snap.dir, body)
+    err, sc = out["empty"]
+    assert not err
+    assert sc["total_count"] == 0 and sc["results"] == [] and sc["has_more"] is False
+    assert sc["hint"] and "No results" in sc["hint"]
+    sugs = sc.get("suggestions") or []
+    assert sugs, sc
+    assert all(s["results"] > 0 for s in sugs)
+    swapped = {s["query"].split()[-1] for s in sugs if s["query"].startswith(nonsense + " ")}
+    assert swapped & set(synonyms[word]), sugs
+    assert swapped <= set(synonyms[word]), sugs
+    # Each suggestion's count is what running it finds (all chunks, no per-file cut).
+    for s in sugs:
+        err, r = out[s["query"]]
+        assert not err and r["total_count"] == s["results"], (s, r["total_count"])
+
+
+def test_snapshot_without_vectors_runs_keyword_and_says_so(server_bin, sem_plain):
+    assert sem_plain.manifest["embeddings"] is None
+    assert not (sem_plain.dir / "vectors.faiss").exists()
+
+    async def body(s):
+        return {m: await call(s, "search_code", {"query": "parse a date string", "mode": m}) for m in ("semantic", "hybrid")}
+
+    out = session_run(server_bin, sem_plain.dir, body)
+    for m, (err, sc) in out.items():
+        assert not err, (m, sc)
+        assert sc["semantic"] is False and sc["mode"] == "keyword", (m, sc)
+        assert sc["notice"] and "--no-embeddings" in sc["notice"], sc.get("notice")
+        assert sc["results"] and sc["index_version"] == sem_plain.id
+
+
+# --------------------------------------------------------------------------
+# related_files, call_graph, the relevant resource
+
+
+def test_related_files_lists_tests_and_importers(server_bin, sem_snap, sem_tree):
+    target = "django/utils/dateparse.py"
+
+    async def body(s):
+        return (await call(s, "related_files", {"path": target, "limit": 50}),
+                await call(s, "related_files", {"path": "django/utils/dateprase.py"}))
+
+    (err, sc), (err2, missing) = session_run(server_bin, sem_snap.dir, body)
+    assert not err, sc
+    assert sc["path"] == target and sc["repo"] == REPO
+    files = {f["path"]: f for f in sc["files"]}
+    assert target not in files
+    for f in sc["files"]:
+        assert (sem_tree / f["path"]).is_file() and f["reasons"] and f["score"] > 0
+    scores = [f["score"] for f in sc["files"]]
+    assert scores == sorted(scores, reverse=True)
+    test = "tests/utils_tests/test_dateparse.py"
+    assert test in files and any("test" in r for r in files[test]["reasons"]), files.get(test)
+    importers = {p for p, _, _ in rg(sem_tree, "-e", r"^\s*from django\.utils\.dateparse import|^\s*import django\.utils\.dateparse|^\s*from django\.utils import .*\bdateparse\b")}
+    assert importers, "rg found no importer of dateparse"
+    got = {p for p, f in files.items() if "imported by" in f["reasons"]}
+    assert got == importers
+    assert err2 and missing["code"] == "NOT_FOUND"
+
+
+def test_call_graph_callers_match_the_source(server_bin, sem_snap, sem_tree):
+    async def body(s):
+        return {
+            "d1": await call(s, "call_graph", {"symbol": "parse_date", "direction": "callers", "depth": 1}),
+            "d2": await call(s, "call_graph", {"symbol": "parse_date", "depth": 2}),
+            "callees": await call(s, "call_graph", {"symbol": "DatabaseOperations.convert_datefield_value", "direction": "callees"}),
+            "deep": await call(s, "call_graph", {"symbol": "parse_date", "depth": 4}),
+            "dir": await call(s, "call_graph", {"symbol": "parse_date", "direction": "sideways"}),
+            "unknown": await call(s, "call_graph", {"symbol": "parse_dat"}),
+        }
+
+    out = session_run(server_bin, sem_snap.dir, body)
+    oracle = callers_by_ast(sem_tree, "parse_date")
+    oracle_pairs = {(p, q) for p, qs in oracle.items() for q in qs}
+    assert ("django/db/backends/sqlite3/operations.py", "DatabaseOperations.convert_datefield_value") in oracle_pairs
+    err, sc = out["d1"]
+    assert not err, sc
+    (def_path, def_line, _), = rg(sem_tree, "-e", r"^def parse_date\(")
+    assert [(r["path"], r["symbol"]) for r in sc["roots"]] == [(def_path, "parse_date")]
+    assert sc["roots"][0]["line"] == def_line
+    got = {(n["path"], n["symbol"]) for n in sc["nodes"]}
+    assert got and got <= oracle_pairs, got - oracle_pairs
+    assert ("django/db/backends/sqlite3/operations.py", "DatabaseOperations.convert_datefield_value") in got
+    assert all(n["depth"] == 1 for n in sc["nodes"])
+    calls = {(p, ln) for p, ln, t in rg(sem_tree, "-e", r"\bparse_date\(") if not t.lstrip().startswith("def ")}
+    for e in sc["edges"]:
+        assert (e["path"], e["line"]) in calls, e
+        assert e["to"] == "parse_date" and e["resolved"]
+    # Depth 2 keeps depth 1 and adds only deeper nodes.
+    err, d2 = out["d2"]
+    assert not err
+    assert {(n["path"], n["symbol"]) for n in d2["nodes"] if n["depth"] == 1} == got
+    # Callees of the sqlite converter include parse_date.
+    err, ce = out["callees"]
+    assert not err and any(e["to"] == "parse_date" for e in ce["edges"]), ce
+    for name, code in (("deep", "INVALID_ARGUMENT"), ("dir", "INVALID_ARGUMENT"), ("unknown", "NOT_FOUND")):
+        err, sc = out[name]
+        assert err and sc["code"] == code, (name, sc)
+    assert "parse_date" in out["unknown"][1]["hint"]
+    assert "3" in out["deep"][1]["hint"]
+
+
+def test_relevant_resource(server_bin, sem_snap):
+    uri = "codeindex://relevant?path=django/utils/dateparse.py&query=parse+a+date"
+
+    async def body(s):
+        t = await s.list_resource_templates()
+        r = await s.read_resource(uri)
+        return t, r
+
+    t, r = session_run(server_bin, sem_snap.dir, body)
+    templates = {x.uri_template: x for x in t.resource_templates}
+    assert "codeindex://relevant{?path,query}" in templates
+    md = r.contents[0].text
+    assert r.contents[0].mime_type == "text/markdown"
+    assert "## Read next for `django/utils/dateparse.py`" in md
+    assert "`tests/utils_tests/test_dateparse.py`" in md
+    assert 'Most relevant to "parse a date"' in md
+    # Query results exclude tests.
+    query_part = md.split("Most relevant to", 1)[1]
+    assert "tests/" not in query_part
+
+
+# --------------------------------------------------------------------------
+# Patterns and mentions
+
+
+def test_patterns_find_the_app_configs(server_bin, sem_snap, sem_tree):
+    rows = pattern_rows(sem_snap.dir)
+    assert rows, "patterns.parquet is missing or empty"
+    apps_re = re.compile(r"^django/contrib/[^/]+/apps\.py$")
+    by_id: dict[int, list[dict]] = {}
+    for r in rows:
+        by_id.setdefault(r["pattern_id"], []).append(r)
+    fam = [ms for ms in by_id.values() if len(ms) >= 5 and all(apps_re.match(m["path"]) for m in ms)]
+    assert len(fam) == 1, [(ms[0]["name"], len(ms)) for ms in by_id.values()]
+    members = fam[0]
+    name = members[0]["name"]
+    paths = {m["path"] for m in members}
+    assert "apps.py" in name
+    for m in members:
+        assert m["name"] == name and m["member_count"] == len(members)
+        assert m["member_similarity"] >= 0.8, m
+        assert m["canonical_path"] in paths
+        assert (m["text"] is not None) == (m["path"] == m["canonical_path"])
+    canon = members[0]["canonical_path"]
+    text = next(m["text"] for m in members if m["path"] == canon)
+    assert all(p in text for p in paths), text
+    assert next(m for m in members if m["path"] == canon)["member_similarity"] == 1.0
+    # Every member declares an AppConfig subclass (rg).
+    with_config = {p for p, _, _ in rg(sem_tree, "-e", r"^class \w+\((\w+\.)?AppConfig\)")}
+    assert paths <= with_config
+    member = sorted(paths - {canon})[0]
+    outsider = "django/utils/text.py"
+
+    async def body(s):
+        return (await call(s, "search_code", {"query": "AppConfig", "mode": "keyword", "path": member}),
+                await call(s, "search_code", {"query": "Truncator", "mode": "keyword", "path": outsider}),
+                await call(s, "search_code", {"query": "how do app configs work", "limit": 10}),
+                await call(s, "search_code", {"query": "how do app configs work", "limit": 10, "max_per_file": 2}))
+
+    (e1, inside), (e2, outside), (e3, how), (e4, how2) = session_run(server_bin, sem_snap.dir, body)
+    assert not (e1 or e2 or e3 or e4)
+    assert inside["results"] and all(h["follows_pattern"] == name for h in inside["results"]), inside["results"]
+    assert outside["results"] and all(h["follows_pattern"] is None for h in outside["results"])
+    # A pattern question is answered by the pattern chunk (on the canonical file) ...
+    for sc in (how, how2):
+        assert sc["query_type"] == "pattern"
+        first = sc["results"][0]
+        assert first["kind"] == "pattern" and first["symbol"] == name and first["why"].startswith("pattern:"), first
+        assert first["path"] == canon and first["follows_pattern"] == name
+        assert first["snippet"].startswith(f"Pattern: {name}\nCanonical example: {canon}\n"), first["snippet"]
+    # ... then, when a file may give two chunks, the canonical file's own code.
+    second = how2["results"][1]
+    assert second["path"] == canon and second["kind"] != "pattern" and second["why"].startswith("canonical example"), second
+
+
+def test_readme_mentions_become_edges(sem_snap, sem_tree):
+    edges = [r for r in sem_snap.read("edges").to_pylist() if r["kind"] == "mentions"]
+    assert edges, "no mentions edges"
+    assert all(r["src_path"] == "README.md" for r in edges)
+    lines = README_MD.splitlines()
+    got = {}
+    for r in edges:
+        assert f"`{r['dst_name']}`" in lines[r["line"] - 1], r
+        assert r["resolved"] and (sem_tree / r["dst_path"]).exists(), r
+        got[r["dst_name"]] = r["dst_path"]
+    assert got == README_MENTIONS
+    # Edges carry the section heading.
+    heads = {r["dst_name"]: r["src_symbol"] for r in edges}
+    assert heads["DjangoJSONEncoder"] == "Serialization"
+    assert heads["parse_duration"] == "Dates"
+
+
+# --------------------------------------------------------------------------
+# CLI: suggest-context, upgrade-embeddings
+
+
+def test_suggest_context_hook(indexer, sem_snap, sem_tree, tmp_path):
+    target = sem_tree / "django/utils/dateparse.py"
+    hook = {"session_id": "x", "hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": str(target)}}
+    for extra in ((), ("--hook-json",)):
+        p = subprocess.run([str(indexer), "suggest-context", "--index", str(sem_snap.dir), *extra],
+                           input=json.dumps(hook), capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        assert p.returncode == 0, p.stderr
+        assert "## Read next for `django/utils/dateparse.py`" in p.stderr, p.stderr
+        assert "tests/utils_tests/test_dateparse.py" in p.stderr
+        if extra:
+            out = json.loads(p.stdout)["hookSpecificOutput"]
+            assert out["hookEventName"] == "PreToolUse" and "tests/utils_tests/test_dateparse.py" in out["additionalContext"]
+        else:
+            assert p.stdout == ""
+    # Outside any repository: still exit 0, says nothing.
+    stray = tmp_path / "stray.py"
+    stray.write_text("x = 1\n")
+    p = subprocess.run([str(indexer), "suggest-context", "--index", str(sem_snap.dir)],
+                       input=json.dumps({"tool_name": "Read", "tool_input": {"file_path": str(stray)}}),
+                       capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert p.returncode == 0 and "Read next" not in p.stderr
+
+
+def test_upgrade_embeddings(indexer, tmp_path):
+    tree = tmp_path / "tiny"
+    write_tiny(tree)
+    plain = build(indexer, tree, tmp_path / "plain", "--no-embeddings")
+    m = chunk_count(plain)
+    cache = tmp_path / "cache"
+    out = tmp_path / "upgraded"
+    p = subprocess.run([str(indexer), "upgrade-embeddings", str(plain.dir), "--model", "minilm", "--embedding-cache", str(cache), "--out", str(out)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout
+    will = re.search(r"will embed (\d+) of (\d+) chunks", p.stdout)
+    done = re.search(r"snapshot (\w+) written to (\S+)", p.stdout)
+    assert will and done, p.stdout
+    assert will.start() < done.start(), "the announcement must come before the work"
+    assert int(will.group(1)) == int(will.group(2)) == m
+    new = Path(done.group(2))
+    new = new if new.is_absolute() else Path.cwd() / new
+    assert new.parent == out / "tiny" and new.name == done.group(1)
+    man = json.loads((new / "manifest.json").read_text())
+    for f in plain.manifest["files"]:
+        assert (new / f["name"]).read_bytes() == (plain.dir / f["name"]).read_bytes(), f["name"]
+    listed = {f["name"]: f for f in man["files"]}
+    assert set(listed) == {f["name"] for f in plain.manifest["files"]} | {"vectors.faiss"}
+    assert listed["vectors.faiss"]["sha256"] == sha256_file(new / "vectors.faiss")
+    e = man["embeddings"]
+    assert e["model"] == MODEL_ID and e["dimension"] == 384 and e["count"] == m
+    _, _, ids, _ = read_faiss_flat(new / "vectors.faiss")
+    assert ids == plain.read("chunks", ["chunk_id"]).column("chunk_id").to_pylist()
+    assert man["snapshot_id"] == done.group(1) != plain.id
+    # The source snapshot is untouched, and everything is now cached.
+    assert json.loads((plain.dir / "manifest.json").read_text()) == plain.manifest
+    dry = run_cli(indexer, "upgrade-embeddings", plain.dir, "--model", "minilm", "--embedding-cache", cache, "--out", tmp_path / "dry", "--dry-run")
+    assert re.search(rf"would embed 0 of {m} chunks", dry.stdout), dry.stdout
+    assert not (tmp_path / "dry").exists()
+
+
+def test_upgrade_equals_a_build_with_embeddings(indexer, sem_snap, sem_plain, tmp_path):
+    """Upgrading the --no-embeddings snapshot gives the snapshot a build with
+    embeddings gives (same vectors, pattern chunks included, same id)."""
+    out = tmp_path / "up"
+    r = run_cli(indexer, "upgrade-embeddings", sem_plain.dir, "--model", "minilm", "--out", out, "--json")
+    info = json.loads(r.stdout)
+    new = Path(info["snapshot_dir"])
+    new = new if new.is_absolute() else Path.cwd() / new
+    man = json.loads((new / "manifest.json").read_text())
+    assert man["embeddings"]["count"] == sem_snap.manifest["embeddings"]["count"], (
+        "upgrade-embeddings embedded a different set of chunks than index (pattern chunks?)")
+    _, _, ids_up, _ = read_faiss_flat(new / "vectors.faiss")
+    _, _, ids_ix, _ = read_faiss_flat(sem_snap.dir / "vectors.faiss")
+    assert ids_up == ids_ix
+    assert (new / "vectors.faiss").read_bytes() == (sem_snap.dir / "vectors.faiss").read_bytes()
+    assert info["snapshot_id"] == sem_snap.id
+
+
+# --------------------------------------------------------------------------
+# What a build embeds
+
+
+def test_one_changed_file_reembeds_only_its_chunks(indexer, tmp_path):
+    tree = tmp_path / "tiny"
+    write_tiny(tree, "alpha")
+    cache = tmp_path / "cache"
+    b1 = build(indexer, tree, tmp_path / "o1", "--embedding-cache", cache)
+    assert not pattern_rows(b1.dir), "the tiny tree must stay below pattern size"
+    n1 = chunk_count(b1)
+    assert b1.info["embeddings"]["embedded"] == n1 and b1.info["embeddings"]["from_cache"] == 0
+    assert b1.info["embeddings"]["chunks"] == n1 == b1.manifest["embeddings"]["count"]
+
+    write_tiny(tree, "beta")  # rewrites pipeline.py only; the other files keep their bytes
+    b2 = build(indexer, tree, tmp_path / "o2", "--previous", b1.dir, "--embedding-cache", cache)
+    assert b2.info["reused_files"] == 3
+    changed = chunk_count(b2, "pipeline.py")
+    assert changed >= 3, "pipeline.py should be cut into several chunks"
+    n2 = chunk_count(b2)
+    assert b2.info["embeddings"]["embedded"] == changed, b2.info["embeddings"]
+    assert b2.info["embeddings"]["from_cache"] == n2 - changed
+
+    # A fresh, empty cache: vectors of unchanged files come from the previous snapshot.
+    b3 = build(indexer, tree, tmp_path / "o3", "--previous", b1.dir, "--embedding-cache", tmp_path / "fresh")
+    assert b3.info["embeddings"]["embedded"] == changed, b3.info["embeddings"]
+    assert b3.id == b2.id
+    assert (b3.dir / "vectors.faiss").read_bytes() == (b2.dir / "vectors.faiss").read_bytes()
+
+    # A full build of the edited tree agrees with the incremental one (same ids, same vectors).
+    b4 = build(indexer, tree, tmp_path / "o4", "--embedding-cache", tmp_path / "fresh2")
+    assert b4.info["embeddings"]["embedded"] == n2
+    _, _, ids2, v2 = read_faiss_flat(b2.dir / "vectors.faiss")
+    _, _, ids4, v4 = read_faiss_flat(b4.dir / "vectors.faiss")
+    assert ids2 == ids4
+    for a, b in zip(v2, v4):
+        assert sum(x * y for x, y in zip(a, b)) > 0.9999
+
+
+def test_vectors_are_reproducible(indexer, tmp_path):
+    tree = tmp_path / "tiny"
+    write_tiny(tree)
+    a = build(indexer, tree, tmp_path / "a", "--embedding-cache", tmp_path / "ca")
+    b = build(indexer, tree, tmp_path / "b", "--embedding-cache", tmp_path / "cb")
+    assert a.info["embeddings"]["embedded"] == b.info["embeddings"]["embedded"] == chunk_count(a)
+    assert a.id == b.id
+    assert (a.dir / "vectors.faiss").read_bytes() == (b.dir / "vectors.faiss").read_bytes()
+    assert a.manifest == b.manifest
