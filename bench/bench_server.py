@@ -77,7 +77,7 @@ def pct(xs, p):
 
 async def bench_corpus(corpus: str, runs: int) -> str:
     repo = CORPORA / corpus
-    info = json.loads(subprocess.run([str(INDEXER), "index", str(repo), "--out", str(OUT), "--json"], check=True,
+    info = json.loads(subprocess.run([str(INDEXER), "index", str(repo), "--out", str(OUT), "--no-embeddings", "--json"], check=True,
                                      capture_output=True, text=True).stdout)
     snap = Path(info["snapshot_dir"])
     content = sum(f["bytes"] for f in json.loads((snap / "manifest.json").read_text())["files"] if f["name"] == "files.parquet")

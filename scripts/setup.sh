@@ -100,4 +100,8 @@ echo "grep through the server's engine (same matches as rg -S):"
 "$CARGO_TARGET_DIR/release/code-index-mcp" grep --index "$snap" --limit 5 -g '*.rs' 'fn main\(' \
   | python3 -c 'import json,sys; d=json.load(sys.stdin); [print("  %s:%d: %s" % (m["path"], m["line"], m["text"].strip())) for m in d["matches"][:5]]; print("  (%d matches)" % len(d["matches"]))'
 echo
+echo "search_code (hybrid: keyword + offline embeddings):"
+"$CARGO_TARGET_DIR/release/code-index-mcp" search-code --index "$snap" --limit 5 "build a snapshot and write the manifest" \
+  | python3 -c 'import json,sys; d=json.load(sys.stdin); print("  %s query, %s mode, semantic=%s" % (d["query_type"], d["mode"], d["semantic"])); [print("  %s:%d-%d %s (%s)" % (r["path"], r["line"], r["end_line"], r["symbol"] or r["kind"], r["why"])) for r in d["results"]]'
+echo
 echo "serve it to an agent: $CARGO_TARGET_DIR/release/code-index-mcp serve --index $out"

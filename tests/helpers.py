@@ -27,7 +27,7 @@ SHARED_DIR = REPO_ROOT.parent / "shared"
 CORPORA_SCRIPT = SHARED_DIR / "bench" / "corpora.sh"
 TEST_CORPORA = ("django", "go-stdlib", "rust-crates", "ts-rxjs")
 
-TABLES = ("files", "chunks", "symbols", "references", "edges")
+TABLES = ("files", "chunks", "symbols", "references", "edges", "patterns")
 PARQUET_FILES = tuple(f"{t}.parquet" for t in TABLES)
 DEFAULT_MAX_FILE_SIZE = 1024 * 1024
 

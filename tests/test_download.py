@@ -56,7 +56,7 @@ class HttpServer:
 def test_download_verify_cache_and_refuse_damage(server_bin, indexer, corpora, tmp_path):
     pub = tmp_path / "pub"
     p = subprocess.run(["bash", str(ROOT / "ci/publish-snapshot.sh"), str(corpora / "ts-rxjs"), str(pub)],
-                       capture_output=True, text=True, env={"CODE_INDEXER": str(indexer), "PATH": "/usr/bin:/bin:/usr/local/bin"}, timeout=300)
+                       capture_output=True, text=True, env={"CODE_INDEXER": str(indexer), "CODE_INDEX_ARGS": "--no-embeddings", "PATH": "/usr/bin:/bin:/usr/local/bin"}, timeout=300)
     assert p.returncode == 0, p.stderr
     tarball, manifest = [Path(x) for x in p.stdout.split()]
     m = json.loads(manifest.read_text())
@@ -98,5 +98,45 @@ def test_download_verify_cache_and_refuse_damage(server_bin, indexer, corpora, t
         assert r.returncode != 0 and "404" in r.stderr
         r = sql(http.url("not-a-snapshot.zip"))
         assert r.returncode != 0 and "publish-snapshot" in r.stderr
+    finally:
+        http.close()
+
+
+def test_download_a_snapshot_directory(server_bin, indexer, corpora, tmp_path):
+    """A URL ending in / names a snapshot directory served as static files:
+    manifest.json lists the files, each is fetched and verified."""
+    out = tmp_path / "snaps"
+    p = subprocess.run([str(indexer), "index", str(corpora / "ts-rxjs"), "--out", str(out), "--no-embeddings", "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    snap = Path(json.loads(p.stdout)["snapshot_dir"])
+    m = json.loads((snap / "manifest.json").read_text())
+    cache = tmp_path / "cache"
+    env = {"CODE_INDEX_CACHE": str(cache), "PATH": "/usr/bin:/bin"}
+    http = HttpServer(out)
+    try:
+        rel = f"{m['repo']}/{m['snapshot_id']}/"
+        r = subprocess.run([str(server_bin), "sql", "--index", http.url(rel), "--json", "SELECT count(*) AS n FROM symbols"],
+                           capture_output=True, text=True, env=env, timeout=120)
+        assert r.returncode == 0, r.stderr
+        rows = next(f["rows"] for f in m["files"] if f["name"] == "symbols.parquet")
+        assert json.loads(r.stdout)["rows"] == [[rows]]
+        dest = cache / "downloads" / m["repo"] / m["snapshot_id"]
+        for f in m["files"]:
+            assert (dest / f["name"]).read_bytes() == (snap / f["name"]).read_bytes()
+        # A directory whose file does not match its manifest is refused; nothing is left behind.
+        bad = out / "bad" / "0000000000000001"
+        shutil.copytree(snap, bad)
+        m2 = dict(m, repo="bad", snapshot_id="0000000000000001")
+        (bad / "manifest.json").write_text(json.dumps(m2))
+        with open(bad / "symbols.parquet", "r+b") as fh:
+            fh.seek(100)
+            b = fh.read(1)
+            fh.seek(100)
+            fh.write(bytes([b[0] ^ 0xFF]))
+        r = subprocess.run([str(server_bin), "sql", "--index", http.url("bad/0000000000000001/manifest.json"), "SELECT 1"],
+                           capture_output=True, text=True, env=env, timeout=120)
+        assert r.returncode != 0 and "E_SNAPSHOT_INVALID" in r.stderr, r.stderr
+        assert not (cache / "downloads" / "bad" / "0000000000000001").exists()
     finally:
         http.close()

@@ -397,6 +397,26 @@ pub fn snapshot_items(dir: &Path, model_id: &str) -> Result<Vec<Pending>> {
             });
         }
     }
+    // Pattern chunks, as `index` embeds them (after the chunks, in table order).
+    if dir.join("patterns.parquet").is_file() {
+        for b in crate::previous::read_table(dir, "patterns.parquet")? {
+            let (id, text) = (col(&b, "pattern_id")?, col(&b, "text")?);
+            let id = id.as_any().downcast_ref::<Int64Array>().unwrap();
+            let text = text.as_any().downcast_ref::<StringArray>().unwrap();
+            for i in 0..b.num_rows() {
+                if text.is_null(i) {
+                    continue;
+                }
+                let input = text.value(i).to_string();
+                items.push(Pending {
+                    id: id.value(i),
+                    key: key(model_id, &input),
+                    input,
+                    reused: false,
+                });
+            }
+        }
+    }
     Ok(items)
 }
 

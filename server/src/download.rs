@@ -3,6 +3,11 @@
 //! cache. The tarball is unpacked into a temp directory, verified against the
 //! published manifest (every file's sha256), and only then renamed into
 //! place; a failed download leaves the cache as it was.
+//!
+//! A URL ending in `/` (or `/manifest.json`) names a snapshot *directory*
+//! served as static files (what `code-indexer index` writes): its
+//! `manifest.json` lists the data files, which are fetched one by one and
+//! verified the same way.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -23,7 +28,7 @@ fn err(message: impl Into<String>, hint: impl Into<String>) -> LoadError {
     }
 }
 
-const HINT: &str = "pass the URL of <repo>-<snapshot-id>.tar.zst (or its .manifest.json) as published by ci/publish-snapshot.sh";
+const HINT: &str = "pass the URL of <repo>-<snapshot-id>.tar.zst (or its .manifest.json) as published by ci/publish-snapshot.sh, or of a snapshot directory ending in / (holding manifest.json)";
 
 fn client() -> Result<reqwest::blocking::Client, LoadError> {
     // rustls with the ring provider (no C toolchain-heavy aws-lc); installed once.
@@ -62,10 +67,23 @@ fn get(
 
 /// Download (or reuse from `cache`) the snapshot at `url`; returns its directory.
 pub fn fetch(url: &str, cache: &Path) -> Result<PathBuf, LoadError> {
-    let (tar_url, manifest_url) = if let Some(base) = url.strip_suffix(".tar.zst") {
-        (url.to_string(), format!("{base}.manifest.json"))
+    // (tarball URL or None for a directory, manifest URL, directory base URL)
+    let (tar_url, manifest_url, dir_url) = if let Some(base) = url.strip_suffix(".tar.zst") {
+        (
+            Some(url.to_string()),
+            format!("{base}.manifest.json"),
+            String::new(),
+        )
+    } else if let Some(base) = url.strip_suffix("/manifest.json") {
+        (None, url.to_string(), format!("{base}/"))
     } else if let Some(base) = url.strip_suffix(".manifest.json") {
-        (format!("{base}.tar.zst"), url.to_string())
+        (
+            Some(format!("{base}.tar.zst")),
+            url.to_string(),
+            String::new(),
+        )
+    } else if url.ends_with('/') {
+        (None, format!("{url}manifest.json"), url.to_string())
     } else {
         return Err(err(format!("{url} is not a published snapshot"), HINT));
     };
@@ -114,6 +132,48 @@ pub fn fetch(url: &str, cache: &Path) -> Result<PathBuf, LoadError> {
                 "check the cache directory",
             )
         })?;
+        let Some(tar_url) = tar_url else {
+            // A snapshot directory: fetch each listed file, then the manifest.
+            for f in &manifest.files {
+                if !safe(&f.name) {
+                    return Err(err(
+                        format!("{manifest_url} lists an unusable file name {:?}", f.name),
+                        HINT,
+                    ));
+                }
+                let file_url = format!("{dir_url}{}", f.name);
+                let mut resp = get(&client, &file_url)?;
+                let path = tmp.join(&f.name);
+                let mut out = fs::File::create(&path).map_err(|e| {
+                    err(
+                        format!("cannot write {}: {e}", path.display()),
+                        "check the cache directory",
+                    )
+                })?;
+                std::io::copy(&mut resp, &mut out).map_err(|e| {
+                    err(
+                        format!("cannot download {file_url}: {e}"),
+                        "check the network",
+                    )
+                })?;
+            }
+            fs::write(tmp.join(code_index_schemas::MANIFEST_FILE), text.as_bytes()).map_err(
+                |e| {
+                    err(
+                        format!("cannot write the manifest: {e}"),
+                        "check the cache directory",
+                    )
+                },
+            )?;
+            let got = snapshot::verify(&tmp)?;
+            if got != manifest {
+                return Err(err(
+                    format!("{dir_url} does not hold the snapshot its manifest describes"),
+                    "republish the snapshot",
+                ));
+            }
+            return move_into_place(&tmp, &dest);
+        };
         let resp = get(&client, &tar_url)?;
         let dec = zstd::stream::read::Decoder::new(resp)
             .map_err(|e| err(format!("{tar_url} is not zstd: {e}"), HINT))?;
@@ -144,23 +204,27 @@ pub fn fetch(url: &str, cache: &Path) -> Result<PathBuf, LoadError> {
                 "republish the snapshot",
             ));
         }
-        if dest.exists() {
-            fs::remove_dir_all(&dest).map_err(|e| {
-                err(
-                    format!("cannot replace {}: {e}", dest.display()),
-                    "check the cache directory",
-                )
-            })?;
-        }
-        fs::rename(&tmp, &dest).map_err(|e| {
-            err(
-                format!("cannot move the download into {}: {e}", dest.display()),
-                "check the cache directory",
-            )
-        })
+        move_into_place(&tmp, &dest)
     })();
     if result.is_err() {
         let _ = fs::remove_dir_all(&tmp);
     }
     result.map(|_| dest)
+}
+
+fn move_into_place(tmp: &Path, dest: &Path) -> Result<(), LoadError> {
+    if dest.exists() {
+        fs::remove_dir_all(dest).map_err(|e| {
+            err(
+                format!("cannot replace {}: {e}", dest.display()),
+                "check the cache directory",
+            )
+        })?;
+    }
+    fs::rename(tmp, dest).map_err(|e| {
+        err(
+            format!("cannot move the download into {}: {e}", dest.display()),
+            "check the cache directory",
+        )
+    })
 }

@@ -20,6 +20,8 @@ use crate::snapshot::Snapshot;
 use crate::tools::{respond, Server, RESPONSE_BUDGET_BYTES};
 
 pub type RankedPub = Ranked;
+/// File → files it imports or calls into.
+pub type FileGraph = HashMap<String, Vec<String>>;
 
 /// Candidates taken from each ranker before fusion.
 const CANDIDATES: usize = 300;
@@ -743,8 +745,17 @@ impl Server {
         }))
     }
 
-    /// File graph (imports and resolved calls) of one snapshot.
-    fn file_graph(&self, si: usize) -> Result<HashMap<String, Vec<String>>, ToolError> {
+    /// File graph (imports and resolved calls) of one snapshot (cached).
+    fn file_graph(&self, si: usize) -> Result<Arc<FileGraph>, ToolError> {
+        if let Some(g) = self.st.file_graphs.lock().unwrap().get(&si) {
+            return Ok(g.clone());
+        }
+        let g = Arc::new(self.build_file_graph(si)?);
+        self.st.file_graphs.lock().unwrap().insert(si, g.clone());
+        Ok(g)
+    }
+
+    fn build_file_graph(&self, si: usize) -> Result<FileGraph, ToolError> {
         let repo = self.st.snaps[si].repo();
         let rows = self.st.store.rows(
             "SELECT DISTINCT e.src_path, coalesce(s.path, e.dst_path) FROM edges e LEFT JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.dst_symbol_id \
@@ -813,9 +824,9 @@ impl Server {
             let dst_set: HashSet<&String> = dst.iter().collect();
             // BFS (directed, then undirected) from any source to any destination.
             for undirected in [false, true] {
-                let mut adj = g.clone();
+                let mut adj: FileGraph = (*g).clone();
                 if undirected {
-                    for (k, vs) in &g {
+                    for (k, vs) in g.iter() {
                         for v in vs {
                             adj.entry(v.clone()).or_default().push(k.clone());
                         }
@@ -1016,10 +1027,13 @@ impl Server {
                     let mut r = self.rank(&a, &scope, &snaps)?;
                     // One best chunk per file unless asked.
                     let eng = self.engine();
-                    let mut per: HashMap<(u32, u32), usize> = HashMap::new();
+                    let mut per: HashMap<(u32, u32, bool), usize> = HashMap::new();
                     r.hits.retain(|(ci, _, _)| {
                         let c = &eng.chunks[*ci];
-                        let n = per.entry((c.snap, c.file)).or_insert(0);
+                        // A pattern chunk does not take its canonical file's place.
+                        let n = per
+                            .entry((c.snap, c.file, c.kind == "pattern"))
+                            .or_insert(0);
                         *n += 1;
                         *n <= per_file
                     });

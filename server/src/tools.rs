@@ -48,6 +48,9 @@ pub struct State {
     pub code_cache: std::sync::Mutex<Vec<(String, Arc<crate::semtools::RankedPub>)>>,
     /// Synonyms for empty-result suggestions.
     pub synonyms: std::collections::HashMap<String, Vec<String>>,
+    /// File graphs (imports and resolved calls) by snapshot index, built on first use.
+    pub file_graphs:
+        std::sync::Mutex<std::collections::HashMap<usize, Arc<crate::semtools::FileGraph>>>,
 }
 
 /// Every match of a grep query, with positions.
@@ -89,6 +92,7 @@ impl State {
             code_cache: std::sync::Mutex::new(Vec::new()),
             synonyms: crate::semtools::parse_synonyms(crate::semtools::DEFAULT_SYNONYMS)
                 .unwrap_or_default(),
+            file_graphs: std::sync::Mutex::new(std::collections::HashMap::new()),
         }
     }
 
