@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import math
 import os
 import shutil
@@ -139,14 +140,44 @@ def chunk_ids(snap: Snapshot) -> list[int]:
     return snap.read("chunks", ["chunk_id"]).column("chunk_id").to_pylist()
 
 
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def naturalize(s: str) -> str:
+    """The builder's identifier-to-words rewrite (schemas/src/embed.rs), redone
+    independently: parseHTTPDate -> parse http date, max_age_x -> max age x."""
+
+    def words(m):
+        w = m.group(0)
+        inner_upper = any(c.isupper() for c in w[1:]) and any(c.islower() for c in w)
+        if len(w) <= 3 or not (("_" in w.strip("_")) or inner_upper):
+            return w
+        parts = []
+        for seg in filter(None, w.split("_")):
+            cur = ""
+            for k, ch in enumerate(seg):
+                boundary = k > 0 and ch.isupper() and (
+                    seg[k - 1].islower() or (seg[k - 1].isupper() and k + 1 < len(seg) and seg[k + 1].islower()))
+                if boundary and cur:
+                    parts.append(cur)
+                    cur = ""
+                cur += ch
+            if cur:
+                parts.append(cur)
+        return " ".join(p.lower() for p in parts)
+
+    return _IDENT.sub(words, s)
+
+
 def chunk_inputs(snap: Snapshot) -> dict[int, str]:
-    """What the builder embeds per chunk (context header, newline, chunk text; the
-    test files are far below the 2000-character cut)."""
+    """What the builder embeds per chunk (context header, newline, chunk text,
+    identifiers as words; the test files are far below the 2000-character cut
+    and the 800-byte window threshold)."""
     content = {r["path"]: r["content"].encode() for r in snap.read("files", ["path", "content"]).to_pylist()}
     out = {}
     for c in snap.read("chunks", ["chunk_id", "path", "context_header", "text", "start_byte", "end_byte"]).to_pylist():
         text = c["text"] if c["text"] is not None else content[c["path"]][c["start_byte"] : c["end_byte"]].decode()
-        out[c["chunk_id"]] = c["context_header"] + "\n" + text
+        out[c["chunk_id"]] = naturalize(c["context_header"] + "\n" + text)
     return out
 
 
@@ -265,7 +296,9 @@ def test_voyage_documents_then_queries(indexer, tree, fake, tmp_path):
     qv = unit(fake_vector(query))
     inputs = [t for r in build_reqs for t in r["body"]["input"]]
     best = max(inputs, key=lambda t: sum(a * b for a, b in zip(qv, unit(fake_vector(t)))))
-    best_path = best.split("\n", 1)[0].removeprefix("file: ")
+    by_input = {text: cid for cid, text in chunk_inputs(snap).items()}
+    path_of = {r["chunk_id"]: r["path"] for r in snap.read("chunks", ["chunk_id", "path"]).to_pylist()}
+    best_path = path_of[by_input[best]]
     assert sc["results"][0]["path"] == best_path, (best.splitlines()[0], sc["results"][0])
 
     # Without the key the server still answers, keyword only, and says why.

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401
 import yaml
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -302,17 +304,21 @@ def test_manifest_describes_the_vectors(sem_snap):
     assert e["normalized"] is True
     chunk_ids = sem_snap.read("chunks", ["chunk_id"]).column("chunk_id").to_pylist()
     pattern_ids = list(dict.fromkeys(r["pattern_id"] for r in pattern_rows(sem_snap.dir)))
-    assert e["count"] == len(chunk_ids) + len(pattern_ids)
     listed = {f["name"]: f for f in m["files"]}
     assert "vectors.faiss" in listed
     vf = listed["vectors.faiss"]
     assert vf["sha256"] == sha256_file(sem_snap.dir / "vectors.faiss")
     assert vf["bytes"] == (sem_snap.dir / "vectors.faiss").stat().st_size
     assert vf["rows"] == e["count"]
-    # The file itself: one unit vector per chunk, then per pattern, ids = chunk ids.
+    # The file itself: unit vectors, ids = chunk ids then pattern ids, each
+    # chunk's vectors (itself, then its definition windows) consecutive.
     dim, metric, ids, vecs = read_faiss_flat(sem_snap.dir / "vectors.faiss")
     assert (dim, metric) == (384, 0)
-    assert ids == chunk_ids + pattern_ids
+    assert e["count"] == len(ids) >= len(chunk_ids) + len(pattern_ids)
+    assert list(dict.fromkeys(ids)) == chunk_ids + pattern_ids
+    runs = [i for i in range(len(ids)) if i == 0 or ids[i] != ids[i - 1]]
+    assert len(runs) == len(chunk_ids) + len(pattern_ids), "a chunk's vectors must be consecutive"
+    assert len(ids) > len(chunk_ids) + len(pattern_ids), "long chunks should carry definition windows"
     for v in vecs:
         assert abs(sum(x * x for x in v) - 1.0) < 1e-3
 
@@ -732,11 +738,11 @@ def test_upgrade_embeddings(indexer, tmp_path):
     p = subprocess.run([str(indexer), "upgrade-embeddings", str(plain.dir), "--model", "minilm", "--embedding-cache", str(cache), "--out", str(out)],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
     assert p.returncode == 0, p.stdout
-    will = re.search(r"will embed (\d+) of (\d+) chunks", p.stdout)
+    will = re.search(r"will embed (\d+) of (\d+) inputs \((\d+) chunks", p.stdout)
     done = re.search(r"snapshot (\w+) written to (\S+)", p.stdout)
     assert will and done, p.stdout
     assert will.start() < done.start(), "the announcement must come before the work"
-    assert int(will.group(1)) == int(will.group(2)) == m
+    assert int(will.group(1)) == int(will.group(2)) >= int(will.group(3)) == m
     new = Path(done.group(2))
     new = new if new.is_absolute() else Path.cwd() / new
     assert new.parent == out / "tiny" and new.name == done.group(1)
@@ -747,14 +753,14 @@ def test_upgrade_embeddings(indexer, tmp_path):
     assert set(listed) == {f["name"] for f in plain.manifest["files"]} | {"vectors.faiss"}
     assert listed["vectors.faiss"]["sha256"] == sha256_file(new / "vectors.faiss")
     e = man["embeddings"]
-    assert e["model"] == MODEL_ID and e["dimension"] == 384 and e["count"] == m
     _, _, ids, _ = read_faiss_flat(new / "vectors.faiss")
-    assert ids == plain.read("chunks", ["chunk_id"]).column("chunk_id").to_pylist()
+    assert e["model"] == MODEL_ID and e["dimension"] == 384 and e["count"] == len(ids) == int(will.group(2))
+    assert list(dict.fromkeys(ids)) == plain.read("chunks", ["chunk_id"]).column("chunk_id").to_pylist()
     assert man["snapshot_id"] == done.group(1) != plain.id
     # The source snapshot is untouched, and everything is now cached.
     assert json.loads((plain.dir / "manifest.json").read_text()) == plain.manifest
     dry = run_cli(indexer, "upgrade-embeddings", plain.dir, "--model", "minilm", "--embedding-cache", cache, "--out", tmp_path / "dry", "--dry-run")
-    assert re.search(rf"would embed 0 of {m} chunks", dry.stdout), dry.stdout
+    assert re.search(rf"would embed 0 of {len(ids)} inputs \({m} chunks", dry.stdout), dry.stdout
     assert not (tmp_path / "dry").exists()
 
 
@@ -786,16 +792,20 @@ def test_one_changed_file_reembeds_only_its_chunks(indexer, tmp_path):
     cache = tmp_path / "cache"
     b1 = build(indexer, tree, tmp_path / "o1", "--embedding-cache", cache)
     assert not pattern_rows(b1.dir), "the tiny tree must stay below pattern size"
-    n1 = chunk_count(b1)
+    n1 = len(read_faiss_flat(b1.dir / "vectors.faiss")[2])  # vectors: chunks + definition windows
+    assert n1 >= chunk_count(b1)
     assert b1.info["embeddings"]["embedded"] == n1 and b1.info["embeddings"]["from_cache"] == 0
     assert b1.info["embeddings"]["chunks"] == n1 == b1.manifest["embeddings"]["count"]
 
     write_tiny(tree, "beta")  # rewrites pipeline.py only; the other files keep their bytes
     b2 = build(indexer, tree, tmp_path / "o2", "--previous", b1.dir, "--embedding-cache", cache)
     assert b2.info["reused_files"] == 3
-    changed = chunk_count(b2, "pipeline.py")
-    assert changed >= 3, "pipeline.py should be cut into several chunks"
-    n2 = chunk_count(b2)
+    assert chunk_count(b2, "pipeline.py") >= 3, "pipeline.py should be cut into several chunks"
+    changed_ids = set(b2.read("chunks", ["chunk_id", "path"]).filter(
+        pa.compute.equal(b2.read("chunks", ["chunk_id", "path"]).column("path"), "pipeline.py")).column("chunk_id").to_pylist())
+    ids2_all = read_faiss_flat(b2.dir / "vectors.faiss")[2]
+    changed = sum(1 for i in ids2_all if i in changed_ids)  # the edited file's vectors
+    n2 = len(ids2_all)
     assert b2.info["embeddings"]["embedded"] == changed, b2.info["embeddings"]
     assert b2.info["embeddings"]["from_cache"] == n2 - changed
 
@@ -820,7 +830,8 @@ def test_vectors_are_reproducible(indexer, tmp_path):
     write_tiny(tree)
     a = build(indexer, tree, tmp_path / "a", "--embedding-cache", tmp_path / "ca")
     b = build(indexer, tree, tmp_path / "b", "--embedding-cache", tmp_path / "cb")
-    assert a.info["embeddings"]["embedded"] == b.info["embeddings"]["embedded"] == chunk_count(a)
+    n = len(read_faiss_flat(a.dir / "vectors.faiss")[2])
+    assert a.info["embeddings"]["embedded"] == b.info["embeddings"]["embedded"] == n >= chunk_count(a)
     assert a.id == b.id
     assert (a.dir / "vectors.faiss").read_bytes() == (b.dir / "vectors.faiss").read_bytes()
     assert a.manifest == b.manifest

@@ -27,7 +27,91 @@ use crate::error::{codes, Error, Result};
 pub const MAX_INPUT_CHARS: usize = 2000;
 const MAGIC: &[u8; 8] = b"CIEMB01\n";
 /// What is embedded, as recorded in the manifest.
-pub const INPUT_DOC: &str = "context_header + newline + chunk text, cut at 2000 characters at a line boundary; the model truncates further (MiniLM: 256 tokens)";
+pub const INPUT_DOC: &str = "per chunk: context_header + newline + chunk text; plus, for each function/method/type defined inside the chunk past its first 800 bytes, a window of context_header + the definition's doc + its text (ids repeat: a chunk's score is its best vector). Each input is cut at 2000 characters at a line boundary; the model truncates further (MiniLM: 256 tokens)";
+/// Definitions starting this far into a chunk get a vector of their own.
+pub const WINDOW_AFTER_BYTES: u64 = 800;
+/// Most extra windows per chunk.
+pub const MAX_WINDOWS: usize = 32;
+
+/// A definition, as windows need it.
+pub struct DefSpan<'a> {
+    pub kind: &'a str,
+    pub start: u64,
+    pub end: u64,
+    pub doc: Option<&'a str>,
+}
+
+const WINDOW_KINDS: &[&str] = &[
+    "function",
+    "method",
+    "constructor",
+    "class",
+    "struct",
+    "interface",
+    "trait",
+    "enum",
+    "macro",
+];
+
+fn cap(s: &mut String) {
+    if s.len() > MAX_INPUT_CHARS {
+        let mut cut = MAX_INPUT_CHARS;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let keep = match s[..cut].rfind('\n') {
+            Some(i) if i > MAX_INPUT_CHARS / 2 => i,
+            _ => cut,
+        };
+        s.truncate(keep);
+    }
+}
+
+/// Every model input of a chunk: the chunk itself, then one window per
+/// definition that starts past its first [`WINDOW_AFTER_BYTES`] (so a long
+/// chunk's later functions are not lost to the model's truncation).
+/// `content` is the file content; `defs` the file's definitions.
+pub fn inputs(c: &Chunk, content: &str, defs: &[DefSpan]) -> Vec<String> {
+    let mut out = raw_inputs(c, content, defs);
+    for s in &mut out {
+        *s = code_index_schemas::embed::naturalize(s);
+    }
+    out
+}
+
+fn raw_inputs(c: &Chunk, content: &str, defs: &[DefSpan]) -> Vec<String> {
+    let mut out = vec![input_text(c)];
+    if c.kind == "class_summary" {
+        return out;
+    }
+    for d in defs {
+        if out.len() > MAX_WINDOWS {
+            break;
+        }
+        if !WINDOW_KINDS.contains(&d.kind)
+            || d.start < c.start_byte + WINDOW_AFTER_BYTES
+            || d.start >= c.end_byte
+        {
+            continue;
+        }
+        let end = d.end.min(c.end_byte) as usize;
+        let Some(body) = content.get(d.start as usize..end) else {
+            continue;
+        };
+        let mut s =
+            String::with_capacity(c.context_header.len() + body.len().min(MAX_INPUT_CHARS) + 64);
+        s.push_str(&c.context_header);
+        s.push('\n');
+        if let Some(doc) = d.doc {
+            s.push_str(doc);
+            s.push('\n');
+        }
+        s.push_str(body);
+        cap(&mut s);
+        out.push(s);
+    }
+    out
+}
 
 /// The text embedded for a chunk.
 pub fn input_text(c: &Chunk) -> String {
@@ -217,10 +301,21 @@ pub fn seed_from_snapshot(cache: &mut Cache, dir: &Path, items: &[Pending]) -> u
     if v.ivf.is_some() {
         return 0;
     }
-    let by_id: HashMap<i64, usize> = v.ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    // A chunk's vectors are consecutive, in window order, under its id.
+    let mut by_id: HashMap<i64, Vec<usize>> = HashMap::new();
+    for (i, &id) in v.ids.iter().enumerate() {
+        by_id.entry(id).or_default().push(i);
+    }
+    let mut seen: HashMap<i64, usize> = HashMap::new();
     let mut n = 0;
-    for p in items.iter().filter(|p| p.reused) {
-        if let Some(&i) = by_id.get(&p.id) {
+    for p in items {
+        let k = seen.entry(p.id).or_insert(0);
+        let window = *k;
+        *k += 1;
+        if !p.reused {
+            continue;
+        }
+        if let Some(&i) = by_id.get(&p.id).and_then(|rows| rows.get(window)) {
             if cache.get(&p.key).is_none() {
                 cache.seed(p.key, v.row(i).to_vec());
                 n += 1;
@@ -348,8 +443,35 @@ pub fn snapshot_items(dir: &Path, model_id: &str) -> Result<Vec<Pending>> {
             content.insert(p.value(i).to_string(), c.value(i).to_string());
         }
     }
+    // Definitions per file (kind, start, end, doc), for the windows.
+    type Def = (String, u64, u64, Option<String>);
+    let mut defs: HashMap<String, Vec<Def>> = HashMap::new();
+    for b in crate::previous::read_table(dir, "symbols.parquet")? {
+        let (p, k, sb, eb, d) = (
+            col(&b, "path")?,
+            col(&b, "kind")?,
+            col(&b, "start_byte")?,
+            col(&b, "end_byte")?,
+            col(&b, "doc")?,
+        );
+        let p = p.as_any().downcast_ref::<StringArray>().unwrap();
+        let k = k.as_any().downcast_ref::<StringArray>().unwrap();
+        let sb = sb.as_any().downcast_ref::<Int64Array>().unwrap();
+        let eb = eb.as_any().downcast_ref::<Int64Array>().unwrap();
+        let d = d.as_any().downcast_ref::<StringArray>().unwrap();
+        for i in 0..b.num_rows() {
+            defs.entry(p.value(i).to_string()).or_default().push((
+                k.value(i).to_string(),
+                sb.value(i) as u64,
+                eb.value(i) as u64,
+                (!d.is_null(i)).then(|| d.value(i).to_string()),
+            ));
+        }
+    }
     let mut items = Vec::new();
     for b in crate::previous::read_table(dir, "chunks.parquet")? {
+        let kind = col(&b, "kind")?;
+        let kind = kind.as_any().downcast_ref::<StringArray>().unwrap();
         let (id, path, header, text, sb, eb) = (
             col(&b, "chunk_id")?,
             col(&b, "path")?,
@@ -377,24 +499,40 @@ pub fn snapshot_items(dir: &Path, model_id: &str) -> Result<Vec<Pending>> {
             let c = Chunk {
                 id: id.value(i),
                 chunk_type: String::new(),
-                kind: String::new(),
+                kind: kind.value(i).to_string(),
                 symbol: None,
                 heading_path: None,
                 start_line: 0,
                 end_line: 0,
-                start_byte: 0,
-                end_byte: 0,
+                start_byte: sb.value(i) as u64,
+                end_byte: eb.value(i) as u64,
                 token_count: 0,
                 context_header: header.value(i).to_string(),
                 text: body,
             };
-            let input = input_text(&c);
-            items.push(Pending {
-                id: c.id,
-                key: key(model_id, &input),
-                input,
-                reused: false,
-            });
+            let spans: Vec<DefSpan> = defs
+                .get(path.value(i))
+                .map(|v| {
+                    v.iter()
+                        .map(|(k, s, e, d)| DefSpan {
+                            kind: k,
+                            start: *s,
+                            end: *e,
+                            doc: d.as_deref(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let empty = String::new();
+            let content_of = content.get(path.value(i)).unwrap_or(&empty);
+            for input in inputs(&c, content_of, &spans) {
+                items.push(Pending {
+                    id: c.id,
+                    key: key(model_id, &input),
+                    input,
+                    reused: false,
+                });
+            }
         }
     }
     // Pattern chunks, as `index` embeds them (after the chunks, in table order).
@@ -430,7 +568,7 @@ pub fn upgrade(
     cache_dir: Option<&Path>,
     flat_max: usize,
     progress: bool,
-    announce: &mut dyn FnMut(usize, usize, &str),
+    announce: &mut dyn FnMut(usize, usize, usize, &str),
 ) -> Result<UpgradeSummary> {
     let src = crate::snapshot::resolve_dir(snapshot)?;
     let mut manifest = crate::snapshot::read_manifest(&src)?;
@@ -447,7 +585,12 @@ pub fn upgrade(
         .iter()
         .filter(|p| cache.get(&p.key).is_none() && distinct.insert(p.key))
         .count();
-    announce(todo, items.len(), &model_id);
+    let chunks = items
+        .iter()
+        .map(|p| p.id)
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    announce(todo, items.len(), chunks, &model_id);
     let embedder = code_index_schemas::embed::open(&spec)
         .map_err(|e| Error::new(e.code, e.message, e.hint))?;
     let (data, dim, stats) = run(&items, embedder.as_ref(), &mut cache, progress)?;

@@ -296,14 +296,26 @@ impl Sink<'_> {
                 let m = self.modules.of(&a.file.path, a.file.lang);
                 write_file_rows(&mut self.writers, &a, &m, self.cfg)?;
                 if let Some((model, pending)) = self.pending.as_mut() {
+                    let defs: Vec<crate::embeddings::DefSpan> = a
+                        .parsed
+                        .symbols
+                        .iter()
+                        .map(|s| crate::embeddings::DefSpan {
+                            kind: s.kind,
+                            start: s.start_byte,
+                            end: s.end_byte,
+                            doc: s.doc.as_deref(),
+                        })
+                        .collect();
                     for c in &a.chunks {
-                        let input = crate::embeddings::input_text(c);
-                        pending.push(crate::embeddings::Pending {
-                            id: c.id,
-                            key: crate::embeddings::key(model, &input),
-                            input,
-                            reused: was_reused,
-                        });
+                        for input in crate::embeddings::inputs(c, &a.file.content, &defs) {
+                            pending.push(crate::embeddings::Pending {
+                                id: c.id,
+                                key: crate::embeddings::key(model, &input),
+                                input,
+                                reused: was_reused,
+                            });
+                        }
                     }
                 }
                 let lang = a.file.lang.id();

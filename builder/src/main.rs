@@ -302,8 +302,13 @@ fn run(cli: Cli) -> Result<()> {
                     .iter()
                     .filter(|p| c.get(&p.key).is_none() && seen.insert(p.key))
                     .count();
+                let chunks = items
+                    .iter()
+                    .map(|p| p.id)
+                    .collect::<std::collections::HashSet<_>>()
+                    .len();
                 println!(
-                    "would embed {todo} of {} chunks with {}",
+                    "would embed {todo} of {} inputs ({chunks} chunks and their definition windows) with {}",
                     items.len(),
                     spec.id()
                 );
@@ -316,8 +321,11 @@ fn run(cli: Cli) -> Result<()> {
                 cache.as_deref(),
                 flat_max,
                 !json,
-                &mut |todo, total, m| {
-                    eprintln!("upgrade-embeddings: will embed {todo} of {total} chunks with {m} ({} from cache)", total - todo)
+                &mut |todo, total, chunks, m| {
+                    eprintln!(
+                        "upgrade-embeddings: will embed {todo} of {total} inputs ({chunks} chunks and their definition windows) with {m} ({} from cache)",
+                        total - todo
+                    )
                 },
             )?;
             if json {

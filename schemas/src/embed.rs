@@ -150,6 +150,65 @@ fn l2_normalize(v: &mut [f32]) {
     }
 }
 
+/// Identifiers written for machines read better to a natural-language
+/// model as words: `parseHTTPDate` → `parse http date`, `max_age` → `max age`.
+/// Other text is kept as it is.
+pub fn naturalize(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + s.len() / 8);
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let word = &s[start..i];
+            let inner_upper = word.bytes().skip(1).any(|x| x.is_ascii_uppercase())
+                && word.bytes().any(|x| x.is_ascii_lowercase());
+            if word.len() > 3 && (word.trim_matches('_').contains('_') || inner_upper) {
+                let mut first = true;
+                for seg in word.split('_').filter(|x| !x.is_empty()) {
+                    let cs: Vec<char> = seg.chars().collect();
+                    let mut cur = String::new();
+                    for k in 0..cs.len() {
+                        let ch = cs[k];
+                        let boundary = k > 0
+                            && ch.is_ascii_uppercase()
+                            && (cs[k - 1].is_ascii_lowercase()
+                                || (cs[k - 1].is_ascii_uppercase()
+                                    && cs.get(k + 1).is_some_and(|n| n.is_ascii_lowercase())));
+                        if boundary && !cur.is_empty() {
+                            if !first {
+                                out.push(' ');
+                            }
+                            out.push_str(&cur.to_ascii_lowercase());
+                            first = false;
+                            cur.clear();
+                        }
+                        cur.push(ch);
+                    }
+                    if !cur.is_empty() {
+                        if !first {
+                            out.push(' ');
+                        }
+                        out.push_str(&cur.to_ascii_lowercase());
+                        first = false;
+                    }
+                }
+            } else {
+                out.push_str(word);
+            }
+        } else {
+            let ch = s[i..].chars().next().unwrap();
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
 // ---------------------------------------------------------------- MiniLM
 
 /// all-MiniLM-L6-v2 (BERT, 384 dimensions, mean pooling) on the CPU.
@@ -491,6 +550,19 @@ impl Embedder for Remote {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn identifiers_read_as_words() {
+        assert_eq!(
+            naturalize("func (h *Header) FileInfo() fs.FileInfo"),
+            "func (h *Header) file info() fs.file info"
+        );
+        assert_eq!(
+            naturalize("def parse_http_date(max_age): _x = parseHTTPDate"),
+            "def parse http date(max age): _x = parse http date"
+        );
+        assert_eq!(naturalize("é URL x_y"), "é URL x_y");
+    }
 
     #[test]
     fn specs_parse_and_round_trip() {

@@ -308,7 +308,8 @@ pub struct EmbeddingInfo {
     /// FAISS layout: `Flat`, or `IVF<nlist>,Flat` above the size threshold.
     #[serde(default)]
     pub index: String,
-    /// Number of vectors (one per chunk; FAISS ids = chunk ids).
+    /// Number of vectors: one per chunk and pattern chunk, plus one per
+    /// definition window of long chunks (FAISS ids = chunk ids, repeated).
     #[serde(default)]
     pub count: u64,
     /// What was embedded per chunk.

@@ -300,7 +300,7 @@ impl Engine {
         {
             return Ok(v.clone());
         }
-        let v = Arc::new(self.embedder(model)?.embed_query(q)?);
+        let v = Arc::new(self.embedder(model)?.embed_query(&embed::naturalize(q))?);
         let mut c = self.query_cache.lock().unwrap();
         c.push((model.to_string(), q.to_string(), v.clone()));
         if c.len() > 128 {
@@ -329,6 +329,7 @@ impl Engine {
             };
             let row_of: HashMap<i64, usize> =
                 v.ids.iter().enumerate().map(|(r, &id)| (id, r)).collect();
+            let mut seen = std::collections::HashSet::new();
             return res
                 .labels
                 .iter()
@@ -336,12 +337,12 @@ impl Engine {
                 .filter_map(|(l, d)| {
                     let id = l.get()? as i64;
                     let ci = sv.chunk_of_row[*row_of.get(&id)?] as usize;
-                    allowed(ci).then_some((ci, *d))
+                    (allowed(ci) && seen.insert(ci)).then_some((ci, *d))
                 })
                 .take(k)
                 .collect();
         }
-        let mut scored: Vec<(usize, f32)> = (0..v.len())
+        let scored: Vec<(usize, f32)> = (0..v.len())
             .into_par_iter()
             .filter_map(|r| {
                 let ci = sv.chunk_of_row[r] as usize;
@@ -353,6 +354,15 @@ impl Engine {
                 Some((ci, s))
             })
             .collect();
+        // A chunk may have several vectors (definition windows): keep its best.
+        let mut best: HashMap<usize, f32> = HashMap::with_capacity(scored.len());
+        for (ci, s) in scored {
+            let e = best.entry(ci).or_insert(f32::MIN);
+            if s > *e {
+                *e = s;
+            }
+        }
+        let mut scored: Vec<(usize, f32)> = best.into_iter().collect();
         top_k(&mut scored, k);
         scored
     }
