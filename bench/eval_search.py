@@ -672,7 +672,7 @@ async def run_queries(c: Corpus, a) -> dict:
     snap = c.index["summary"]["snapshot_dir"]
     repo = f"eval-{c.name}"
     out: dict = {}
-    params = StdioServerParameters(command=str(a.server), args=["serve", "--index", str(snap)])
+    params = StdioServerParameters(command=str(a.server), args=["serve", "--index", str(snap)], env=dict(os.environ))
     async with stdio_client(params) as (r, w):
         async with ClientSession(r, w) as s:
             await s.initialize()

@@ -37,7 +37,7 @@ pub fn layout(n: usize, flat_max: usize) -> (String, u32, u32) {
         return ("Flat".into(), 0, 0);
     }
     let nlist = ((4.0 * (n as f64).sqrt()) as u32).clamp(16, 65536);
-    let nprobe = (nlist / 8).max(16);
+    let nprobe = (nlist / 3).max(32);
     (format!("IVF{nlist},Flat"), nlist, nprobe)
 }
 

@@ -250,6 +250,56 @@ fn repos_in(names: &[String]) -> String {
         .join(",")
 }
 
+/// Hybrid fusion: reciprocal rank (k = 60) by default; `CODE_INDEX_FUSION=linear:A`
+/// mixes max-normalized scores as A·semantic + (1−A)·keyword (for experiments).
+fn fuse(kw: &[(usize, f32)], sem: &[(usize, f32)]) -> Vec<(usize, f32)> {
+    let how = std::env::var("CODE_INDEX_FUSION").unwrap_or_default();
+    if let Some(a) = how
+        .strip_prefix("linear:")
+        .and_then(|a| a.parse::<f32>().ok())
+    {
+        let mk = kw.iter().map(|x| x.1).fold(f32::MIN, f32::max).max(1e-6);
+        let mut acc: HashMap<usize, f32> = HashMap::new();
+        for (i, s) in kw {
+            *acc.entry(*i).or_insert(0.0) += (1.0 - a) * s / mk;
+        }
+        for (i, s) in sem {
+            *acc.entry(*i).or_insert(0.0) += a * s.max(0.0);
+        }
+        let mut v: Vec<(usize, f32)> = acc.into_iter().collect();
+        let n = v.len();
+        semantic::top_k(&mut v, n);
+        return v;
+    }
+    semantic::rrf(&[kw, sem])
+}
+
+/// Move a chunk lying inside a higher-ranked class summary of the same file
+/// just above that summary when it scores at least 60% of it.
+fn specific_first(hits: &mut [(usize, f32, String)], chunks: &[ChunkMeta]) {
+    let n = hits.len().min(MAX_RESULTS * 2);
+    for i in 0..n {
+        let ci = hits[i].0;
+        let c = &chunks[ci];
+        if c.kind != "class_summary" {
+            continue;
+        }
+        let best_inside = (i + 1..n).find(|&j| {
+            let d = &chunks[hits[j].0];
+            d.snap == c.snap
+                && d.file == c.file
+                && d.kind != "pattern"
+                && d.start_line >= c.start_line
+                && d.end_line <= c.end_line
+                && hits[j].1 >= 0.6 * hits[i].1
+        });
+        if let Some(j) = best_inside {
+            hits[i..=j].rotate_right(1);
+            hits[i].1 = hits[i + 1].1;
+        }
+    }
+}
+
 /// Default synonyms: a configurable YAML map (`--synonyms FILE` adds to it).
 pub const DEFAULT_SYNONYMS: &str = include_str!("synonyms.yaml");
 
@@ -509,7 +559,7 @@ impl Server {
         let fused: Vec<(usize, f32)> = match effective.as_str() {
             "keyword" => kw.clone(),
             "semantic" => sem.clone(),
-            _ => semantic::rrf(&[&kw, &sem]),
+            _ => fuse(&kw, &sem),
         };
         let mut idents: Vec<String> = Vec::new();
         for w in text_query.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
@@ -1025,8 +1075,11 @@ impl Server {
                 Some(r) => r,
                 None => {
                     let mut r = self.rank(&a, &scope, &snaps)?;
-                    // One best chunk per file unless asked.
+                    // A class summary yields to a chunk inside it that scores nearly
+                    // as well (the method the query is about is the better answer).
                     let eng = self.engine();
+                    specific_first(&mut r.hits, &eng.chunks);
+                    // One best chunk per file unless asked.
                     let mut per: HashMap<(u32, u32, bool), usize> = HashMap::new();
                     r.hits.retain(|(ci, _, _)| {
                         let c = &eng.chunks[*ci];
