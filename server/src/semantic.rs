@@ -248,6 +248,11 @@ impl Engine {
                 .and_modify(|r| r.1 = i + 1)
                 .or_insert((i, i + 1));
         }
+        // Give the build's scratch memory back to the OS.
+        // SAFETY: malloc_trim only releases free heap pages.
+        unsafe {
+            libc::malloc_trim(0);
+        }
         Engine {
             follows,
             file_chunks,
@@ -492,9 +497,14 @@ pub fn terms(text: &str, out: &mut Vec<String>) {
 // ------------------------------------------------------------------ BM25
 
 /// An inverted index over chunks: text, symbol (twice), heading and path words.
+/// Terms are kept as 64-bit hashes and postings as two flat arrays (doc ids
+/// and term frequencies), so the index costs ≈ 6 bytes per posting.
 pub struct Bm25 {
-    vocab: HashMap<String, u32>,
-    postings: Vec<Vec<(u32, u16)>>,
+    vocab: HashMap<u64, u32>,
+    /// Postings of term t: `docs[offsets[t]..offsets[t + 1]]` (and `tfs`).
+    offsets: Vec<u32>,
+    docs: Vec<u32>,
+    tfs: Vec<u16>,
     doc_len: Vec<u32>,
     avg_len: f32,
 }
@@ -502,9 +512,20 @@ pub struct Bm25 {
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
 
+fn term_hash(t: &str) -> u64 {
+    // FNV-1a: stable across runs (std's SipHash keys are random).
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in t.as_bytes() {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
 impl Bm25 {
     pub fn build(chunks: &[ChunkMeta], snaps: &[Snapshot]) -> Bm25 {
-        let per_doc: Vec<Vec<(String, u16)>> = chunks
+        // Per document: (term hash, tf), sorted.
+        let per_doc: Vec<Vec<(u64, u16)>> = chunks
             .par_iter()
             .map(|c| {
                 let mut t = Vec::new();
@@ -519,33 +540,50 @@ impl Bm25 {
                 }
                 let path = &snaps[c.snap as usize].files[c.file as usize].path;
                 terms(path, &mut t);
-                t.sort_unstable();
-                let mut out: Vec<(String, u16)> = Vec::new();
-                for w in t {
+                let mut hs: Vec<u64> = t.iter().map(|w| term_hash(w)).collect();
+                hs.sort_unstable();
+                let mut out: Vec<(u64, u16)> = Vec::new();
+                for h in hs {
                     match out.last_mut() {
-                        Some((lw, n)) if *lw == w => *n = n.saturating_add(1),
-                        _ => out.push((w, 1)),
+                        Some((lh, n)) if *lh == h => *n = n.saturating_add(1),
+                        _ => out.push((h, 1)),
                     }
                 }
+                out.shrink_to_fit();
                 out
             })
             .collect();
-        let mut vocab: HashMap<String, u32> = HashMap::new();
-        let mut postings: Vec<Vec<(u32, u16)>> = Vec::new();
+        let mut vocab: HashMap<u64, u32> = HashMap::new();
+        let mut counts: Vec<u32> = Vec::new();
         let mut doc_len = Vec::with_capacity(per_doc.len());
-        for (d, tf) in per_doc.into_iter().enumerate() {
+        for tf in &per_doc {
             doc_len.push(tf.iter().map(|(_, n)| *n as u32).sum());
-            for (w, n) in tf {
-                let id = match vocab.get(&w) {
-                    Some(&id) => id,
-                    None => {
-                        let id = postings.len() as u32;
-                        vocab.insert(w, id);
-                        postings.push(Vec::new());
-                        id
-                    }
-                };
-                postings[id as usize].push((d as u32, n));
+            for (h, _) in tf {
+                let next = counts.len() as u32;
+                let id = *vocab.entry(*h).or_insert(next);
+                if id == next {
+                    counts.push(0);
+                }
+                counts[id as usize] += 1;
+            }
+        }
+        let mut offsets = Vec::with_capacity(counts.len() + 1);
+        let mut acc = 0u32;
+        for c in &counts {
+            offsets.push(acc);
+            acc += c;
+        }
+        offsets.push(acc);
+        let mut fill: Vec<u32> = offsets[..counts.len()].to_vec();
+        let mut docs = vec![0u32; acc as usize];
+        let mut tfs = vec![0u16; acc as usize];
+        for (d, tf) in per_doc.into_iter().enumerate() {
+            for (h, n) in tf {
+                let id = vocab[&h] as usize;
+                let at = fill[id] as usize;
+                docs[at] = d as u32;
+                tfs[at] = n;
+                fill[id] += 1;
             }
         }
         let avg_len = if doc_len.is_empty() {
@@ -553,19 +591,28 @@ impl Bm25 {
         } else {
             doc_len.iter().map(|&n| n as f64).sum::<f64>() as f32 / doc_len.len() as f32
         };
+        vocab.shrink_to_fit();
         Bm25 {
             vocab,
-            postings,
+            offsets,
+            docs,
+            tfs,
             doc_len,
             avg_len: avg_len.max(1.0),
         }
     }
 
+    fn postings(&self, term: &str) -> Option<(&[u32], &[u16])> {
+        let &id = self.vocab.get(&term_hash(term))?;
+        let (a, b) = (
+            self.offsets[id as usize] as usize,
+            self.offsets[id as usize + 1] as usize,
+        );
+        Some((&self.docs[a..b], &self.tfs[a..b]))
+    }
+
     pub fn doc_freq(&self, term: &str) -> usize {
-        self.vocab
-            .get(term)
-            .map(|&i| self.postings[i as usize].len())
-            .unwrap_or(0)
+        self.postings(term).map(|p| p.0.len()).unwrap_or(0)
     }
 
     /// Terms of a query that the index knows.
@@ -582,13 +629,12 @@ impl Bm25 {
         let n = self.doc_len.len() as f32;
         let mut acc: HashMap<u32, f32> = HashMap::new();
         for t in self.query_terms(q) {
-            let Some(&id) = self.vocab.get(&t) else {
+            let Some((docs, tfs)) = self.postings(&t) else {
                 continue;
             };
-            let p = &self.postings[id as usize];
-            let df = p.len() as f32;
+            let df = docs.len() as f32;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            for &(d, tf) in p {
+            for (&d, &tf) in docs.iter().zip(tfs) {
                 if !allowed(d as usize) {
                     continue;
                 }
@@ -607,8 +653,8 @@ impl Bm25 {
     pub fn count(&self, q: &str, allowed: &Allowed) -> usize {
         let mut docs: Vec<u32> = Vec::new();
         for t in self.query_terms(q) {
-            if let Some(&id) = self.vocab.get(&t) {
-                docs.extend(self.postings[id as usize].iter().map(|p| p.0));
+            if let Some((d, _)) = self.postings(&t) {
+                docs.extend_from_slice(d);
             }
         }
         docs.sort_unstable();
