@@ -699,11 +699,14 @@ impl Server {
         let rows = self.st.store.rows(
             &format!(
                 "SELECT repo, path, start_line, qualified_name, kind FROM symbols WHERE (name = ? OR qualified_name = ? OR ends_with(qualified_name, ?)) AND repo IN ({}) \
-                 AND kind NOT IN ('field', 'variable') ORDER BY is_test, repo, path, start_line LIMIT 50",
+                 AND kind NOT IN ('field', 'variable') \
+                 ORDER BY CASE WHEN qualified_name = ? THEN 0 WHEN ends_with(qualified_name, ?) THEN 1 ELSE 2 END, is_test, repo, path, start_line LIMIT 50",
                 repos_in(repos)
             ),
             &[
                 Value::Text(last.to_string()),
+                Value::Text(name.to_string()),
+                Value::Text(format!(".{name}")),
                 Value::Text(name.to_string()),
                 Value::Text(format!(".{name}")),
             ],
