@@ -145,7 +145,7 @@ def main():
     snap = Path(info["snapshot_dir"])
     target = duckdb.sql(
         f"SELECT path FROM '{snap}/chunks.parquet' WHERE language = 'python' AND NOT is_test "
-        "GROUP BY path HAVING count(*) BETWEEN 5 AND 20 ORDER BY path LIMIT 1").fetchone()[0]
+        "GROUP BY path HAVING count(*) BETWEEN 5 AND 20 ORDER BY path LIMIT 1").fetchall()[0][0]
     f = src / target
     original = f.read_text()
     f.write_text(original + "\n\ndef bench_added_function(x):\n    \"\"\"Added by bench_semantic.py.\"\"\"\n    return x * 2\n")
@@ -155,7 +155,7 @@ def main():
     finally:
         f.write_text(original)
     snap2 = Path(info2["snapshot_dir"])
-    n_file = duckdb.sql(f"SELECT count(*) FROM '{snap2}/chunks.parquet' WHERE path = '{target}'").fetchone()[0]
+    n_file = duckdb.sql(f"SELECT count(*) FROM '{snap2}/chunks.parquet' WHERE path = '{target}'").fetchall()[0][0]
     e2 = info2["embeddings"]
     lines.append(f"| one-file change, `--previous` | {wall2:.1f} | {e2['chunks']} | {e2['embedded']} | {e2['seconds']:.1f} | - | {rss2 / 1024:.0f} |")
     lines += ["", f"Changed file: `{target}` ({n_file} chunks after the edit); embedded on rebuild: {e2['embedded']}.", ""]

@@ -268,7 +268,7 @@ fn yaml_error(path: &Path, e: serde_yaml::Error) -> Error {
         codes::CONFIG_PARSE,
         format!("broken config file {}{at}: {e}", path.display()),
         format!(
-            "fix the YAML in {} (run `code-indexer init --force` for a fresh starter file; valid keys: name, default_branch, include, exclude, include_override, max_file_size, modules, navigation_docs, test_patterns, secrets)",
+            "fix the YAML in {} (run `code-indexer init --force` for a fresh starter file; valid keys: name, default_branch, include, exclude, include_override, max_file_size, modules, navigation_docs, test_patterns, secrets, pattern_dirs)",
             path.display()
         ),
     )
