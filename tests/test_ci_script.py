@@ -126,3 +126,6 @@ def test_workflow_shape():
     assert re.search(r'scripts/setup\.sh"?\s+--deps-only', scripts)
     assert any("GH_TOKEN" in (s.get("env") or {}) for s in steps)
     assert wf["permissions"]["actions"] == "read"
+    # The embedding cache persists across runs (and --previous seeds it from the last snapshot).
+    caches = [s for s in steps if s.get("uses", "").startswith("actions/cache@")]
+    assert any("code-index/embeddings" in c["with"]["path"] for c in caches)
