@@ -266,8 +266,9 @@ struct Sink<'a> {
     source_bytes: u64,
     input: String,
     next_symbol_id: i64,
-    /// File shapes for pattern detection.
+    /// File shapes for pattern detection, and their interned feature names.
     shapes: Vec<crate::patterns::Shape>,
+    interner: crate::patterns::Interner,
     /// Navigation docs (path, content) for `mentions` edges.
     nav_docs: Vec<(String, String)>,
     /// Chunks to embed (when embeddings are on), in table order.
@@ -326,6 +327,7 @@ impl Sink<'_> {
                         m.module_path.clone(),
                         &a.parsed.symbols,
                         &a.parsed.edges,
+                        &mut self.interner,
                     ) {
                         self.shapes.push(sh);
                     }
@@ -466,6 +468,7 @@ pub fn run(opts: &Options) -> Result<Summary> {
         input: String::new(),
         next_symbol_id: 1,
         shapes: Vec::new(),
+        interner: Default::default(),
         nav_docs: Vec::new(),
         pending: embedder
             .as_ref()
@@ -523,6 +526,7 @@ pub fn run(opts: &Options) -> Result<Summary> {
         input,
         pending,
         shapes,
+        interner,
         nav_docs,
         ..
     } = sink;
@@ -564,7 +568,9 @@ pub fn run(opts: &Options) -> Result<Summary> {
     drop(facts);
     phase("edges");
     // Patterns: families of similarly shaped files.
-    let pats = crate::patterns::detect(&shapes, &cfg.config.pattern_dirs);
+    let pats = crate::patterns::detect(&shapes, &cfg.config.pattern_dirs, &interner);
+    drop(shapes);
+    drop(interner);
     let mut pw = TableWriter::create(&tmp.dir, code_index_schemas::patterns_table(), &kv)?;
     for p in &pats {
         for (path, sim) in &p.members {

@@ -12,7 +12,7 @@
 //! canonical file; it and its neighbours form a pattern when they are at
 //! least [`MIN_MEMBERS`]; the rest of the group is clustered again.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::ids::stable_id;
 
@@ -21,13 +21,37 @@ pub const MIN_SIMILARITY: f64 = 0.8;
 /// Largest group compared pairwise.
 const MAX_GROUP: usize = 400;
 
+/// Feature strings by id: features repeat across files, so each is stored once.
+#[derive(Default)]
+pub struct Interner {
+    ids: HashMap<String, u32>,
+    names: Vec<String>,
+}
+
+impl Interner {
+    pub fn id(&mut self, s: String) -> u32 {
+        if let Some(&i) = self.ids.get(&s) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(s.clone());
+        self.ids.insert(s, i);
+        i
+    }
+
+    pub fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+}
+
 /// The shape of one file.
 #[derive(Clone, Debug)]
 pub struct Shape {
     pub path: String,
     pub lang: &'static str,
     pub module: Option<String>,
-    pub features: BTreeSet<String>,
+    /// Interned feature ids, sorted and distinct.
+    pub features: Vec<u32>,
     /// Most common base type among its top-level definitions, if any.
     pub base: Option<String>,
 }
@@ -53,6 +77,7 @@ pub fn shape(
     module: Option<String>,
     symbols: &[crate::parse::Symbol],
     edges: &[crate::parse::RawEdge],
+    interner: &mut Interner,
 ) -> Option<Shape> {
     let mut f = BTreeSet::new();
     let mut bases: BTreeMap<String, usize> = BTreeMap::new();
@@ -93,17 +118,46 @@ pub fn shape(
         .into_iter()
         .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
         .map(|x| x.0);
+    let mut features: Vec<u32> = f.into_iter().map(|x| interner.id(x)).collect();
+    features.sort_unstable();
     Some(Shape {
         path: path.to_string(),
         lang,
         module,
-        features: f,
+        features,
         base,
     })
 }
 
-fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
-    let inter = a.intersection(b).count();
+fn intersection(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out
+}
+
+fn jaccard(a: &[u32], b: &[u32]) -> f64 {
+    let (mut i, mut j, mut inter) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                inter += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
     let union = a.len() + b.len() - inter;
     if union == 0 {
         0.0
@@ -122,7 +176,7 @@ fn base_of(p: &str) -> &str {
 
 /// Detect patterns among shapes (sorted by path). `dirs`, when not empty,
 /// limits directory groups to these configured directories (and below).
-pub fn detect(shapes: &[Shape], dirs: &[String]) -> Vec<Pattern> {
+pub fn detect(shapes: &[Shape], dirs: &[String], interner: &Interner) -> Vec<Pattern> {
     let in_dirs = |d: &str| {
         dirs.is_empty()
             || dirs.iter().any(|c| {
@@ -210,13 +264,14 @@ pub fn detect(shapes: &[Shape], dirs: &[String]) -> Vec<Pattern> {
                 .sum::<f64>()
                 / (cluster.len() - 1).max(1) as f64;
             // Features every member shares.
-            let mut shared: BTreeSet<String> = canon.features.clone();
+            let mut shared: Vec<u32> = canon.features.clone();
             for &j in &cluster {
-                shared = shared
-                    .intersection(&shapes[left[j]].features)
-                    .cloned()
-                    .collect();
+                shared = intersection(&shared, &shapes[left[j]].features);
             }
+            let shared: BTreeSet<String> = shared
+                .into_iter()
+                .map(|id| interner.name(id).to_string())
+                .collect();
             let shared: Vec<String> = shared.into_iter().collect();
             let name = pattern_name(
                 &key.0,
@@ -289,12 +344,15 @@ fn pattern_name(group: &str, by_name: u8, canon: &Shape, members: &[&Shape]) -> 
 mod tests {
     use super::*;
 
-    fn sh(path: &str, feats: &[&str], base: Option<&str>) -> Shape {
+    fn sh(it: &mut Interner, path: &str, feats: &[&str], base: Option<&str>) -> Shape {
+        let mut features: Vec<u32> = feats.iter().map(|s| it.id(s.to_string())).collect();
+        features.sort_unstable();
+        features.dedup();
         Shape {
             path: path.into(),
             lang: "python",
             module: None,
-            features: feats.iter().map(|s| s.to_string()).collect(),
+            features,
             base: base.map(String::from),
         }
     }
@@ -308,17 +366,27 @@ mod tests {
             "member:variable:verbose_name",
             "import:django.apps",
         ];
+        let mut it = Interner::default();
         let mut shapes: Vec<Shape> = ["auth", "admin", "sites", "sessions", "messages", "humanize"]
             .iter()
-            .map(|a| sh(&format!("contrib/{a}/apps.py"), &f, Some("AppConfig")))
+            .map(|a| {
+                sh(
+                    &mut it,
+                    &format!("contrib/{a}/apps.py"),
+                    &f,
+                    Some("AppConfig"),
+                )
+            })
             .collect();
         shapes.push(sh(
+            &mut it,
             "contrib/odd/apps.py",
             &["top:function", "import:os", "member:x:y"],
             None,
         ));
         shapes.sort_by(|a, b| a.path.cmp(&b.path));
-        let p = detect(&shapes, &[]);
+        let p = detect(&shapes, &[], &it);
+        assert!(p[0].text.contains("base AppConfig"), "{}", p[0].text);
         assert_eq!(p.len(), 1);
         assert_eq!(p[0].members.len(), 6);
         assert!(p[0]
@@ -326,7 +394,7 @@ mod tests {
             .starts_with("AppConfig subclasses in contrib/*/apps.py"));
         assert!(!p[0].members.iter().any(|m| m.0.contains("odd")));
         // Four are not enough.
-        let p = detect(&shapes[..4], &[]);
+        let p = detect(&shapes[..4], &[], &it);
         assert!(p.is_empty());
     }
 }
