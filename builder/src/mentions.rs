@@ -80,14 +80,32 @@ impl Mentions {
                 d = p;
             }
         }
+        // The names the docs could mean (every code span and link target):
+        // only these are looked up among the definitions, so the map stays
+        // small even on a tree with millions of symbols.
+        let mut wanted: HashSet<String> = HashSet::new();
+        for (_, content) in docs {
+            for line in content.lines() {
+                for raw in spans(line) {
+                    let t = raw
+                        .trim()
+                        .trim_end_matches("()")
+                        .trim_start_matches("./")
+                        .trim_end_matches('/');
+                    wanted.insert(t.rsplit("::").next().unwrap_or(t).to_string());
+                }
+            }
+        }
         // name → definitions (path, id); only distinctive names are used.
         let mut defs: HashMap<&str, Vec<(&str, i64)>> = HashMap::new();
         for f in facts {
             for s in &f.symbols {
                 let q: &str = &s.qname;
-                defs.entry(q).or_default().push((f.path.as_str(), s.id));
+                if wanted.contains(q) {
+                    defs.entry(q).or_default().push((f.path.as_str(), s.id));
+                }
                 let simple = &q[s.name_at as usize..];
-                if simple != q {
+                if simple != q && wanted.contains(simple) {
                     defs.entry(simple)
                         .or_default()
                         .push((f.path.as_str(), s.id));
