@@ -558,18 +558,34 @@ pub fn snapshot_items(dir: &Path, model_id: &str) -> Result<Vec<Pending>> {
     Ok(items)
 }
 
+/// How `upgrade` embeds.
+#[derive(Clone, Copy)]
+pub struct UpgradeOptions<'a> {
+    pub model: &'a str,
+    pub cache_dir: Option<&'a Path>,
+    pub flat_max: usize,
+    pub progress: bool,
+    /// Only announce the count.
+    pub dry_run: bool,
+}
+
 /// Re-embed a snapshot's chunks with another model into a new snapshot
 /// under `out` (tables are copied unchanged; vectors and manifest are new).
-/// `announce` hears how many chunks will be embedded before any is.
+/// `announce` hears how many inputs will be embedded before any is; with
+/// `dry_run` nothing else happens.
 pub fn upgrade(
     snapshot: &Path,
     out: &Path,
-    model: &str,
-    cache_dir: Option<&Path>,
-    flat_max: usize,
-    progress: bool,
+    opts: &UpgradeOptions,
     announce: &mut dyn FnMut(usize, usize, usize, &str),
-) -> Result<UpgradeSummary> {
+) -> Result<Option<UpgradeSummary>> {
+    let UpgradeOptions {
+        model,
+        cache_dir,
+        flat_max,
+        progress,
+        dry_run,
+    } = *opts;
     let src = crate::snapshot::resolve_dir(snapshot)?;
     let mut manifest = crate::snapshot::read_manifest(&src)?;
     let spec = code_index_schemas::embed::ModelSpec::parse(model)
@@ -591,6 +607,9 @@ pub fn upgrade(
         .collect::<std::collections::HashSet<_>>()
         .len();
     announce(todo, items.len(), chunks, &model_id);
+    if dry_run {
+        return Ok(None);
+    }
     let embedder = code_index_schemas::embed::open(&spec)
         .map_err(|e| Error::new(e.code, e.message, e.hint))?;
     let (data, dim, stats) = run(&items, embedder.as_ref(), &mut cache, progress)?;
@@ -640,12 +659,12 @@ pub fn upgrade(
     manifest.snapshot_id = String::new();
     manifest.snapshot_id = crate::snapshot::derive_id(&manifest);
     let dest = crate::snapshot::commit(tmp, &manifest)?;
-    Ok(UpgradeSummary {
+    Ok(Some(UpgradeSummary {
         snapshot_id: manifest.snapshot_id.clone(),
         snapshot_dir: dest.display().to_string(),
         model: model_id,
         stats,
-    })
+    }))
 }
 
 #[cfg(test)]

@@ -289,45 +289,32 @@ fn run(cli: Cli) -> Result<()> {
                     .unwrap_or_else(|| PathBuf::from("."))
             });
             let cache = cache_dir(embedding_cache);
-            if dry_run {
-                let spec = code_index_schemas::embed::ModelSpec::parse(&model)
-                    .map_err(|e| Error::new(e.code, e.message, e.hint))?;
-                let items = code_index_builder::embeddings::snapshot_items(&src, &spec.id())?;
-                let c = match &cache {
-                    Some(d) => code_index_builder::embeddings::Cache::open(d, &spec.id())?,
-                    None => code_index_builder::embeddings::Cache::memory(),
-                };
-                let mut seen = std::collections::HashSet::new();
-                let todo = items
-                    .iter()
-                    .filter(|p| c.get(&p.key).is_none() && seen.insert(p.key))
-                    .count();
-                let chunks = items
-                    .iter()
-                    .map(|p| p.id)
-                    .collect::<std::collections::HashSet<_>>()
-                    .len();
-                println!(
-                    "would embed {todo} of {} inputs ({chunks} chunks and their definition windows) with {}",
-                    items.len(),
-                    spec.id()
-                );
-                return Ok(());
-            }
             let s = code_index_builder::embeddings::upgrade(
                 &src,
                 &out,
-                &model,
-                cache.as_deref(),
-                flat_max,
-                !json,
+                &code_index_builder::embeddings::UpgradeOptions {
+                    model: &model,
+                    cache_dir: cache.as_deref(),
+                    flat_max,
+                    progress: !json,
+                    dry_run,
+                },
                 &mut |todo, total, chunks, m| {
-                    eprintln!(
-                        "upgrade-embeddings: will embed {todo} of {total} inputs ({chunks} chunks and their definition windows) with {m} ({} from cache)",
-                        total - todo
-                    )
+                    if dry_run {
+                        println!(
+                            "would embed {todo} of {total} inputs ({chunks} chunks and their definition windows) with {m}"
+                        )
+                    } else {
+                        eprintln!(
+                            "upgrade-embeddings: will embed {todo} of {total} inputs ({chunks} chunks and their definition windows) with {m} ({} from cache)",
+                            total - todo
+                        )
+                    }
                 },
             )?;
+            let Some(s) = s else {
+                return Ok(());
+            };
             if json {
                 println!("{}", serde_json::to_string_pretty(&s).unwrap());
             } else {

@@ -79,18 +79,28 @@ pub fn chunk_text<'a>(c: &'a ChunkMeta, snaps: &'a [Snapshot]) -> &'a str {
     content.get(s..e).unwrap_or("")
 }
 
-fn load_chunks(si: usize, snap: &Snapshot) -> Result<Vec<ChunkMeta>, String> {
-    let p = snap.dir.join("chunks.parquet");
-    let file = std::fs::File::open(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+fn open_table(
+    p: &std::path::Path,
+) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader, String> {
+    let file = std::fs::File::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    ParquetRecordBatchReaderBuilder::try_new(file)
         .and_then(|b| b.with_batch_size(8192).build())
-        .map_err(|e| format!("{}: {e}", p.display()))?;
-    let index: HashMap<&str, u32> = snap
-        .files
+        .map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// Path → index into the snapshot's `files`.
+fn file_index_map(snap: &Snapshot) -> HashMap<&str, u32> {
+    snap.files
         .iter()
         .enumerate()
         .map(|(i, f)| (f.path.as_str(), i as u32))
-        .collect();
+        .collect()
+}
+
+fn load_chunks(si: usize, snap: &Snapshot) -> Result<Vec<ChunkMeta>, String> {
+    let p = snap.dir.join("chunks.parquet");
+    let reader = open_table(&p)?;
+    let index = file_index_map(snap);
     let mut out = Vec::new();
     for batch in reader {
         let batch = batch.map_err(|e| format!("{}: {e}", p.display()))?;
@@ -157,16 +167,8 @@ fn load_patterns(
     if !p.is_file() {
         return Ok((chunks, members));
     }
-    let file = std::fs::File::open(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-        .and_then(|b| b.build())
-        .map_err(|e| format!("{}: {e}", p.display()))?;
-    let index: HashMap<&str, u32> = snap
-        .files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.path.as_str(), i as u32))
-        .collect();
+    let reader = open_table(&p)?;
+    let index = file_index_map(snap);
     for batch in reader {
         let batch = batch.map_err(|e| format!("{}: {e}", p.display()))?;
         macro_rules! col {
