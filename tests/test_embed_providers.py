@@ -169,30 +169,55 @@ def naturalize(s: str) -> str:
     return _IDENT.sub(words, s)
 
 
-def chunk_inputs(snap: Snapshot) -> dict[int, str]:
-    """What the builder embeds per chunk (context header, newline, chunk text,
-    identifiers as words; the test files are far below the 2000-character cut
-    and the 800-byte window threshold)."""
+def model_header(header: str) -> str:
+    """The context header as the model sees it: its `file:` and `in:` lines
+    (the `defines:` / `related:` name lists are for keyword search only)."""
+    return "".join(l + "\n" for l in header.split("\n") if not l.startswith(("defines: ", "related: ")))
+
+
+def signature_input(sym: dict) -> str:
+    """A definition's signature vector input: `Container: ` when the signature
+    does not name its container, the signature, then the doc's first paragraph."""
+    sig = sym["signature"].strip()
+    out = f"{sym['container']}: " if sym["container"] and sym["container"] not in sig else ""
+    out += sig
+    doc = (sym["doc"] or "").strip()
+    if doc:
+        out += "\n" + doc.split("\n\n")[0][:600]
+    return out
+
+
+def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
+    """What the builder embeds per chunk, redone from the tables, in the
+    builder's order: the chunk (model header, then text), then one signature
+    input per function or method starting inside it; identifiers as words. The
+    test files are far below the 2000-character cut and the 800-byte window
+    threshold, so there are no windows."""
     content = {r["path"]: r["content"].encode() for r in snap.read("files", ["path", "content"]).to_pylist()}
+    syms = [s for s in snap.read("symbols", ["path", "kind", "start_byte", "signature", "container", "doc"]).to_pylist()
+            if s["kind"] in ("function", "method", "constructor") and s["signature"]]
     out = {}
     for c in snap.read("chunks", ["chunk_id", "path", "context_header", "text", "start_byte", "end_byte"]).to_pylist():
         text = c["text"] if c["text"] is not None else content[c["path"]][c["start_byte"] : c["end_byte"]].decode()
-        out[c["chunk_id"]] = naturalize(c["context_header"] + "\n" + text)
+        ins = [model_header(c["context_header"]) + text]
+        ins += [signature_input(s) for s in syms if s["path"] == c["path"] and c["start_byte"] <= s["start_byte"] < c["end_byte"]]
+        out[c["chunk_id"]] = [naturalize(t) for t in ins]
     return out
 
 
 def check_vectors_are_the_providers(snap: Snapshot, requests: list[dict]):
-    """vectors.faiss holds, for every chunk, the provider's vector of that chunk's
-    input (normalized), whatever order the provider answered in."""
+    """vectors.faiss holds, for every chunk, the provider's vector of each of
+    that chunk's inputs (normalized), whatever order the provider answered in."""
     sent = [t for r in requests for t in r["body"]["input"]]
     inputs = chunk_inputs(snap)
-    assert set(inputs.values()) == set(sent)
+    expected = [(cid, t) for cid in chunk_ids(snap) for t in inputs[cid]]
+    assert {t for _, t in expected} == set(sent)
     dim, metric, ids, vecs = read_faiss_flat(snap.dir / "vectors.faiss")
     assert (dim, metric) == (DIM, 0)
-    assert ids == chunk_ids(snap)
-    for i, v in zip(ids, vecs):
-        e = unit(fake_vector(inputs[i]))
-        assert max(abs(a - b) for a, b in zip(v, e)) < 1e-5, (i, inputs[i][:80])
+    assert ids == [cid for cid, _ in expected]
+    for (cid, text), v in zip(expected, vecs):
+        e = unit(fake_vector(text))
+        assert max(abs(a - b) for a, b in zip(v, e)) < 1e-5, (cid, text[:80])
     listed = {f["name"]: f for f in snap.manifest["files"]}
     assert listed["vectors.faiss"]["sha256"] == sha256_file(snap.dir / "vectors.faiss")
 
@@ -216,8 +241,9 @@ def test_openai_compatible_endpoint(indexer, tree, fake, tmp_path):
     snap = index(indexer, tree, tmp_path / "out", "--model", "openai:fake-embed", "--embedding-cache", tmp_path / "cache", env=env)
     reqs = fake.embedding_requests()
     assert reqs and len(reqs) == len(fake.requests), [r["path"] for r in fake.requests]
-    n = len(chunk_ids(snap))
-    assert n == N_FILES
+    assert len(chunk_ids(snap)) == N_FILES
+    n = sum(len(v) for v in chunk_inputs(snap).values())
+    assert n == 2 * N_FILES  # each file: its chunk and its function's signature
     sizes = [len(r["body"]["input"]) for r in reqs]
     assert max(sizes) <= 64 and sum(sizes) == n and len(reqs) == math.ceil(n / 64), sizes
     for r in reqs:
@@ -245,11 +271,11 @@ def test_rate_limits_and_outages_are_retried(indexer, tree, fake, tmp_path):
     env = clean_env(OPENAI_BASE_URL=f"{fake.base}/v1", OPENAI_API_KEY="k")
     snap = index(indexer, tree, tmp_path / "out", "--model", "openai:fake-embed", "--embedding-cache", tmp_path / "cache", env=env)
     reqs = fake.embedding_requests()
-    batches = math.ceil(N_FILES / 64)
+    batches = math.ceil(2 * N_FILES / 64)
     assert len(reqs) == batches + 2, [len(r["body"]["input"]) for r in reqs]
     # The first batch was sent three times, identically (429, 503, then success).
     assert reqs[0]["body"] == reqs[1]["body"] == reqs[2]["body"]
-    assert snap.manifest["embeddings"]["count"] == N_FILES
+    assert snap.manifest["embeddings"]["count"] == 2 * N_FILES
     check_vectors_are_the_providers(snap, reqs)
 
 
@@ -296,7 +322,7 @@ def test_voyage_documents_then_queries(indexer, tree, fake, tmp_path):
     qv = unit(fake_vector(query))
     inputs = [t for r in build_reqs for t in r["body"]["input"]]
     best = max(inputs, key=lambda t: sum(a * b for a, b in zip(qv, unit(fake_vector(t)))))
-    by_input = {text: cid for cid, text in chunk_inputs(snap).items()}
+    by_input = {text: cid for cid, texts in chunk_inputs(snap).items() for text in texts}
     path_of = {r["chunk_id"]: r["path"] for r in snap.read("chunks", ["chunk_id", "path"]).to_pylist()}
     best_path = path_of[by_input[best]]
     assert sc["results"][0]["path"] == best_path, (best.splitlines()[0], sc["results"][0])
@@ -350,5 +376,5 @@ def test_ollama_needs_no_key(indexer, tree, fake, tmp_path):
         assert "authorization" not in r["headers"]
         assert r["body"]["model"] == "nomic" and "input_type" not in r["body"]
     e = snap.manifest["embeddings"]
-    assert e["model"] == "ollama:nomic" and e["dimension"] == DIM and e["count"] == N_FILES
+    assert e["model"] == "ollama:nomic" and e["dimension"] == DIM and e["count"] == 2 * N_FILES
     check_vectors_are_the_providers(snap, reqs)

@@ -306,6 +306,8 @@ impl Sink<'_> {
                             start: s.start_byte,
                             end: s.end_byte,
                             doc: s.doc.as_deref(),
+                            signature: Some(s.signature.as_str()),
+                            container: s.container.as_deref(),
                         })
                         .collect();
                     for c in &a.chunks {
@@ -615,7 +617,7 @@ pub fn run(opts: &Options) -> Result<Summary> {
         }
         // Unchanged files of a previous snapshot with the same model: its vectors seed the cache.
         if let Some((pdir, Some(pe))) = &prev_dir {
-            if pe.model == model_id {
+            if pe.model == model_id && pe.input == crate::embeddings::INPUT_DOC {
                 crate::embeddings::seed_from_snapshot(&mut cache, pdir, &items);
             }
         }
