@@ -384,3 +384,75 @@ def read_faiss_flat(path: Path) -> tuple[int, int, list[int], list[list[float]]]
     ids = list(struct.unpack(f"<{isz}q", take(8 * isz)))
     assert pos == len(b), f"{path}: {len(b) - pos} trailing bytes"
     return d, metric, ids, [list(xb[i * d : (i + 1) * d]) for i in range(n)]
+
+
+# --------------------------------------------------------------------------
+# What the builder embeds, redone independently
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def naturalize(s: str) -> str:
+    """The builder's identifier-to-words rewrite (schemas/src/embed.rs), redone
+    independently: parseHTTPDate -> parse http date, max_age_x -> max age x."""
+
+    def words(m):
+        w = m.group(0)
+        inner_upper = any(c.isupper() for c in w[1:]) and any(c.islower() for c in w)
+        if len(w) <= 3 or not (("_" in w.strip("_")) or inner_upper):
+            return w
+        parts = []
+        for seg in filter(None, w.split("_")):
+            cur = ""
+            for k, ch in enumerate(seg):
+                boundary = k > 0 and ch.isupper() and (
+                    seg[k - 1].islower() or (seg[k - 1].isupper() and k + 1 < len(seg) and seg[k + 1].islower()))
+                if boundary and cur:
+                    parts.append(cur)
+                    cur = ""
+                cur += ch
+            if cur:
+                parts.append(cur)
+        return " ".join(p.lower() for p in parts)
+
+    return _IDENT.sub(words, s)
+
+
+def model_header(header: str) -> str:
+    """The context header as the model sees it: its `file:` and `in:` lines
+    (the `defines:` / `related:` name lists are for keyword search only)."""
+    return "".join(l + "\n" for l in header.split("\n") if not l.startswith(("defines: ", "related: ")))
+
+
+def signature_input(sym: dict) -> str:
+    """A definition's signature vector input: `Container: ` when the signature
+    does not name its container, the signature, then the doc's first paragraph."""
+    sig = sym["signature"].strip()
+    out = f"{sym['container']}: " if sym["container"] and sym["container"] not in sig else ""
+    out += sig
+    doc = (sym["doc"] or "").strip()
+    if doc:
+        out += "\n" + doc.split("\n\n")[0][:600]
+    return out
+
+
+def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
+    """What the builder embeds per chunk, redone from the tables, in the
+    builder's order: the chunk (model header, then text), then (except for a
+    class summary) one signature input per function or method starting inside
+    it; identifiers as words.
+    Windows and the 2000-character cut are not redone: only chunks under 800
+    bytes (which have neither) are exact."""
+    content = {r["path"]: r["content"].encode() for r in snap.read("files", ["path", "content"]).to_pylist()}
+    syms = [s for s in snap.read("symbols", ["path", "kind", "start_byte", "signature", "container", "doc"]).to_pylist()
+            if s["kind"] in ("function", "method", "constructor") and s["signature"]]
+    out = {}
+    cols = ["chunk_id", "path", "kind", "context_header", "text", "start_byte", "end_byte"]
+    for c in snap.read("chunks", cols).to_pylist():
+        text = c["text"] if c["text"] is not None else content[c["path"]][c["start_byte"] : c["end_byte"]].decode()
+        ins = [model_header(c["context_header"]) + text]
+        if c["kind"] != "class_summary":  # a class summary is embedded as itself only
+            ins += [signature_input(s) for s in syms
+                    if s["path"] == c["path"] and c["start_byte"] <= s["start_byte"] < c["end_byte"]]
+        out[c["chunk_id"]] = [naturalize(t) for t in ins]
+    return out

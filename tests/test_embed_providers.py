@@ -22,7 +22,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from helpers import Snapshot, diff_trees, read_faiss_flat, run_cli, sha256_file
+from helpers import Snapshot, chunk_inputs, diff_trees, read_faiss_flat, run_cli, sha256_file
 
 DIM = 16
 N_FILES = 80  # > 64: the build needs more than one batch
@@ -138,71 +138,6 @@ def index(indexer, repo: Path, out: Path, *extra, env: dict, check: bool = True)
 
 def chunk_ids(snap: Snapshot) -> list[int]:
     return snap.read("chunks", ["chunk_id"]).column("chunk_id").to_pylist()
-
-
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def naturalize(s: str) -> str:
-    """The builder's identifier-to-words rewrite (schemas/src/embed.rs), redone
-    independently: parseHTTPDate -> parse http date, max_age_x -> max age x."""
-
-    def words(m):
-        w = m.group(0)
-        inner_upper = any(c.isupper() for c in w[1:]) and any(c.islower() for c in w)
-        if len(w) <= 3 or not (("_" in w.strip("_")) or inner_upper):
-            return w
-        parts = []
-        for seg in filter(None, w.split("_")):
-            cur = ""
-            for k, ch in enumerate(seg):
-                boundary = k > 0 and ch.isupper() and (
-                    seg[k - 1].islower() or (seg[k - 1].isupper() and k + 1 < len(seg) and seg[k + 1].islower()))
-                if boundary and cur:
-                    parts.append(cur)
-                    cur = ""
-                cur += ch
-            if cur:
-                parts.append(cur)
-        return " ".join(p.lower() for p in parts)
-
-    return _IDENT.sub(words, s)
-
-
-def model_header(header: str) -> str:
-    """The context header as the model sees it: its `file:` and `in:` lines
-    (the `defines:` / `related:` name lists are for keyword search only)."""
-    return "".join(l + "\n" for l in header.split("\n") if not l.startswith(("defines: ", "related: ")))
-
-
-def signature_input(sym: dict) -> str:
-    """A definition's signature vector input: `Container: ` when the signature
-    does not name its container, the signature, then the doc's first paragraph."""
-    sig = sym["signature"].strip()
-    out = f"{sym['container']}: " if sym["container"] and sym["container"] not in sig else ""
-    out += sig
-    doc = (sym["doc"] or "").strip()
-    if doc:
-        out += "\n" + doc.split("\n\n")[0][:600]
-    return out
-
-
-def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
-    """What the builder embeds per chunk, redone from the tables, in the
-    builder's order: the chunk (model header, then text), then one signature
-    input per function or method starting inside it; identifiers as words. The
-    test files are far below the 2000-character cut and the 800-byte window
-    threshold, so there are no windows."""
-    content = {r["path"]: r["content"].encode() for r in snap.read("files", ["path", "content"]).to_pylist()}
-    syms = [s for s in snap.read("symbols", ["path", "kind", "start_byte", "signature", "container", "doc"]).to_pylist()
-            if s["kind"] in ("function", "method", "constructor") and s["signature"]]
-    out = {}
-    for c in snap.read("chunks", ["chunk_id", "path", "context_header", "text", "start_byte", "end_byte"]).to_pylist():
-        text = c["text"] if c["text"] is not None else content[c["path"]][c["start_byte"] : c["end_byte"]].decode()
-        ins = [model_header(c["context_header"]) + text]
-        ins += [signature_input(s) for s in syms if s["path"] == c["path"] and c["start_byte"] <= s["start_byte"] < c["end_byte"]]
-        out[c["chunk_id"]] = [naturalize(t) for t in ins]
-    return out
 
 
 def check_vectors_are_the_providers(snap: Snapshot, requests: list[dict]):

@@ -32,6 +32,7 @@ from mcp.client.stdio import stdio_client
 
 from helpers import (
     REPO_ROOT,
+    chunk_inputs,
     build,
     git_commit_all,
     git_init,
@@ -321,6 +322,34 @@ def test_manifest_describes_the_vectors(sem_snap):
     assert len(ids) > len(chunk_ids) + len(pattern_ids), "long chunks should carry definition windows"
     for v in vecs:
         assert abs(sum(x * x for x in v) - 1.0) < 1e-3
+
+
+def test_default_model_vectors_equal_an_independent_implementation(sem_snap, model_dir):
+    """The stored MiniLM vectors (candle, in the builder) equal those of
+    tests/minilm_ref.py, the model written out in NumPy, for real chunk and
+    signature inputs: the vectors are the model's, not merely plausible."""
+    from minilm_ref import MiniLM
+
+    ref = MiniLM(model_dir)
+    inputs = chunk_inputs(sem_snap)
+    spans = {r["chunk_id"]: (r["end_byte"] - r["start_byte"], r["kind"])
+             for r in sem_snap.read("chunks", ["chunk_id", "start_byte", "end_byte", "kind"]).to_pylist()}
+    _, _, ids, vecs = read_faiss_flat(sem_snap.dir / "vectors.faiss")
+    by_id: dict[int, list] = {}
+    for i, v in zip(ids, vecs):
+        by_id.setdefault(i, []).append(v)
+    # Small chunks (no windows) with a signature vector, and a class summary.
+    picked = [c for c in sorted(inputs) if spans[c][0] < 800 and len(inputs[c]) >= 2][:5]
+    picked += [c for c in sorted(inputs) if spans[c][1] == "class_summary"][:1]
+    assert len(picked) == 6, "the tree should have small functions and a class"
+    checked = 0
+    for cid in picked:
+        assert len(by_id[cid]) == len(inputs[cid]), (cid, inputs[cid])
+        for text, v in zip(inputs[cid], by_id[cid]):
+            cos = float(ref.embed(text) @ v)
+            assert cos > 0.9999, (cid, text[:80], cos)
+            checked += 1
+    assert checked >= 11
 
 
 # --------------------------------------------------------------------------

@@ -783,6 +783,76 @@ mod tests {
     }
 
     #[test]
+    fn model_header_drops_name_lists() {
+        let h = "file: a/b.py\nin: class Popen(object)\nrelated: wait, poll, kill";
+        assert_eq!(
+            header_for_model(h),
+            "file: a/b.py\nin: class Popen(object)\n"
+        );
+        let h = "file: x.go\ndefines: a, b, c";
+        assert_eq!(header_for_model(h), "file: x.go\n");
+    }
+
+    #[test]
+    fn one_signature_input_per_function_in_the_chunk_then_windows() {
+        let body = format!(
+            "def wait(self):\n    return 1\n{}def poll(self):\n    return 2\n",
+            "#\n".repeat(500)
+        );
+        let c = chunk("file: sub.py\nin: class Popen\nrelated: wait, poll", &body);
+        let poll_at = body.find("def poll").unwrap() as u64;
+        let defs = [
+            DefSpan {
+                kind: "method",
+                start: 0,
+                end: 28,
+                doc: Some("Wait for the child.\n\nMore details."),
+                signature: Some("def wait(self)"),
+                container: Some("Popen"),
+            },
+            DefSpan {
+                kind: "method",
+                start: poll_at,
+                end: body.len() as u64,
+                doc: None,
+                signature: Some("def poll(self)"),
+                container: Some("Popen"),
+            },
+            // A Go method names its receiver type in the signature: no prefix.
+            DefSpan {
+                kind: "method",
+                start: poll_at + 1,
+                end: body.len() as u64,
+                doc: None,
+                signature: Some("func (r *Reader) Read(p []byte) (int, error)"),
+                container: Some("Reader"),
+            },
+            // Outside the chunk: no input.
+            DefSpan {
+                kind: "function",
+                start: body.len() as u64 + 5,
+                end: body.len() as u64 + 50,
+                doc: None,
+                signature: Some("def elsewhere()"),
+                container: None,
+            },
+        ];
+        let ins = raw_inputs(&c, &body, &defs);
+        assert_eq!(ins.len(), 1 + 3 + 2, "{ins:#?}");
+        assert!(ins[0].starts_with("file: sub.py\nin: class Popen\ndef wait"));
+        assert_eq!(ins[1], "Popen: def wait(self)\nWait for the child.");
+        assert_eq!(ins[2], "Popen: def poll(self)");
+        assert_eq!(ins[3], "func (r *Reader) Read(p []byte) (int, error)");
+        // Windows: the definitions past the first 800 bytes, with the model header.
+        assert!(ins[4].starts_with("file: sub.py\nin: class Popen\ndef poll"));
+        assert!(inputs(&c, &body, &defs)[3].starts_with("func (r *Reader) Read(p []byte)"));
+        // A class summary gets no signature inputs.
+        let mut summary = c.clone();
+        summary.kind = "class_summary".into();
+        assert_eq!(raw_inputs(&summary, &body, &defs).len(), 1);
+    }
+
+    #[test]
     fn cache_round_trips_and_ignores_a_torn_tail() {
         let dir = tempfile::tempdir().unwrap();
         let mut c = Cache::open(dir.path(), "m:x").unwrap();

@@ -1860,6 +1860,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_names_written_as_code_are_boosted_in_sentences() {
+        assert!(named_identifiers("Reset clears the block with all zeros.", false).is_empty());
+        let v = named_identifiers("Returns an fs.FileInfo for the Header.", false);
+        assert_eq!(v, vec!["fs", "fileinfo"]);
+        let v = named_identifiers("where is parse_date called from the views", false);
+        assert_eq!(v, vec!["parse_date"]);
+        assert_eq!(
+            named_identifiers("call reset() twice on errors", false),
+            vec!["reset"]
+        );
+        assert_eq!(
+            named_identifiers("queryset filter", false),
+            vec!["queryset", "filter"]
+        );
+        let v = named_identifiers("how does the autodetector work", true);
+        assert!(v.contains(&"autodetector".to_string()));
+    }
+
+    #[test]
     fn synonyms_yaml_subset() {
         let m =
             parse_synonyms("# c\nauth: [login, authentication]\ndb:\n  - database\n  - 'sql'\n")
