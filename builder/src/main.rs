@@ -302,11 +302,11 @@ fn run(cli: Cli) -> Result<()> {
                 &mut |todo, total, chunks, m| {
                     if dry_run {
                         println!(
-                            "would embed {todo} of {total} inputs ({chunks} chunks and their definition windows) with {m}"
+                            "would embed {todo} of {total} inputs ({chunks} chunks, their signatures and definition windows) with {m}"
                         )
                     } else {
                         eprintln!(
-                            "upgrade-embeddings: will embed {todo} of {total} inputs ({chunks} chunks and their definition windows) with {m} ({} from cache)",
+                            "upgrade-embeddings: will embed {todo} of {total} inputs ({chunks} chunks, their signatures and definition windows) with {m} ({} from cache)",
                             total - todo
                         )
                     }
