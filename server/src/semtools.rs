@@ -621,6 +621,8 @@ impl Server {
             "semantic" => sem.clone(),
             _ => fuse(&kw, &sem),
         };
+        // Names to boost. `CODE_INDEX_BOOST=all` (for comparison in
+        // bench/eval_search.py) boosts every query word, the earlier rule.
         let idents = if std::env::var("CODE_INDEX_BOOST").as_deref() == Ok("all") {
             text_query
                 .split(|c: char| !(c.is_alphanumeric() || c == '_'))
