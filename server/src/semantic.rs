@@ -817,8 +817,23 @@ pub fn classify(q: &str, is_symbol: &dyn Fn(&str) -> bool) -> QueryType {
             target: original(c.get(1).unwrap().as_str()),
         };
     }
+    // A flow question starts with "from" ("from the API to the DB", "flow from
+    // X to Y") or asks how something goes/gets/flows from X to Y; a sentence
+    // such as "create a dict with keys from iterable and values set to value"
+    // is not one.
+    let flowish = regex::Regex::new(
+        r"^(?:(?:the\s+)?(?:data\s+|request\s+|call\s+)?(?:flow|path|trace)\s+)?from\s",
+    )
+    .unwrap()
+    .is_match(&lq)
+        || regex::Regex::new(
+            r"\b(?:flows?|path|trace|travels?|goes|go|gets?|pass(?:es)?|moves?)\b[^.]*?\bfrom\s",
+        )
+        .unwrap()
+        .is_match(&lq);
     if let Some(c) =
         rel(r"\bfrom\s+(?:the\s+)?(.+?)\s+(?:to|into|down to|through to)\s+(?:the\s+)?(.+?)\??$")
+            .filter(|_| flowish)
     {
         let (f, t) = (clean_target(&c[1]), clean_target(&c[2]));
         if !f.is_empty() && !t.is_empty() && f.split_whitespace().count() <= 4 {
@@ -925,6 +940,24 @@ mod tests {
                 from: "request handler".into(),
                 to: "database".into()
             }
+        );
+        assert_eq!(
+            classify("how does a request get from the view to the database?", &no),
+            QueryType::Flow {
+                from: "view".into(),
+                to: "database".into()
+            }
+        );
+        assert_eq!(
+            classify(
+                "Create a new ordered dictionary with keys from iterable and values set to value.",
+                &no
+            ),
+            QueryType::Concept
+        );
+        assert_eq!(
+            classify("copy bytes from src to dst", &no),
+            QueryType::Concept
         );
         assert_eq!(
             classify("how do importers work", &no),

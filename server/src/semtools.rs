@@ -303,7 +303,7 @@ fn fuse(kw: &[(usize, f32)], sem: &[(usize, f32)]) -> Vec<(usize, f32)> {
 }
 
 /// The names a query gives as identifiers, lowercased: words written as code
-/// (`parse_date`, `QuerySet`, `Header.FileInfo`, `reset()`), every word of a
+/// (`parse_date`, `QuerySet`, `reset()`; of `Header.FileInfo` the last part), every word of a
 /// short query (three words or fewer: `queryset filter`), and every word of
 /// an explanation question (`how does the autodetector work`). In a sentence
 /// such as "Reset clears the block", `Reset` is English, not a name: boosting
@@ -325,10 +325,12 @@ fn named_identifiers(q: &str, explain: bool) -> Vec<String> {
         if !(all || code_like) {
             continue;
         }
-        for part in w.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-            if !part.is_empty() {
-                out.push(part.to_lowercase());
-            }
+        // `time.gmtime()` names gmtime; `Header.FileInfo` names FileInfo.
+        if let Some(last) = w
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .rfind(|p| !p.is_empty())
+        {
+            out.push(last.to_lowercase());
         }
     }
     out
@@ -1865,7 +1867,12 @@ mod tests {
     fn only_names_written_as_code_are_boosted_in_sentences() {
         assert!(named_identifiers("Reset clears the block with all zeros.", false).is_empty());
         let v = named_identifiers("Returns an fs.FileInfo for the Header.", false);
-        assert_eq!(v, vec!["fs", "fileinfo"]);
+        assert_eq!(v, vec!["fileinfo"]);
+        let v = named_identifiers(
+            "Return UTC time tuple compatible with time.gmtime().",
+            false,
+        );
+        assert_eq!(v, vec!["gmtime"]);
         let v = named_identifiers("where is parse_date called from the views", false);
         assert_eq!(v, vec!["parse_date"]);
         assert_eq!(
