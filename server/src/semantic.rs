@@ -665,12 +665,13 @@ impl Bm25 {
     }
 }
 
-/// Reciprocal rank fusion of ranked lists (k = 60).
-pub fn rrf(lists: &[&[(usize, f32)]]) -> Vec<(usize, f32)> {
+/// Weighted reciprocal rank fusion: a document at 0-based rank r of a list
+/// with weight w scores w / (k + r + 1), summed over the lists.
+pub fn rrf(lists: &[(&[(usize, f32)], f32)], k: f32) -> Vec<(usize, f32)> {
     let mut acc: HashMap<usize, f32> = HashMap::new();
-    for l in lists {
+    for (l, w) in lists {
         for (rank, (d, _)) in l.iter().enumerate() {
-            *acc.entry(*d).or_insert(0.0) += 1.0 / (60.0 + rank as f32 + 1.0);
+            *acc.entry(*d).or_insert(0.0) += w / (k + rank as f32 + 1.0);
         }
     }
     let mut v: Vec<(usize, f32)> = acc.into_iter().collect();
@@ -978,7 +979,7 @@ mod tests {
     fn fusion_prefers_agreement() {
         let a = vec![(1, 9.0), (2, 8.0), (3, 7.0)];
         let b = vec![(3, 0.9), (1, 0.8), (4, 0.7)];
-        let f = rrf(&[&a, &b]);
+        let f = rrf(&[(&a, 1.0), (&b, 1.0)], 60.0);
         assert_eq!(f[0].0, 1);
         assert_eq!(f[1].0, 3);
     }

@@ -250,55 +250,61 @@ fn repos_in(names: &[String]) -> String {
         .join(",")
 }
 
-/// Hybrid fusion: reciprocal rank (k = 60) by default; `CODE_INDEX_FUSION=linear:A`
-/// mixes max-normalized scores as A·semantic + (1−A)·keyword (for experiments).
 /// Reciprocal-rank fusion constant k (score of rank r: w / (k + r)).
 const RRF_K: f32 = 20.0;
 /// Weight of the semantic list in the fusion (keyword: 1).
 const RRF_SEMANTIC_WEIGHT: f32 = 2.0;
 
-/// Fuse the keyword and semantic lists: weighted reciprocal rank,
-/// k = 20 and semantic weight 2 (chosen with `bench/eval_search.py`; plain
-/// k = 60 scored MRR@10 0.440 / 0.398 on the Go / Python sets, this 0.491 /
-/// 0.414). `CODE_INDEX_FUSION=rrf:K:W` or `linear:A` (max-normalized keyword
-/// and cosine, A on the semantic side) are for experiments.
+/// How hybrid mode fuses its two lists.
+#[derive(Clone, Copy)]
+enum Fusion {
+    /// Weighted reciprocal rank: k, semantic weight.
+    Rrf(f32, f32),
+    /// Max-normalized keyword score and cosine, A on the semantic side.
+    Linear(f32),
+}
+
+/// The fusion in use: weighted reciprocal rank, k = 20 and semantic weight 2
+/// (chosen with `bench/eval_search.py`; plain k = 60 scored MRR@10 0.440 /
+/// 0.398 on the Go / Python sets, this 0.491 / 0.414).
+/// `CODE_INDEX_FUSION=rrf:K:W` or `linear:A` override it for experiments;
+/// the variable is read once.
+fn fusion() -> Fusion {
+    static F: std::sync::OnceLock<Fusion> = std::sync::OnceLock::new();
+    *F.get_or_init(|| {
+        let how = std::env::var("CODE_INDEX_FUSION").unwrap_or_default();
+        if let Some(a) = how.strip_prefix("linear:").and_then(|a| a.parse().ok()) {
+            return Fusion::Linear(a);
+        }
+        let mut it = how
+            .strip_prefix("rrf:")
+            .unwrap_or("")
+            .split(':')
+            .map(|x| x.parse::<f32>().ok());
+        let k = it.next().flatten().unwrap_or(RRF_K);
+        let w = it.next().flatten().unwrap_or(RRF_SEMANTIC_WEIGHT);
+        Fusion::Rrf(k, w)
+    })
+}
+
+/// Fuse the keyword and semantic lists (see [`fusion`]).
 fn fuse(kw: &[(usize, f32)], sem: &[(usize, f32)]) -> Vec<(usize, f32)> {
-    let how = std::env::var("CODE_INDEX_FUSION").unwrap_or_default();
-    if let Some(a) = how
-        .strip_prefix("linear:")
-        .and_then(|a| a.parse::<f32>().ok())
-    {
-        let mk = kw.iter().map(|x| x.1).fold(f32::MIN, f32::max).max(1e-6);
-        let mut acc: HashMap<usize, f32> = HashMap::new();
-        for (i, s) in kw {
-            *acc.entry(*i).or_insert(0.0) += (1.0 - a) * s / mk;
+    match fusion() {
+        Fusion::Rrf(k, w) => semantic::rrf(&[(kw, 1.0), (sem, w)], k),
+        Fusion::Linear(a) => {
+            let mk = kw.iter().map(|x| x.1).fold(f32::MIN, f32::max).max(1e-6);
+            let mut acc: HashMap<usize, f32> = HashMap::new();
+            for (i, s) in kw {
+                *acc.entry(*i).or_insert(0.0) += (1.0 - a) * s / mk;
+            }
+            for (i, s) in sem {
+                *acc.entry(*i).or_insert(0.0) += a * s.max(0.0);
+            }
+            let mut v: Vec<(usize, f32)> = acc.into_iter().collect();
+            let n = v.len();
+            semantic::top_k(&mut v, n);
+            v
         }
-        for (i, s) in sem {
-            *acc.entry(*i).or_insert(0.0) += a * s.max(0.0);
-        }
-        let mut v: Vec<(usize, f32)> = acc.into_iter().collect();
-        let n = v.len();
-        semantic::top_k(&mut v, n);
-        return v;
-    }
-    let (mut k, mut ws) = (RRF_K, RRF_SEMANTIC_WEIGHT);
-    if let Some(rest) = how.strip_prefix("rrf:") {
-        let mut it = rest.split(':').map(|x| x.parse::<f32>().ok());
-        k = it.next().flatten().unwrap_or(k);
-        ws = it.next().flatten().unwrap_or(ws);
-    }
-    {
-        let mut acc: HashMap<usize, f32> = HashMap::new();
-        for (rank, (d, _)) in kw.iter().enumerate() {
-            *acc.entry(*d).or_insert(0.0) += 1.0 / (k + rank as f32 + 1.0);
-        }
-        for (rank, (d, _)) in sem.iter().enumerate() {
-            *acc.entry(*d).or_insert(0.0) += ws / (k + rank as f32 + 1.0);
-        }
-        let mut v: Vec<(usize, f32)> = acc.into_iter().collect();
-        let n = v.len();
-        semantic::top_k(&mut v, n);
-        v
     }
 }
 
@@ -625,7 +631,10 @@ impl Server {
         };
         // Names to boost. `CODE_INDEX_BOOST=all` (for comparison in
         // bench/eval_search.py) boosts every query word, the earlier rule.
-        let idents = if std::env::var("CODE_INDEX_BOOST").as_deref() == Ok("all") {
+        static BOOST_ALL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let boost_all =
+            *BOOST_ALL.get_or_init(|| std::env::var("CODE_INDEX_BOOST").as_deref() == Ok("all"));
+        let idents = if boost_all {
             text_query
                 .split(|c: char| !(c.is_alphanumeric() || c == '_'))
                 .filter(|w| !w.is_empty())
