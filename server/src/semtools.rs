@@ -6,7 +6,6 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use duckdb::types::Value;
-use rmcp::handler::server::tool::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::*;
 use rmcp::{tool, tool_router, ErrorData};
@@ -1836,7 +1835,7 @@ impl Server {
     /// "from the API to the DB" → a path through imports and calls; "how do importers work" → the family of similar files; anything else → concept search.
     /// Examples: {"query": "parse a date string into a datetime"}, {"query": "what calls get_or_create"}, {"query": "retry with backoff", "lang": "go", "include_tests": "exclude"}.
     /// Use grep for exact text, search_symbols for names you know.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<SearchCodeOut>())]
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = crate::outschema::output_schema::<SearchCodeOut>())]
     async fn search_code(
         &self,
         Parameters(a): Parameters<SearchCodeArgs>,
@@ -1847,7 +1846,7 @@ impl Server {
 
     /// What else to read for a file, ranked with reasons: files it imports, files importing it, calls / called by, inheritance,
     /// files using its names, and its tests. {"path": "django/db/models/query.py"}.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<RelatedFilesOut>())]
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = crate::outschema::output_schema::<RelatedFilesOut>())]
     async fn related_files(
         &self,
         Parameters(a): Parameters<RelatedFilesArgs>,
@@ -1858,7 +1857,7 @@ impl Server {
 
     /// Who calls a function (direction: callers) or what it calls (callees), up to depth 3, from the resolved call edges.
     /// {"symbol": "QuerySet.get_or_create", "direction": "callers", "depth": 2}.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<CallGraphOut>())]
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = crate::outschema::output_schema::<CallGraphOut>())]
     async fn call_graph(
         &self,
         Parameters(a): Parameters<CallGraphArgs>,

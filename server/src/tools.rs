@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::*;
 use rmcp::service::RequestContext;
@@ -245,9 +244,13 @@ pub struct GrepOut {
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SubmatchOut {
+    /// Byte offset of the submatch in `text` (of the whole match, for multiline).
     pub start: u64,
+    /// Byte offset just past the submatch in `text`.
     pub end: u64,
+    /// 1-based line where the submatch starts.
     pub line: u64,
+    /// 1-based byte column in that line.
     pub column: u64,
 }
 
@@ -260,10 +263,15 @@ pub struct ContextOut {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct GrepMatchOut {
     pub repo: String,
+    /// Repo-relative.
     pub path: String,
+    /// 1-based line of the match's first byte.
     pub line: u64,
+    /// 1-based last line of the match (> line for multiline matches).
     pub end_line: u64,
+    /// The matched line(s).
     pub text: String,
+    /// `text` was clipped around the match to fit the budget.
     pub clipped: bool,
     pub submatches: Vec<SubmatchOut>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -1666,14 +1674,14 @@ impl Server {
     /// literal text: {"pattern": "a.b(c)", "fixed_string": true}.
     /// To find where a function or class is defined, prefer search_symbols; use grep for text and usages.
     /// Large result sets: use count_only, or page with next_cursor.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<GrepOut>())]
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = crate::outschema::output_schema::<GrepOut>())]
     async fn grep(&self, Parameters(a): Parameters<GrepArgs>) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
         respond(move || this.grep_impl(a)).await
     }
 
     /// Find files by path: a glob like "**/models/*.py" (or a regex with regex: true). Returns paths with language and size, no content.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<SearchFilesOut>())]
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = crate::outschema::output_schema::<SearchFilesOut>())]
     async fn search_files(
         &self,
         Parameters(a): Parameters<SearchFilesArgs>,
@@ -1684,7 +1692,7 @@ impl Server {
 
     /// Read lines of a file from the snapshot (never from disk): {"path": "src/app.py", "start_line": 120, "end_line": 180}.
     /// Output is capped (about 400 lines / 24 KB); truncated: true means call again from end_line + 1.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<ReadFileOut>())]
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = crate::outschema::output_schema::<ReadFileOut>())]
     async fn read_file(
         &self,
         Parameters(a): Parameters<ReadFileArgs>,
@@ -1695,7 +1703,7 @@ impl Server {
 
     /// Find definitions (functions, classes, methods, structs, ...) by name: exact, prefix or substring, or a regex with regex: true.
     /// Only definitions, never plain text matches: {"query": "get_or_create"}, {"query": "^Test.*Case$", "regex": true, "kind": "class"}.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<SymbolsOut>())]
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = crate::outschema::output_schema::<SymbolsOut>())]
     async fn search_symbols(
         &self,
         Parameters(a): Parameters<SearchSymbolsArgs>,
@@ -1705,7 +1713,7 @@ impl Server {
     }
 
     /// Where is X defined? {"symbol": "QuerySet.get_or_create"} or {"symbol": "save", "path": "django/db/models"}.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<SymbolsOut>())]
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = crate::outschema::output_schema::<SymbolsOut>())]
     async fn find_definitions(
         &self,
         Parameters(a): Parameters<SymbolArgs>,
@@ -1716,7 +1724,7 @@ impl Server {
 
     /// Where is X used? Usages grouped by file with the enclosing symbol: parsed references ("reference", with their role: call, type, field, import)
     /// plus whole-word text matches the parser did not classify ("text": comments, strings, templates). {"symbol": "get_or_create"}.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<ReferencesOut>())]
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = crate::outschema::output_schema::<ReferencesOut>())]
     async fn find_references(
         &self,
         Parameters(a): Parameters<SymbolArgs>,
@@ -1729,7 +1737,7 @@ impl Server {
     /// lang:python, sym:NAME (definitions), repo:NAME, case:yes|no|auto, -negation, `or`, parentheses.
     /// Examples: "lang:python sym:get_or_create -file:tests", "(regex:def\\s+save or \"def delete\") file:models".
     /// An unknown field (e.g. filee:) is an UNKNOWN_FIELD error listing the valid ones.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<SearchOut>())]
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = crate::outschema::output_schema::<SearchOut>())]
     async fn search(
         &self,
         Parameters(a): Parameters<SearchArgs>,
@@ -1739,7 +1747,7 @@ impl Server {
     }
 
     /// The loaded repositories with their snapshot id, commit and size.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<ListReposOut>())]
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = crate::outschema::output_schema::<ListReposOut>())]
     async fn list_repos(
         &self,
         Parameters(_a): Parameters<NoArgs>,
@@ -1763,7 +1771,7 @@ impl Server {
     }
 
     /// Server status, version, uptime, and each snapshot's repo, commit, schema version and row counts.
-    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = schema_for_output::<HealthOut>())]
+    #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = crate::outschema::output_schema::<HealthOut>())]
     async fn health(
         &self,
         Parameters(_a): Parameters<NoArgs>,
