@@ -118,6 +118,24 @@ pub struct Compiled {
     pub cut_files: std::sync::atomic::AtomicU64,
 }
 
+/// Matchers built recently, keyed by pattern and flags (a few: a full DFA may take a megabyte).
+static MATCHERS: std::sync::Mutex<Vec<(String, RegexMatcher)>> = std::sync::Mutex::new(Vec::new());
+const MATCHER_CACHE: usize = 4;
+
+fn build_matcher(b: &RegexMatcherBuilder, req: &GrepRequest) -> Result<RegexMatcher, ToolError> {
+    b.build(&req.pattern).map_err(|e| {
+        let msg = e.to_string();
+        let hint = if msg.contains("literal \"\\n\"") || msg.contains("'\\n'") {
+            "the pattern can match a newline: pass multiline: true to search across lines"
+        } else if req.fixed_string {
+            "check the literal"
+        } else {
+            "fix the regex (Rust regex syntax, as ripgrep), or pass fixed_string: true to search for the text literally"
+        };
+        ToolError::new(codes::INVALID_PATTERN, format!("invalid pattern: {msg}"), hint)
+    })
+}
+
 /// Build the matcher exactly as ripgrep does for the same flags.
 pub fn compile(req: &GrepRequest) -> Result<Compiled, ToolError> {
     if req.pattern.is_empty() {
@@ -152,17 +170,31 @@ pub fn compile(req: &GrepRequest) -> Result<Compiled, ToolError> {
     } else {
         b.line_terminator(Some(b'\n')).dot_matches_new_line(false);
     }
-    let matcher = b.build(&req.pattern).map_err(|e| {
-        let msg = e.to_string();
-        let hint = if msg.contains("literal \"\\n\"") || msg.contains("'\\n'") {
-            "the pattern can match a newline: pass multiline: true to search across lines"
-        } else if req.fixed_string {
-            "check the literal"
-        } else {
-            "fix the regex (Rust regex syntax, as ripgrep), or pass fixed_string: true to search for the text literally"
-        };
-        ToolError::new(codes::INVALID_PATTERN, format!("invalid pattern: {msg}"), hint)
-    })?;
+    // Recently built matchers are reused: paging through a result and
+    // repeating a query skip the regex build, which for a Unicode class
+    // like `\w` (full DFAs, as ripgrep builds them) costs milliseconds.
+    let key = format!(
+        "{}{:?}{}{}\0{}",
+        req.fixed_string, req.case_sensitive, req.whole_word, req.multiline, req.pattern
+    );
+    let cached = MATCHERS
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, m)| m.clone());
+    let matcher = match cached {
+        Some(m) => m,
+        None => {
+            let m = build_matcher(&b, req)?;
+            let mut c = MATCHERS.lock().unwrap();
+            c.push((key, m.clone()));
+            if c.len() > MATCHER_CACHE {
+                c.remove(0);
+            }
+            m
+        }
+    };
     let mut s = SearcherBuilder::new();
     s.line_number(true)
         .multi_line(req.multiline)
@@ -247,7 +279,7 @@ impl Compiled {
         };
         let mut searcher: Searcher = self.searcher.build();
         // Errors cannot happen on in-memory slices with this sink.
-        let _ = searcher.search_slice(&self.matcher, f.content.as_bytes(), &mut sink);
+        let _ = f.with_bytes(|b| searcher.search_slice(&self.matcher, b, &mut sink));
         if sink.cut {
             self.cut_files
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -494,15 +526,17 @@ pub fn count(files: &[(&str, &FileEntry)], c: &Compiled) -> (Vec<(String, String
 mod tests {
     use super::*;
 
+    /// Compressed, as the server keeps files by default.
     fn file(path: &str, content: &str) -> FileEntry {
-        FileEntry {
-            path: path.into(),
-            language: "python".into(),
-            size: content.len() as u64,
-            is_test: false,
-            is_generated: false,
-            content: content.into(),
-        }
+        FileEntry::build(
+            path.into(),
+            "python".into(),
+            content.len() as u64,
+            false,
+            false,
+            content,
+            true,
+        )
     }
 
     fn req(p: &str) -> GrepRequest {
@@ -644,5 +678,44 @@ mod tests {
         dedup.sort();
         dedup.dedup();
         assert_eq!(dedup.len(), 15, "every match exactly once");
+    }
+
+    #[test]
+    fn cached_matchers_keep_their_flags_apart() {
+        let f = file("a.py", "Foo\nfoo\nfood\n");
+        let n = |r: GrepRequest| compile(&r).unwrap().search_file("r", &f).len();
+        // Same pattern, different flags: each gets its own matcher.
+        assert_eq!(n(req("foo")), 3);
+        assert_eq!(
+            n(GrepRequest {
+                case_sensitive: Some(true),
+                ..req("foo")
+            }),
+            2
+        );
+        assert_eq!(
+            n(GrepRequest {
+                whole_word: true,
+                ..req("foo")
+            }),
+            2
+        );
+        assert_eq!(
+            n(GrepRequest {
+                fixed_string: true,
+                ..req("fo.")
+            }),
+            0
+        );
+        assert_eq!(n(req("fo.")), 3);
+        // And again, from the cache.
+        assert_eq!(
+            n(GrepRequest {
+                case_sensitive: Some(true),
+                ..req("foo")
+            }),
+            2
+        );
+        assert_eq!(n(req("foo")), 3);
     }
 }

@@ -31,6 +31,10 @@ enum Cmd {
         /// YAML map `word: [synonyms]` added to the built-in table (search_code suggestions).
         #[arg(long)]
         synonyms: Option<PathBuf>,
+        /// Keep file contents uncompressed in memory: full-tree greps skip
+        /// decompression (≈ 20% faster) for ≈ 2.2× the memory of the text.
+        #[arg(long)]
+        plain_content: bool,
     },
     /// Print what to read next for a file and/or a query (markdown; the codeindex://relevant resource).
     Relevant {
@@ -237,7 +241,14 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
 
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     match cli.cmd {
-        Cmd::Serve { index, synonyms } => serve(&index, synonyms.as_ref()),
+        Cmd::Serve {
+            index,
+            synonyms,
+            plain_content,
+        } => {
+            code_index_server::snapshot::set_compressed_content(!plain_content);
+            serve(&index, synonyms.as_ref())
+        }
         Cmd::Relevant {
             index,
             path,

@@ -17,27 +17,42 @@ use crate::snapshot::Snapshot;
 /// A chunk filter (shared by the parallel scorers).
 pub type Allowed<'a> = dyn Fn(usize) -> bool + Sync + 'a;
 
-/// One retrieval unit.
+/// One retrieval unit. Kept small (≈ 100 bytes plus its symbol): a large
+/// repository has a hundred thousand of them, resident for the server's life.
 #[derive(Clone, Debug)]
 pub struct ChunkMeta {
     pub snap: u32,
     /// Index into the snapshot's `files` (sorted by path).
     pub file: u32,
     pub id: i64,
-    pub kind: String,
-    pub chunk_type: String,
-    pub symbol: Option<String>,
-    pub module: Option<String>,
-    pub heading: Option<String>,
+    /// Interned: a small vocabulary (`function`, `method`, `class_summary`, `pattern`, …).
+    pub kind: &'static str,
+    pub chunk_type: &'static str,
+    pub symbol: Option<Box<str>>,
+    /// Shared by the chunks of a file.
+    pub module: Option<Arc<str>>,
+    pub heading: Option<Box<str>>,
     pub start_line: u32,
     pub end_line: u32,
-    pub start_byte: u64,
-    pub end_byte: u64,
+    pub start_byte: u32,
+    pub end_byte: u32,
     pub is_test: bool,
     pub weight: f32,
-    pub header: String,
     /// Synthesized text (class summaries, patterns); else the byte span of the file.
-    pub text: Option<String>,
+    pub text: Option<Box<str>>,
+}
+
+/// The `&'static str` for a kind or chunk type (a small, bounded vocabulary
+/// written by the builder; each distinct value is stored once per process).
+pub fn intern(s: &str) -> &'static str {
+    static SEEN: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut seen = SEEN.lock().unwrap();
+    if let Some(k) = seen.iter().find(|k| **k == s) {
+        return k;
+    }
+    let k: &'static str = Box::leak(s.to_string().into_boxed_str());
+    seen.push(k);
+    k
 }
 
 /// Per-snapshot vectors.
@@ -67,16 +82,18 @@ pub struct Engine {
     pub build_seconds: f64,
 }
 
-pub fn chunk_text<'a>(c: &'a ChunkMeta, snaps: &'a [Snapshot]) -> &'a str {
+/// Run `f` over a chunk's text.
+pub fn with_chunk_text<R>(c: &ChunkMeta, snaps: &[Snapshot], f: impl FnOnce(&str) -> R) -> R {
     if let Some(t) = &c.text {
-        return t;
+        return f(t);
     }
-    let content = &snaps[c.snap as usize].files[c.file as usize].content;
-    let (s, e) = (
-        c.start_byte as usize,
-        (c.end_byte as usize).min(content.len()),
-    );
-    content.get(s..e).unwrap_or("")
+    snaps[c.snap as usize].files[c.file as usize].with_content(|content| {
+        let (s, e) = (
+            c.start_byte as usize,
+            (c.end_byte as usize).min(content.len()),
+        );
+        f(content.get(s..e).unwrap_or(""))
+    })
 }
 
 fn open_table(
@@ -125,29 +142,39 @@ fn load_chunks(si: usize, snap: &Snapshot) -> Result<Vec<ChunkMeta>, String> {
         let eb = col!("end_byte", Int64Array);
         let test = col!("is_test", BooleanArray);
         let weight = col!("retrieval_weight", Float32Array);
-        let header = col!("context_header", StringArray);
         let text = col!("text", StringArray);
-        let opt = |a: &StringArray, i: usize| (!a.is_null(i)).then(|| a.value(i).to_string());
+        let opt = |a: &StringArray, i: usize| (!a.is_null(i)).then(|| Box::from(a.value(i)));
+        let mut last_module: Option<Arc<str>> = None;
         for i in 0..batch.num_rows() {
             let Some(&fi) = index.get(path.value(i)) else {
                 continue;
             };
+            let module = (!module.is_null(i)).then(|| {
+                let m = module.value(i);
+                match &last_module {
+                    Some(l) if &**l == m => l.clone(),
+                    _ => {
+                        let a: Arc<str> = Arc::from(m);
+                        last_module = Some(a.clone());
+                        a
+                    }
+                }
+            });
             out.push(ChunkMeta {
                 snap: si as u32,
                 file: fi,
                 id: id.value(i),
-                kind: kind.value(i).to_string(),
-                chunk_type: ctype.value(i).to_string(),
+                kind: intern(kind.value(i)),
+                chunk_type: intern(ctype.value(i)),
                 symbol: opt(&symbol, i),
-                module: opt(&module, i),
+                module,
                 heading: opt(&heading, i),
                 start_line: sl.value(i) as u32,
                 end_line: el.value(i) as u32,
-                start_byte: sb.value(i) as u64,
-                end_byte: eb.value(i) as u64,
+                start_byte: sb.value(i).clamp(0, u32::MAX as i64) as u32,
+                end_byte: eb.value(i).clamp(0, u32::MAX as i64) as u32,
                 is_test: test.value(i),
                 weight: weight.value(i),
-                header: header.value(i).to_string(),
                 text: opt(&text, i),
             });
         }
@@ -197,19 +224,18 @@ fn load_patterns(
                 snap: si as u32,
                 file: fi,
                 id: id.value(i),
-                kind: "pattern".into(),
-                chunk_type: "code".into(),
-                symbol: Some(name.value(i).to_string()),
-                module: (!module.is_null(i)).then(|| module.value(i).to_string()),
+                kind: "pattern",
+                chunk_type: "code",
+                symbol: Some(Box::from(name.value(i))),
+                module: (!module.is_null(i)).then(|| Arc::from(module.value(i))),
                 heading: None,
                 start_line: 1,
-                end_line: f.content.lines().count().max(1) as u32,
+                end_line: f.lines.max(1),
                 start_byte: 0,
-                end_byte: f.content.len() as u64,
+                end_byte: f.content_len().min(u32::MAX as usize) as u32,
                 is_test: false,
                 weight: 1.0,
-                header: format!("pattern: {}", name.value(i)),
-                text: Some(text.value(i).to_string()),
+                text: Some(Box::from(text.value(i))),
             });
         }
     }
@@ -499,16 +525,74 @@ pub fn terms(text: &str, out: &mut Vec<String>) {
 // ------------------------------------------------------------------ BM25
 
 /// An inverted index over chunks: text, symbol (twice), heading and path words.
-/// Terms are kept as 64-bit hashes and postings as two flat arrays (doc ids
-/// and term frequencies), so the index costs ≈ 6 bytes per posting.
+/// Terms are kept as sorted 64-bit hashes and postings as delta-coded
+/// varints, so the index costs ≈ 1.3 bytes per posting and 16 per term.
 pub struct Bm25 {
-    vocab: HashMap<u64, u32>,
-    /// Postings of term t: `docs[offsets[t]..offsets[t + 1]]` (and `tfs`).
+    /// Term hashes, sorted; a term's id is its position.
+    terms: Vec<u64>,
+    /// Postings of term t: `postings[offsets[t]..offsets[t + 1]]`, documents
+    /// ascending, each a varint of `gap << 1 | (tf > 1)` followed by a varint
+    /// of tf when tf > 1 (≈ 1.3 bytes a posting instead of 6).
     offsets: Vec<u32>,
-    docs: Vec<u32>,
-    tfs: Vec<u16>,
+    postings: Vec<u8>,
+    /// Documents per term.
+    df: Vec<u32>,
     doc_len: Vec<u32>,
     avg_len: f32,
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(b: &[u8], at: &mut usize) -> u32 {
+    let mut v = 0u32;
+    let mut shift = 0;
+    loop {
+        let x = b[*at];
+        *at += 1;
+        v |= ((x & 0x7f) as u32) << shift;
+        if x < 0x80 {
+            return v;
+        }
+        shift += 7;
+    }
+}
+
+/// One posting: the document's gap to the previous one, and its term frequency.
+fn encode_posting(gap: u32, tf: u16, out: &mut Vec<u8>) {
+    put_varint(out, gap << 1 | u32::from(tf > 1));
+    if tf > 1 {
+        put_varint(out, tf as u32);
+    }
+}
+
+/// (document, term frequency) of one posting list.
+struct Postings<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    doc: u32,
+}
+
+impl Iterator for Postings<'_> {
+    type Item = (u32, u32);
+    fn next(&mut self) -> Option<(u32, u32)> {
+        if self.at >= self.bytes.len() {
+            return None;
+        }
+        let v = get_varint(self.bytes, &mut self.at);
+        self.doc += v >> 1;
+        let tf = if v & 1 == 1 {
+            get_varint(self.bytes, &mut self.at)
+        } else {
+            1
+        };
+        Some((self.doc, tf))
+    }
 }
 
 const K1: f32 = 1.2;
@@ -531,7 +615,7 @@ impl Bm25 {
             .par_iter()
             .map(|c| {
                 let mut t = Vec::new();
-                terms(chunk_text(c, snaps), &mut t);
+                with_chunk_text(c, snaps, |text| terms(text, &mut t));
                 if let Some(s) = &c.symbol {
                     for _ in 0..2 {
                         terms(s, &mut t);
@@ -555,37 +639,56 @@ impl Bm25 {
                 out
             })
             .collect();
-        let mut vocab: HashMap<u64, u32> = HashMap::new();
-        let mut counts: Vec<u32> = Vec::new();
-        let mut doc_len = Vec::with_capacity(per_doc.len());
-        for tf in &per_doc {
-            doc_len.push(tf.iter().map(|(_, n)| *n as u32).sum());
-            for (h, _) in tf {
-                let next = counts.len() as u32;
-                let id = *vocab.entry(*h).or_insert(next);
-                if id == next {
-                    counts.push(0);
-                }
-                counts[id as usize] += 1;
+        let mut per_doc = per_doc;
+        let mut terms: Vec<u64> = per_doc.iter().flatten().map(|(h, _)| *h).collect();
+        terms.par_sort_unstable();
+        terms.dedup();
+        terms.shrink_to_fit();
+        // Hash → term id, once.
+        per_doc.par_iter_mut().for_each(|tf| {
+            for (h, _) in tf.iter_mut() {
+                *h = terms.binary_search(h).unwrap() as u64;
+            }
+        });
+        let id = |h: u64| h as usize;
+        // Encode per term in document order: first the byte size of each list.
+        let mut size = vec![0u32; terms.len()];
+        let mut df = vec![0u32; terms.len()];
+        let mut last = vec![0u32; terms.len()];
+        let mut scratch = Vec::with_capacity(10);
+        let enc = encode_posting;
+        for (d, tf) in per_doc.iter().enumerate() {
+            for &(h, n) in tf {
+                let t = id(h);
+                scratch.clear();
+                enc(d as u32 - last[t], n, &mut scratch);
+                size[t] += scratch.len() as u32;
+                df[t] += 1;
+                last[t] = d as u32;
             }
         }
-        let mut offsets = Vec::with_capacity(counts.len() + 1);
+        let mut offsets = Vec::with_capacity(terms.len() + 1);
         let mut acc = 0u32;
-        for c in &counts {
+        for n in &size {
             offsets.push(acc);
-            acc += c;
+            acc += n;
         }
         offsets.push(acc);
-        let mut fill: Vec<u32> = offsets[..counts.len()].to_vec();
-        let mut docs = vec![0u32; acc as usize];
-        let mut tfs = vec![0u16; acc as usize];
+        drop(size);
+        let mut postings = vec![0u8; acc as usize];
+        let mut fill: Vec<u32> = offsets[..terms.len()].to_vec();
+        last.iter_mut().for_each(|x| *x = 0);
+        let mut doc_len = Vec::with_capacity(per_doc.len());
         for (d, tf) in per_doc.into_iter().enumerate() {
+            doc_len.push(tf.iter().map(|(_, n)| *n as u32).sum());
             for (h, n) in tf {
-                let id = vocab[&h] as usize;
-                let at = fill[id] as usize;
-                docs[at] = d as u32;
-                tfs[at] = n;
-                fill[id] += 1;
+                let t = id(h);
+                scratch.clear();
+                enc(d as u32 - last[t], n, &mut scratch);
+                let at = fill[t] as usize;
+                postings[at..at + scratch.len()].copy_from_slice(&scratch);
+                fill[t] += scratch.len() as u32;
+                last[t] = d as u32;
             }
         }
         let avg_len = if doc_len.is_empty() {
@@ -593,30 +696,32 @@ impl Bm25 {
         } else {
             doc_len.iter().map(|&n| n as f64).sum::<f64>() as f32 / doc_len.len() as f32
         };
-        vocab.shrink_to_fit();
         Bm25 {
-            vocab,
+            terms,
             offsets,
-            docs,
-            tfs,
+            postings,
+            df,
             doc_len,
             avg_len: avg_len.max(1.0),
         }
     }
 
-    fn postings(&self, term: &str) -> Option<(&[u32], &[u16])> {
-        let &id = self.vocab.get(&term_hash(term))?;
-        let (a, b) = (
-            self.offsets[id as usize] as usize,
-            self.offsets[id as usize + 1] as usize,
-        );
-        Some((&self.docs[a..b], &self.tfs[a..b]))
+    fn postings(&self, term: &str) -> Option<(usize, Postings<'_>)> {
+        let t = self.terms.binary_search(&term_hash(term)).ok()?;
+        let (a, b) = (self.offsets[t] as usize, self.offsets[t + 1] as usize);
+        Some((
+            self.df[t] as usize,
+            Postings {
+                bytes: &self.postings[a..b],
+                at: 0,
+                doc: 0,
+            },
+        ))
     }
 
     pub fn doc_freq(&self, term: &str) -> usize {
-        self.postings(term).map(|p| p.0.len()).unwrap_or(0)
+        self.postings(term).map(|p| p.0).unwrap_or(0)
     }
-
     /// Terms of a query that the index knows.
     pub fn query_terms(&self, q: &str) -> Vec<String> {
         let mut t = Vec::new();
@@ -631,12 +736,12 @@ impl Bm25 {
         let n = self.doc_len.len() as f32;
         let mut acc: HashMap<u32, f32> = HashMap::new();
         for t in self.query_terms(q) {
-            let Some((docs, tfs)) = self.postings(&t) else {
+            let Some((df, postings)) = self.postings(&t) else {
                 continue;
             };
-            let df = docs.len() as f32;
+            let df = df as f32;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            for (&d, &tf) in docs.iter().zip(tfs) {
+            for (d, tf) in postings {
                 if !allowed(d as usize) {
                     continue;
                 }
@@ -655,8 +760,8 @@ impl Bm25 {
     pub fn count(&self, q: &str, allowed: &Allowed) -> usize {
         let mut docs: Vec<u32> = Vec::new();
         for t in self.query_terms(q) {
-            if let Some((d, _)) = self.postings(&t) {
-                docs.extend_from_slice(d);
+            if let Some((_, p)) = self.postings(&t) {
+                docs.extend(p.map(|(d, _)| d));
             }
         }
         docs.sort_unstable();
@@ -877,6 +982,34 @@ pub fn is_explanation(q: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn postings_round_trip() {
+        let list: Vec<(u32, u16)> = vec![
+            (0, 1),
+            (1, 3),
+            (2, 1),
+            (200, 1),
+            (70_000, 65_535),
+            (2_000_000, 2),
+        ];
+        let mut bytes = Vec::new();
+        let mut prev = 0;
+        for &(d, tf) in &list {
+            encode_posting(d - prev, tf, &mut bytes);
+            prev = d;
+        }
+        // Small gaps with tf 1 take one byte each.
+        assert!(bytes.len() < list.len() * 4, "{}", bytes.len());
+        let back: Vec<(u32, u16)> = Postings {
+            bytes: &bytes,
+            at: 0,
+            doc: 0,
+        }
+        .map(|(d, tf)| (d, tf as u16))
+        .collect();
+        assert_eq!(back, list);
+    }
 
     #[test]
     fn identifiers_split_and_stem() {

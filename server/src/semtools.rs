@@ -745,16 +745,13 @@ impl Server {
         let mut out = Vec::new();
         for (ci, _) in eng.bm25.search(subject, &only, 3) {
             let c = &eng.chunks[ci];
-            let name = c.symbol.clone().unwrap_or_default();
+            let name = c.symbol.as_deref().unwrap_or_default();
             out.push((ci, 1.0, format!("pattern: {name}")));
             if let Some(&(lo, hi)) = eng.file_chunks.get(&(c.snap, c.file)) {
                 let best = (lo..hi)
                     .filter(|&i| allowed(i))
                     .find(|&i| {
-                        matches!(
-                            eng.chunks[i].kind.as_str(),
-                            "definition" | "class_summary" | "file"
-                        )
+                        matches!(eng.chunks[i].kind, "definition" | "class_summary" | "file")
                     })
                     .unwrap_or(lo);
                 out.push((best, 1.0, format!("canonical example of pattern: {name}")));
@@ -1092,11 +1089,11 @@ impl Server {
         let mut seen = HashSet::new();
         for c in &eng.chunks {
             if let Some(m) = &c.module {
-                if scope.snaps[c.snap as usize] && seen.insert(m.as_str()) {
+                if scope.snaps[c.snap as usize] && seen.insert(&**m) {
                     let mut t = Vec::new();
                     semantic::terms(m, &mut t);
                     if t.iter().any(|x| qt.contains(x)) {
-                        mods.push(m.clone());
+                        mods.push(m.to_string());
                     }
                 }
             }
@@ -1190,17 +1187,18 @@ impl Server {
             let c = &eng.chunks[*ci];
             let snap = &self.st.snaps[c.snap as usize];
             let f = &snap.files[c.file as usize];
-            let body = semantic::chunk_text(c, &self.st.snaps);
             let hit = CodeHit {
                 repo: snap.repo().to_string(),
                 path: f.path.clone(),
-                module: c.module.clone(),
+                module: c.module.as_deref().map(str::to_string),
                 line: c.start_line as u64,
                 end_line: c.end_line as u64,
                 score: (*score * 10000.0).round() / 10000.0,
-                kind: c.kind.clone(),
-                symbol: c.symbol.clone(),
-                snippet: snippet_of(body, &q_terms, 6),
+                kind: c.kind.to_string(),
+                symbol: c.symbol.as_deref().map(str::to_string),
+                snippet: semantic::with_chunk_text(c, &self.st.snaps, |body| {
+                    snippet_of(body, &q_terms, 6)
+                }),
                 follows_pattern: self.st.pattern_of(c.snap, c.file),
                 why: why.clone(),
                 is_test: c.is_test,

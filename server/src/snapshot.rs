@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use arrow_array::{Array, BooleanArray, Int64Array, StringArray};
 use code_index_schemas::{Manifest, MANIFEST_FILE, SCHEMA_VERSION};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 /// A loading failure, with what to do about it.
@@ -48,7 +49,125 @@ pub struct FileEntry {
     pub size: u64,
     pub is_test: bool,
     pub is_generated: bool,
-    pub content: String,
+    /// Number of lines (a last line without a newline counts).
+    pub lines: u32,
+    content: Content,
+}
+
+/// A file's text: LZ4-compressed by default (≈ 2.2× smaller on source code,
+/// decompressed at ≈ 2.4 GB/s per core into a per-thread buffer when scanned),
+/// or plain with `serve --plain-content`.
+#[derive(Debug)]
+enum Content {
+    Plain(Box<str>),
+    Lz4 { len: usize, bytes: Box<[u8]> },
+}
+
+/// Shorter texts stay plain (LZ4 cannot shrink them much).
+const MIN_COMPRESSED: usize = 64;
+
+static COMPRESS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Keep file contents compressed in memory (the default) or plain.
+pub fn set_compressed_content(on: bool) {
+    COMPRESS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+thread_local! {
+    static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl FileEntry {
+    pub fn new(
+        path: String,
+        language: String,
+        size: u64,
+        is_test: bool,
+        is_generated: bool,
+        text: &str,
+    ) -> FileEntry {
+        let compress =
+            COMPRESS.load(std::sync::atomic::Ordering::Relaxed) && text.len() >= MIN_COMPRESSED;
+        Self::build(path, language, size, is_test, is_generated, text, compress)
+    }
+
+    /// As [`FileEntry::new`], compressed or not as asked.
+    pub fn build(
+        path: String,
+        language: String,
+        size: u64,
+        is_test: bool,
+        is_generated: bool,
+        text: &str,
+        compress: bool,
+    ) -> FileEntry {
+        let content = if compress {
+            Content::Lz4 {
+                len: text.len(),
+                bytes: lz4_flex::block::compress(text.as_bytes()).into_boxed_slice(),
+            }
+        } else {
+            Content::Plain(Box::from(text))
+        };
+        let lines = (memchr::memchr_iter(b'\n', text.as_bytes()).count()
+            + usize::from(!text.is_empty() && !text.ends_with('\n'))) as u32;
+        FileEntry {
+            path,
+            language,
+            size,
+            is_test,
+            is_generated,
+            lines,
+            content,
+        }
+    }
+
+    /// Length of the text in bytes.
+    pub fn content_len(&self) -> usize {
+        match &self.content {
+            Content::Plain(s) => s.len(),
+            Content::Lz4 { len, .. } => *len,
+        }
+    }
+
+    /// Bytes this file's text takes in memory.
+    pub fn resident_bytes(&self) -> usize {
+        match &self.content {
+            Content::Plain(s) => s.len(),
+            Content::Lz4 { bytes, .. } => bytes.len(),
+        }
+    }
+
+    /// Run `f` over the text's bytes (decompressed into a per-thread buffer).
+    pub fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        match &self.content {
+            Content::Plain(s) => f(s.as_bytes()),
+            Content::Lz4 { len, bytes } => BUF.with(|b| match b.try_borrow_mut() {
+                Ok(mut buf) => {
+                    if buf.len() < *len {
+                        buf.resize(*len, 0);
+                    }
+                    let n = lz4_flex::block::decompress_into(bytes, &mut buf[..*len]).unwrap_or(0);
+                    f(&buf[..n])
+                }
+                // Nested use on one thread: a buffer of its own.
+                Err(_) => f(&lz4_flex::block::decompress(bytes, *len).unwrap_or_default()),
+            }),
+        }
+    }
+
+    /// Run `f` over the text.
+    pub fn with_content<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+        match &self.content {
+            Content::Plain(s) => f(s),
+            Content::Lz4 { .. } => self.with_bytes(|b| f(std::str::from_utf8(b).unwrap_or(""))),
+        }
+    }
+
+    /// The text, owned.
+    pub fn content(&self) -> String {
+        self.with_content(str::to_string)
+    }
 }
 
 /// A loaded snapshot.
@@ -68,7 +187,7 @@ impl Snapshot {
         &self.manifest.snapshot_id
     }
     pub fn content_bytes(&self) -> u64 {
-        self.files.iter().map(|f| f.content.len() as u64).sum()
+        self.files.iter().map(|f| f.content_len() as u64).sum()
     }
 }
 
@@ -205,18 +324,22 @@ pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
                 .and_then(|c| c.as_any().downcast_ref::<BooleanArray>().cloned())
         };
         let (is_test, is_gen) = (b("is_test"), b("is_generated"));
-        for i in 0..batch.num_rows() {
-            files.push(FileEntry {
-                path: path.value(i).to_string(),
-                language: lang.value(i).to_string(),
-                size: size.as_ref().map(|a| a.value(i) as u64).unwrap_or(0),
-                is_test: is_test
-                    .as_ref()
-                    .is_some_and(|a| !a.is_null(i) && a.value(i)),
-                is_generated: is_gen.as_ref().is_some_and(|a| !a.is_null(i) && a.value(i)),
-                content: content.value(i).to_string(),
-            });
-        }
+        let rows: Vec<FileEntry> = (0..batch.num_rows())
+            .into_par_iter()
+            .map(|i| {
+                FileEntry::new(
+                    path.value(i).to_string(),
+                    lang.value(i).to_string(),
+                    size.as_ref().map(|a| a.value(i) as u64).unwrap_or(0),
+                    is_test
+                        .as_ref()
+                        .is_some_and(|a| !a.is_null(i) && a.value(i)),
+                    is_gen.as_ref().is_some_and(|a| !a.is_null(i) && a.value(i)),
+                    content.value(i),
+                )
+            })
+            .collect();
+        files.extend(rows);
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Snapshot {
@@ -224,4 +347,45 @@ pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
         manifest,
         files,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compressed_content_reads_back_exactly() {
+        let text = "def f():\n    return 1\n".repeat(50) + "tail without newline ünïcode";
+        let plain = FileEntry::build(
+            "a.py".into(),
+            "python".into(),
+            0,
+            false,
+            false,
+            &text,
+            false,
+        );
+        let lz = FileEntry::build("a.py".into(), "python".into(), 0, false, false, &text, true);
+        assert!(
+            lz.resident_bytes() < text.len() / 4,
+            "{}",
+            lz.resident_bytes()
+        );
+        assert_eq!(plain.resident_bytes(), text.len());
+        for f in [&plain, &lz] {
+            assert_eq!(f.content(), text);
+            assert_eq!(f.content_len(), text.len());
+            assert_eq!(f.lines, 101);
+            assert_eq!(f.with_bytes(|b| b.len()), text.len());
+            // Nested use on one thread (the inner call gets its own buffer).
+            let both =
+                f.with_content(|outer| f.with_content(|inner| outer == inner && inner == text));
+            assert!(both);
+        }
+        let empty = FileEntry::new("e".into(), "text".into(), 0, false, false, "");
+        assert_eq!(
+            (empty.lines, empty.content(), empty.content_len()),
+            (0, String::new(), 0)
+        );
+    }
 }

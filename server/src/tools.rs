@@ -808,9 +808,7 @@ impl Server {
                 repo: r.to_string(),
                 path: f.path.clone(),
                 line: 1,
-                end_line: (memchr::memchr_iter(b'\n', f.content.as_bytes()).count()
-                    + usize::from(!f.content.is_empty() && !f.content.ends_with('\n')))
-                .max(1) as u64,
+                end_line: f.lines.max(1) as u64,
                 language: f.language.clone(),
                 size_bytes: f.size,
                 is_test: f.is_test,
@@ -875,7 +873,8 @@ impl Server {
                 },
             ));
         };
-        let lines: Vec<&str> = f.content.split_inclusive('\n').collect();
+        let content = f.content();
+        let lines: Vec<&str> = content.split_inclusive('\n').collect();
         let total = lines.len() as u64;
         let start = a.start_line.unwrap_or(1).max(1);
         if start > total.max(1) {
@@ -1304,14 +1303,9 @@ impl Server {
                         line: 1,
                         end_line: 1,
                         kind: "file".into(),
-                        text: f
-                            .content
-                            .lines()
-                            .next()
-                            .unwrap_or("")
-                            .chars()
-                            .take(200)
-                            .collect(),
+                        text: f.with_content(|c| {
+                            c.lines().next().unwrap_or("").chars().take(200).collect()
+                        }),
                     };
                     let v = match &compiled[i] {
                         Compiled::Content(c) => c
@@ -1424,14 +1418,9 @@ impl Server {
                         line: 1,
                         end_line: 1,
                         kind: "file".into(),
-                        text: f
-                            .content
-                            .lines()
-                            .next()
-                            .unwrap_or("")
-                            .chars()
-                            .take(200)
-                            .collect(),
+                        text: f.with_content(|c| {
+                            c.lines().next().unwrap_or("").chars().take(200).collect()
+                        }),
                     });
                 }
                 hits
