@@ -343,9 +343,8 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 budget: Duration::from_secs(600),
                 per_file_limit: None,
             };
-            let compiled = grep::compile(&req)?;
             let refs: Vec<&snapshot::Snapshot> = snaps.iter().collect();
-            let files = grep::candidates(&refs, &compiled);
+            let (compiled, files) = grep::compile_scoped(&req, &refs)?;
             let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
             let fp = cursor::fingerprint("grep", &req.normalized(), &ids);
             let mut all = Vec::new();

@@ -699,9 +699,8 @@ impl Server {
             budget: crate::tools::SCAN_BUDGET,
             per_file_limit: None,
         };
-        let compiled = crate::grep::compile(&req)?;
         let sel: Vec<&Snapshot> = snaps.iter().map(|&i| &self.st.snaps[i]).collect();
-        let files = crate::grep::candidates(&sel, &compiled);
+        let (compiled, files) = crate::grep::compile_scoped(&req, &sel)?;
         let page = crate::grep::scan_up_to(&files, &compiled, (0, 0), 5000);
         let mut per_chunk: HashMap<usize, (f32, u64)> = HashMap::new();
         for m in &page.matches {

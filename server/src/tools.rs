@@ -612,8 +612,7 @@ impl Server {
             budget: SCAN_BUDGET,
             per_file_limit: None,
         };
-        let compiled = grep::compile(&req)?;
-        let files = grep::candidates(&snaps, &compiled);
+        let (compiled, files) = grep::compile_scoped(&req, &snaps)?;
         let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
         if a.count_only.unwrap_or(false) {
             let (counts, partial) = grep::count(&files, &compiled);
@@ -1067,8 +1066,7 @@ impl Server {
             budget: SCAN_BUDGET,
             ..Default::default()
         };
-        let compiled = grep::compile(&req)?;
-        let files = grep::candidates(&snaps, &compiled);
+        let (compiled, files) = grep::compile_scoped(&req, &snaps)?;
         let def_lines: std::collections::HashSet<(String, String, u64)> = definitions
             .iter()
             .map(|d| (d.repo.clone(), d.path.clone(), d.name_line))
