@@ -2,7 +2,7 @@
 """Server benchmark: code-index-mcp through the official Python MCP client,
 next to ripgrep on the same trees in the same session.
 
-    python3 bench/bench_server.py [--corpora django go-stdlib] [--runs 5]
+    python3 bench/bench_server.py [--corpora django go-stdlib] [--runs 5] [--plain-content]
 
 For each corpus it builds (or reuses) a snapshot, starts `code-index-mcp serve`,
 and reports:
@@ -75,16 +75,16 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
-async def bench_corpus(corpus: str, runs: int) -> str:
+async def bench_corpus(corpus: str, runs: int, plain: bool = False) -> str:
     repo = CORPORA / corpus
     info = json.loads(subprocess.run([str(INDEXER), "index", str(repo), "--out", str(OUT), "--no-embeddings", "--json"], check=True,
                                      capture_output=True, text=True).stdout)
     snap = Path(info["snapshot_dir"])
     content = sum(f["bytes"] for f in json.loads((snap / "manifest.json").read_text())["files"] if f["name"] == "files.parquet")
     src_bytes = info["source_bytes"]
-    lines = [f"## Server benchmark: {corpus}", ""]
+    lines = [f"## Server benchmark: {corpus}{' (serve --plain-content)' if plain else ''}", ""]
     t0 = time.perf_counter()
-    params = StdioServerParameters(command=str(SERVER), args=["serve", "--index", str(snap)])
+    params = StdioServerParameters(command=str(SERVER), args=["serve", "--index", str(snap), *(["--plain-content"] if plain else [])])
     async with stdio_client(params) as (r, w):
         async with ClientSession(r, w) as s:
             await s.initialize()
@@ -178,11 +178,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpora", nargs="+", default=["django", "go-stdlib"])
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--plain-content", action="store_true", help="serve --plain-content (file texts uncompressed)")
     a = ap.parse_args()
     (ROOT / "bench/results").mkdir(parents=True, exist_ok=True)
     for c in a.corpora:
-        text = asyncio.run(bench_corpus(c, a.runs))
-        (ROOT / f"bench/results/server-{c}.md").write_text(text)
+        text = asyncio.run(bench_corpus(c, a.runs, a.plain_content))
+        (ROOT / f"bench/results/server-{c}{'-plain' if a.plain_content else ''}.md").write_text(text)
         print(text)
 
 

@@ -103,6 +103,33 @@ pub struct SqlResult {
     pub truncated: bool,
 }
 
+/// Table caches kept besides the one in use (each snapshot set gets its own;
+/// a new snapshot id makes a new one).
+const TABLE_CACHES_KEPT: usize = 16;
+
+/// Mark `current` as used now and delete all but the most recently used
+/// table caches (a server still using a deleted one keeps its open file;
+/// the next start rebuilds it in seconds).
+fn prune_table_cache(dir: &std::path::Path, current: &std::path::Path) {
+    if let Ok(f) = std::fs::File::options().append(true).open(current) {
+        let _ = f.set_modified(std::time::SystemTime::now());
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut caches: Vec<(std::time::SystemTime, std::path::PathBuf)> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "duckdb") && p != current)
+        .filter_map(|p| Some((p.metadata().ok()?.modified().ok()?, p)))
+        .collect();
+    caches.sort_by_key(|c| std::cmp::Reverse(c.0));
+    for (_, p) in caches.into_iter().skip(TABLE_CACHES_KEPT) {
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_file(p.with_extension("duckdb.wal"));
+    }
+}
+
 impl Store {
     /// Load every snapshot's tables (not file contents: the scan has those)
     /// into a DuckDB file in `cache_dir` named by the snapshot ids (built
@@ -138,6 +165,7 @@ impl Store {
             }
             std::fs::rename(&tmp, &db).map_err(io)?;
         }
+        prune_table_cache(cache_dir, &db);
         let cfg = duckdb::Config::default()
             .access_mode(duckdb::AccessMode::ReadOnly)
             .and_then(|c| c.max_memory(&duckdb_memory()))
@@ -474,5 +502,45 @@ fn to_json(v: Value) -> serde_json::Value {
         Value::Double(f) => json!(f),
         Value::Text(s) => json!(s),
         other => json!(format!("{other:?}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_cache_keeps_the_current_and_the_most_recent() {
+        let dir = std::env::temp_dir().join(format!("ci-prune-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let base = std::time::SystemTime::now() - Duration::from_secs(3600);
+        for i in 0..12u64 {
+            let p = dir.join(format!("{i:02}.duckdb"));
+            std::fs::write(&p, b"x").unwrap();
+            let f = std::fs::File::options().append(true).open(&p).unwrap();
+            f.set_modified(base + Duration::from_secs(i * 60)).unwrap();
+        }
+        std::fs::write(dir.join("other.txt"), b"kept").unwrap();
+        // The oldest one is in use: it stays, and becomes the newest.
+        for i in 12..20u64 {
+            let p = dir.join(format!("{i:02}.duckdb"));
+            std::fs::write(&p, b"x").unwrap();
+            let f = std::fs::File::options().append(true).open(&p).unwrap();
+            f.set_modified(base + Duration::from_secs(i * 60)).unwrap();
+        }
+        prune_table_cache(&dir, &dir.join("00.duckdb"));
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let want: Vec<String> = std::iter::once(0)
+            .chain(4..20)
+            .map(|n| format!("{n:02}.duckdb"))
+            .chain(["other.txt".to_string()])
+            .collect();
+        assert_eq!(left, want);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
