@@ -393,3 +393,32 @@ def test_default_repo_and_behind_head(server_bin, indexer, tmp_path):
     p = subprocess.run([str(indexer), "sql", str(out / "demo"), "--json", "SELECT name FROM symbols ORDER BY name"], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["rows"] == [["alpha"]]
+
+
+def test_table_tools_on_a_large_repo(server_bin, snapshots):
+    """The symbol tools on go-stdlib (11k files, 100k+ symbols) within the
+    server's DuckDB memory cap: a cap too small fails these with an
+    out-of-memory error. Definitions are checked against rg."""
+    go = snapshots("go-stdlib")
+
+    async def body(s, init):
+        out = {}
+        for name, args in [("search_symbols", {"query": "NewReader", "limit": 20}),
+                           ("find_definitions", {"symbol": "Reader"}),
+                           ("find_references", {"symbol": "NewReader", "limit": 20}),
+                           ("search_symbols", {"query": "^New[A-Z]\\w*Reader$", "regex": True, "kind": "function", "limit": 1000})]:
+            r = await s.call_tool(name, args)
+            assert not r.is_error, (name, r.content[0].text[:300])
+            out[name + str(len(out))] = r.structured_content
+        return out
+
+    out = session_run(server_bin, go.dir, body)
+    defs = out["find_definitions1"]["symbols"]
+    rg_types = {e for e in rg_lines(go.repo, "-s", r"^type Reader\b", "src") if e[0] in go.paths()}
+    got = {(d["path"], d["name_line"]) for d in defs if d["kind"] in ("struct", "interface", "type")}
+    assert rg_types and rg_types <= got, (rg_types - got)
+    assert out["search_symbols0"]["symbols"][0]["name"] == "NewReader"
+    assert out["find_references2"]["total_files"] > 10
+    rg_funcs = {e for e in rg_lines(go.repo, "-s", r"^func New[A-Z]\w*Reader\(", "src") if e[0] in go.paths()}
+    got = {(x["path"], x["name_line"]) for x in out["search_symbols3"]["symbols"]}
+    assert rg_funcs and rg_funcs == got, (rg_funcs ^ got)

@@ -13,15 +13,15 @@ use serde::Serialize;
 use crate::error::{codes, ToolError};
 use crate::snapshot::{LoadError, Snapshot};
 
-/// DuckDB's buffer memory (`CODE_INDEX_DUCKDB_MEMORY`, default 16MB). What
-/// it holds stays resident for the server's life: on go-stdlib 16 MB keeps
-/// RSS ≈ 10 MB lower than 32 MB at the same latency; 8 MB is too small for
-/// the symbol queries (a scan pins 256 KiB blocks per column and thread).
+/// DuckDB's buffer memory (`CODE_INDEX_DUCKDB_MEMORY`, default 32MB). What
+/// it holds stays resident for the server's life, but less is too little:
+/// with 16 MB, `find_definitions Reader` on go-stdlib fails (a scan pins
+/// 256 KiB blocks per column and thread), and one thread is 2–10× slower.
 fn duckdb_memory() -> String {
     std::env::var("CODE_INDEX_DUCKDB_MEMORY")
         .ok()
         .filter(|v| !v.trim().is_empty())
-        .unwrap_or_else(|| "16MB".to_string())
+        .unwrap_or_else(|| "32MB".to_string())
 }
 
 pub struct Store {
