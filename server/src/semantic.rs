@@ -984,6 +984,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn chunk_metadata_stays_small() {
+        // A hundred thousand of these live for the server's life (go-stdlib: 98k).
+        assert!(
+            std::mem::size_of::<ChunkMeta>() <= 136,
+            "{}",
+            std::mem::size_of::<ChunkMeta>()
+        );
+    }
+
+    #[test]
     fn postings_round_trip() {
         let list: Vec<(u32, u16)> = vec![
             (0, 1),
