@@ -344,3 +344,21 @@ def test_name_flag_and_config_name(indexer, small_repo, tmp_path):
     c = build(indexer, small_repo, tmp_path / "out", "--no-embeddings", "--name", "flag-wins")
     assert c.manifest["repo"] == "flag-wins"
     assert (tmp_path / "out" / "custom-name" / "latest").read_text().strip() == a.id
+
+
+@pytest.mark.parametrize("env, code, name", [
+    ({"CODE_INDEX_DUCKDB_MEMORY": "lots"}, "E_CONFIG", "CODE_INDEX_DUCKDB_MEMORY"),
+    ({"CODE_INDEX_CACHE": "/proc/no-such-dir"}, "E_CACHE", "CODE_INDEX_CACHE"),
+])
+def test_server_environment_errors_are_coded(indexer, small_repo, tmp_path, env, code, name):
+    """A bad server setting stops it with its own code and names the variable to fix."""
+    out = tmp_path / "out"
+    build(indexer, small_repo, out)
+    server = indexer.parent / "code-index-mcp"
+    run = subprocess.run([str(server), "sql", "--index", str(out), "SELECT 1"], capture_output=True, text=True,
+                         env={**os.environ, "CODE_INDEX_CACHE": str(tmp_path / "cache"), **env})
+    assert run.returncode == 2, run.stderr
+    m = ERROR_RE.search(run.stderr)
+    assert m and m.group(1) == code, run.stderr
+    assert any(name in line for line in run.stderr.splitlines() if "hint:" in line), run.stderr
+    assert "panicked" not in run.stderr

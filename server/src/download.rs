@@ -23,6 +23,7 @@ pub fn is_url(s: &str) -> bool {
 
 fn err(message: impl Into<String>, hint: impl Into<String>) -> LoadError {
     LoadError {
+        code: "E_SNAPSHOT_INVALID",
         message: message.into(),
         hint: hint.into(),
     }

@@ -154,6 +154,7 @@ pub fn compile_scoped<'a>(
     req: &GrepRequest,
     snaps: &[&'a Snapshot],
 ) -> Result<(Compiled, Vec<(&'a str, &'a FileEntry)>), ToolError> {
+    check_request(req)?;
     let globs = build_globs(req)?;
     let files: Vec<(&str, &FileEntry)> = snaps
         .iter()
@@ -182,7 +183,8 @@ fn build_globs(req: &GrepRequest) -> Result<Option<Override>, ToolError> {
     })?))
 }
 
-fn compile_with(req: &GrepRequest, full_dfa: bool) -> Result<Compiled, ToolError> {
+/// The empty-pattern and limit checks, first of all.
+fn check_request(req: &GrepRequest) -> Result<(), ToolError> {
     if req.pattern.is_empty() {
         return Err(ToolError::invalid_argument(
             "empty pattern",
@@ -197,6 +199,11 @@ fn compile_with(req: &GrepRequest, full_dfa: bool) -> Result<Compiled, ToolError
             ),
         ));
     }
+    Ok(())
+}
+
+fn compile_with(req: &GrepRequest, full_dfa: bool) -> Result<Compiled, ToolError> {
+    check_request(req)?;
     let mut b = RegexMatcherBuilder::new();
     b.multi_line(true)
         .unicode(true)

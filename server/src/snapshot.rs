@@ -17,14 +17,16 @@ use sha2::{Digest, Sha256};
 pub struct LoadError {
     pub message: String,
     pub hint: String,
+    /// `E_SNAPSHOT_INVALID` unless set (`E_CACHE`, `E_CONFIG`).
+    pub code: &'static str,
 }
 
 impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "error[E_SNAPSHOT_INVALID]: {}\n  hint: {}",
-            self.message, self.hint
+            "error[{}]: {}\n  hint: {}",
+            self.code, self.message, self.hint
         )
     }
 }
@@ -33,6 +35,7 @@ impl std::error::Error for LoadError {}
 
 fn err(message: impl Into<String>, hint: impl Into<String>) -> LoadError {
     LoadError {
+        code: "E_SNAPSHOT_INVALID",
         message: message.into(),
         hint: hint.into(),
     }

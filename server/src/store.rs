@@ -37,15 +37,20 @@ fn internal(e: impl std::fmt::Display) -> ToolError {
     let hint = if msg.contains("Out of Memory") {
         format!(
             "the table store's memory ({}) was too small for this query: narrow it (repo, path, kind), \
-             or restart the server with CODE_INDEX_DUCKDB_MEMORY=64MB",
+             or restart the server with a larger CODE_INDEX_DUCKDB_MEMORY (e.g. 4× that)",
             duckdb_memory()
         )
     } else {
         "retry; if it persists, report it with the arguments".to_string()
     };
-    // The first line: DuckDB appends generic tuning advice that does not apply here.
-    let first = msg.lines().next().unwrap_or("").to_string();
-    ToolError::new("INTERNAL", format!("query failed: {first}"), hint)
+    // Out of memory: only the first line; DuckDB appends generic tuning advice
+    // that does not apply here. Other errors keep their detail lines.
+    let msg = if msg.contains("Out of Memory") {
+        msg.lines().next().unwrap_or("").to_string()
+    } else {
+        msg
+    };
+    ToolError::new("INTERNAL", format!("query failed: {msg}"), hint)
 }
 
 /// A definition row.
@@ -137,11 +142,13 @@ impl Store {
     /// memory limit, so resident memory stays small and user SQL cannot write.
     pub fn load(snaps: &[Snapshot], cache_dir: &std::path::Path) -> Result<Store, LoadError> {
         let err = |e: duckdb::Error| LoadError {
+            code: "E_SNAPSHOT_INVALID",
             message: format!("cannot load snapshot tables into DuckDB: {e}"),
             hint: "check the snapshot with `code-indexer status <snapshot>`; rebuild it if damaged"
                 .into(),
         };
         let io = |e: std::io::Error| LoadError {
+            code: "E_CACHE",
             message: format!(
                 "cannot write the table cache in {}: {e}",
                 cache_dir.display()
@@ -153,6 +160,10 @@ impl Store {
         let key = crate::cursor::fingerprint("tables", env!("CARGO_PKG_VERSION"), &ids);
         std::fs::create_dir_all(cache_dir).map_err(io)?;
         let db = cache_dir.join(format!("{key}.duckdb"));
+        // Mark it used before anything else, so a parallel start's pruning keeps it.
+        if let Ok(f) = std::fs::File::options().append(true).open(&db) {
+            let _ = f.set_modified(std::time::SystemTime::now());
+        }
         if !db.is_file() {
             let tmp = cache_dir.join(format!(".{key}.{}.tmp", std::process::id()));
             let _ = std::fs::remove_file(&tmp);
@@ -170,7 +181,14 @@ impl Store {
             .access_mode(duckdb::AccessMode::ReadOnly)
             .and_then(|c| c.max_memory(&duckdb_memory()))
             .and_then(|c| c.threads(2))
-            .map_err(err)?;
+            .map_err(|e| LoadError {
+                code: "E_CONFIG",
+                message: format!("invalid DuckDB settings: {e}"),
+                hint: format!(
+                    "CODE_INDEX_DUCKDB_MEMORY must be a size such as 32MB or 1GB (it is {:?})",
+                    duckdb_memory()
+                ),
+            })?;
         let conn = Connection::open_with_flags(&db, cfg).map_err(err)?;
         conn.execute_batch("SET enable_external_access = false; SET lock_configuration = true;")
             .map_err(err)?;
