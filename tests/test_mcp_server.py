@@ -32,11 +32,11 @@ def django(snapshots):
     return snapshots("django")
 
 
-def session_run(server_bin: Path, index: Path, body):
-    """Run `body(session)` against a fresh server process."""
+def session_run(server_bin: Path, index: Path, body, extra: tuple[str, ...] = ()):
+    """Run `body(session)` against a fresh server process (`extra`: more serve flags)."""
 
     async def main():
-        params = StdioServerParameters(command=str(server_bin), args=["serve", "--index", str(index)])
+        params = StdioServerParameters(command=str(server_bin), args=["serve", "--index", str(index), *extra])
         async with stdio_client(params) as (r, w):
             async with ClientSession(r, w) as s:
                 init = await s.initialize()
@@ -79,8 +79,10 @@ def test_tools_listed_with_schemas(server_bin, django):
     assert "multiline" in grep.description and "search_symbols" in grep.description
 
 
-def test_grep_pages_equal_ripgrep(server_bin, django):
-    """Paging through 500+ matches returns each exactly once, in order, and equals rg."""
+@pytest.mark.parametrize("extra", [(), ("--plain-content",)], ids=["compressed", "plain"])
+def test_grep_pages_equal_ripgrep(server_bin, django, extra):
+    """Paging through 500+ matches returns each exactly once, in order, and equals rg,
+    with file texts held compressed (the default) or plain."""
 
     async def body(s, init):
         got, cursor, pages = [], None, 0
@@ -99,7 +101,7 @@ def test_grep_pages_equal_ripgrep(server_bin, django):
                 return got, pages
             cursor = sc["next_cursor"]
 
-    got, pages = session_run(server_bin, django.dir, body)
+    got, pages = session_run(server_bin, django.dir, body, extra)
     expected = rg_lines(django.repo, "-S", "-g", "*.py", r"self\.assert\w+\(")
     secret = {r["path"] for r in django.read("files", ["path", "has_secrets"]).to_pylist() if r["has_secrets"]}
     expected = {e for e in expected if e[0] not in secret}
