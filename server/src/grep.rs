@@ -483,6 +483,19 @@ pub fn scan_up_to(
     start: (u64, u64),
     limit: usize,
 ) -> Page {
+    scan_up_to_soft(files, c, start, limit, None)
+}
+
+/// As [`scan_up_to`]; with `soft = (n, t)` it also stops, between batches of
+/// files, once it holds at least `n` matches and has run for `t` (the page is
+/// then not partial: `next` says where to continue).
+pub fn scan_up_to_soft(
+    files: &[(&str, &FileEntry)],
+    c: &Compiled,
+    start: (u64, u64),
+    limit: usize,
+    soft: Option<(usize, Duration)>,
+) -> Page {
     let began = Instant::now();
     let mut out: Vec<GrepMatch> = Vec::new();
     let mut positions: Vec<(u64, u64)> = Vec::new();
@@ -536,6 +549,11 @@ pub fn scan_up_to(
         fi = end;
         if began.elapsed() > c.req.budget && fi < files.len() {
             return page(out, positions, Some((fi as u64, 0)), true, scanned);
+        }
+        if let Some((n, t)) = soft {
+            if out.len() >= n && began.elapsed() >= t && fi < files.len() {
+                return page(out, positions, Some((fi as u64, 0)), false, scanned);
+            }
         }
     }
     page(out, positions, None, false, scanned)

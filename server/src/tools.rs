@@ -58,6 +58,9 @@ pub struct GrepAll {
     pub positions: Vec<(u64, u64)>,
 }
 
+/// How long a first page may scan to hold the whole result (for the cache)
+/// once it has a page of matches.
+const FIRST_PAGE_FILL: Duration = Duration::from_millis(150);
 /// Largest result set kept whole in the grep cache.
 const GREP_CACHE_MATCHES: usize = 5_000;
 
@@ -96,9 +99,28 @@ impl State {
     }
 
     /// The semantic engine (built on first use; `serve` starts it in the background).
+    /// The `search_code` engine, built on first use (the server starts it in
+    /// the background). The build runs in a pool of its own at low priority:
+    /// in rayon's global pool, grep's scans would queue behind it (on the
+    /// Linux kernel the build takes ≈ 40 s, and a grep waited that long).
     pub fn engine(&self) -> &crate::semantic::Engine {
-        self.engine
-            .get_or_init(|| crate::semantic::Engine::build(&self.snaps))
+        self.engine.get_or_init(|| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(std::thread::available_parallelism().map_or(2, |n| n.get()))
+                .thread_name(|i| format!("code-index-engine-{i}"))
+                .start_handler(|_| {
+                    // Linux: nice applies to the calling thread only.
+                    // SAFETY: plain libc call without pointers.
+                    unsafe {
+                        libc::nice(10);
+                    }
+                })
+                .build();
+            match pool {
+                Ok(pool) => pool.install(|| crate::semantic::Engine::build(&self.snaps)),
+                Err(_) => crate::semantic::Engine::build(&self.snaps),
+            }
+        })
     }
 
     pub fn synonyms(&self) -> &std::collections::HashMap<String, Vec<String>> {
@@ -676,10 +698,19 @@ impl Server {
             .iter()
             .find(|(k, _)| *k == fp)
             .map(|(_, v)| v.clone());
+        // A first page whose whole result is not in hand soon (a large tree,
+        // many matches) is served from what the scan found so far.
+        let mut first: Option<grep::Page> = None;
         let all = match cached {
             Some(a) => Some(a),
             None if start == (0, 0) => {
-                let p = grep::scan_up_to(&files, &compiled, (0, 0), GREP_CACHE_MATCHES);
+                let p = grep::scan_up_to_soft(
+                    &files,
+                    &compiled,
+                    (0, 0),
+                    GREP_CACHE_MATCHES,
+                    Some((req.limit, FIRST_PAGE_FILL)),
+                );
                 if p.next.is_none() && !p.partial {
                     let a = Arc::new(GrepAll {
                         matches: p.matches,
@@ -692,6 +723,7 @@ impl Server {
                     }
                     Some(a)
                 } else {
+                    first = Some(p);
                     None
                 }
             }
@@ -709,7 +741,23 @@ impl Server {
                     files_scanned: files.len() as u64,
                 }
             }
-            None => grep::scan(&files, &compiled, start),
+            None => match first {
+                Some(mut p) => {
+                    let n = req.limit.min(p.matches.len());
+                    let next = p.positions.get(n).copied().or(p.next);
+                    let partial = p.partial && n == p.matches.len();
+                    p.matches.truncate(n);
+                    p.positions.truncate(n);
+                    grep::Page {
+                        matches: p.matches,
+                        positions: p.positions,
+                        next,
+                        partial,
+                        files_scanned: p.files_scanned,
+                    }
+                }
+                None => grep::scan(&files, &compiled, start),
+            },
         };
         // Cut the page where the rendering exceeds the response budget.
         let mut text = String::new();
