@@ -33,7 +33,28 @@ sys.path.insert(0, str(ROOT / "tests"))
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
-from test_grep_parity import CASES, rg_flags, search_path  # noqa: E402
+from test_grep_parity import CASES as PARITY_CASES, rg_flags, search_path  # noqa: E402
+
+# The kernel is for benchmarks, not CI: its cases live here (`--corpora linux`,
+# with the corpus fetched by ../shared/bench/corpora.sh into CODE_INDEX_CORPORA).
+LINUX_CASES = [
+    ("linux", ["-w", "-F", "-s"], "kmalloc"),
+    ("linux", [], r"\bkmalloc\("),
+    ("linux", ["-g", "*.c"], r"static int \w+_probe\("),
+    ("linux", ["--path", "mm"], r"^struct \w+ \{"),
+    ("linux", ["-g", "*.h", "-m", "1"], r"^#define \w+_H$"),
+    ("linux", ["-U", "-g", "*.c"], r"static const struct file_operations \w+ = \{\n\s+\.owner"),
+]
+CASES = PARITY_CASES + LINUX_CASES
+
+PROBES = {
+    "django": dict(grep="def get_or_create", sym="get_or_create", defn="QuerySet", search="lang:python sym:save -file:tests",
+                   files="**/*.py", read="django/db/models/query.py"),
+    "go-stdlib": dict(grep="func NewReader", sym="NewReader", defn="Reader", search="lang:go sym:Read -file:_test",
+                      files="**/*.go", read="src/bufio/bufio.go"),
+    "linux": dict(grep="kmem_cache_alloc\\(", sym="kmalloc", defn="task_struct", search="sym:kfree file:mm/",
+                  files="**/*.c", read="mm/slab_common.c"),
+}
 
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", Path.home() / ".cache/code-index/target"))
 INDEXER = Path(os.environ.get("CODE_INDEXER", TARGET / "release/code-indexer"))
@@ -100,14 +121,15 @@ async def bench_corpus(corpus: str, runs: int, plain: bool = False) -> str:
                 return time.perf_counter() - t, res
 
             # Tool latency.
+            pr = PROBES[corpus]
             probes = {
-                "grep": {"pattern": "def get_or_create" if corpus == "django" else "func NewReader", "limit": 50},
-                "search_symbols": {"query": "get_or_create" if corpus == "django" else "NewReader", "limit": 20},
-                "find_definitions": {"symbol": "QuerySet" if corpus == "django" else "Reader"},
-                "find_references": {"symbol": "get_or_create" if corpus == "django" else "NewReader", "limit": 20},
-                "search": {"query": "lang:python sym:save -file:tests" if corpus == "django" else "lang:go sym:Read -file:_test", "limit": 50},
-                "search_files": {"pattern": "**/*.py" if corpus == "django" else "**/*.go", "limit": 100},
-                "read_file": {"path": "django/db/models/query.py" if corpus == "django" else "src/bufio/bufio.go", "start_line": 100, "end_line": 200},
+                "grep": {"pattern": pr["grep"], "limit": 50},
+                "search_symbols": {"query": pr["sym"], "limit": 20},
+                "find_definitions": {"symbol": pr["defn"]},
+                "find_references": {"symbol": pr["sym"], "limit": 20},
+                "search": {"query": pr["search"], "limit": 50},
+                "search_files": {"pattern": pr["files"], "limit": 100},
+                "read_file": {"path": pr["read"], "start_line": 100, "end_line": 200},
                 "list_repos": {},
                 "health": {},
             }
