@@ -119,8 +119,7 @@ pub struct Compiled {
 }
 
 /// Matchers built recently, keyed by pattern and flags (a few: a full DFA may take a megabyte).
-static MATCHERS: std::sync::Mutex<Vec<(String, RegexMatcher)>> = std::sync::Mutex::new(Vec::new());
-const MATCHER_CACHE: usize = 4;
+static MATCHERS: crate::recent::Recent<RegexMatcher> = crate::recent::Recent::new(4);
 
 fn build_matcher(b: &RegexMatcherBuilder, req: &GrepRequest) -> Result<RegexMatcher, ToolError> {
     b.build(&req.pattern).map_err(|e| {
@@ -230,21 +229,11 @@ fn compile_with(req: &GrepRequest, full_dfa: bool) -> Result<Compiled, ToolError
         "{}{:?}{}{}{}\0{}",
         req.fixed_string, req.case_sensitive, req.whole_word, req.multiline, full_dfa, req.pattern
     );
-    let cached = MATCHERS
-        .lock()
-        .unwrap()
-        .iter()
-        .find(|(k, _)| *k == key)
-        .map(|(_, m)| m.clone());
-    let matcher = match cached {
+    let matcher = match MATCHERS.get(&key) {
         Some(m) => m,
         None => {
             let m = build_matcher(&b, req)?;
-            let mut c = MATCHERS.lock().unwrap();
-            c.push((key, m.clone()));
-            if c.len() > MATCHER_CACHE {
-                c.remove(0);
-            }
+            MATCHERS.put(key, m.clone());
             m
         }
     };
@@ -462,15 +451,6 @@ pub struct Page {
     pub files_scanned: u64,
 }
 
-/// Files of the selected snapshots, in (repo, path) order.
-pub fn candidates<'a>(snaps: &[&'a Snapshot], c: &Compiled) -> Vec<(&'a str, &'a FileEntry)> {
-    snaps
-        .iter()
-        .flat_map(|s| s.files.iter().map(move |f| (s.repo(), f)))
-        .filter(|(_, f)| c.selects(f))
-        .collect()
-}
-
 /// Scan from `start` = (file index, match index) until the request's `limit` matches or the budget is spent.
 pub fn scan(files: &[(&str, &FileEntry)], c: &Compiled, start: (u64, u64)) -> Page {
     scan_up_to(files, c, start, c.req.limit)
@@ -589,7 +569,7 @@ mod tests {
 
     /// Compressed, as the server keeps files by default.
     fn file(path: &str, content: &str) -> FileEntry {
-        FileEntry::build(
+        FileEntry::new(
             path.into(),
             "python".into(),
             content.len() as u64,

@@ -12,6 +12,7 @@ pub mod error;
 pub mod grep;
 pub mod outschema;
 pub mod query;
+pub mod recent;
 pub mod semantic;
 pub mod semtools;
 pub mod snapshot;

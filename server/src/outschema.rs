@@ -29,10 +29,10 @@ fn def_name(v: &Value) -> Option<&str> {
 
 /// `type` of a property schema, as a short word ("integer", "string?",
 /// "array of {line, text}", …).
-fn type_word(s: &Value, defs: &Map<String, Value>, depth: usize) -> String {
+fn type_word(s: &Value, defs: &Map<String, Value>) -> String {
     if let Some(name) = def_name(s) {
         return match defs.get(name) {
-            Some(d) if depth < 2 => object_word(d, defs, depth + 1),
+            Some(d) => object_word(d),
             _ => "object".into(),
         };
     }
@@ -44,7 +44,7 @@ fn type_word(s: &Value, defs: &Map<String, Value>, depth: usize) -> String {
         let parts: Vec<String> = any
             .iter()
             .filter(|v| v.get("type").and_then(Value::as_str) != Some("null"))
-            .map(|v| type_word(v, defs, depth))
+            .map(|v| type_word(v, defs))
             .collect();
         let nullable = any.len() > parts.len();
         return format!("{}{}", parts.join(" | "), if nullable { "?" } else { "" });
@@ -63,11 +63,11 @@ fn type_word(s: &Value, defs: &Map<String, Value>, depth: usize) -> String {
     };
     let ty = if ty == "array" {
         match s.get("items") {
-            Some(i) => format!("array of {}", type_word(i, defs, depth)),
+            Some(i) => format!("array of {}", type_word(i, defs)),
             None => ty,
         }
-    } else if ty == "object" && s.get("properties").is_some() && depth < 2 {
-        object_word(s, defs, depth + 1)
+    } else if ty == "object" && s.get("properties").is_some() {
+        object_word(s)
     } else {
         ty
     };
@@ -78,7 +78,7 @@ fn type_word(s: &Value, defs: &Map<String, Value>, depth: usize) -> String {
     }
 }
 
-fn object_word(d: &Value, _defs: &Map<String, Value>, _depth: usize) -> String {
+fn object_word(d: &Value) -> String {
     format!("{{{}}}", field_order(d).join(", "))
 }
 
@@ -114,7 +114,7 @@ fn shallow(d: &Value, defs: &Map<String, Value>) -> Value {
         let keys = field_order(d);
         for k in keys {
             let v = &props[k];
-            let mut f = format!("{k} ({})", type_word(v, defs, 0));
+            let mut f = format!("{k} ({})", type_word(v, defs));
             if let Some(desc) = v.get("description").and_then(Value::as_str) {
                 f.push_str(": ");
                 f.push_str(desc.trim_end_matches('.'));

@@ -650,18 +650,16 @@ impl Bm25 {
                 *h = terms.binary_search(h).unwrap() as u64;
             }
         });
-        let id = |h: u64| h as usize;
         // Encode per term in document order: first the byte size of each list.
         let mut size = vec![0u32; terms.len()];
         let mut df = vec![0u32; terms.len()];
         let mut last = vec![0u32; terms.len()];
         let mut scratch = Vec::with_capacity(10);
-        let enc = encode_posting;
         for (d, tf) in per_doc.iter().enumerate() {
             for &(h, n) in tf {
-                let t = id(h);
+                let t = h as usize;
                 scratch.clear();
-                enc(d as u32 - last[t], n, &mut scratch);
+                encode_posting(d as u32 - last[t], n, &mut scratch);
                 size[t] += scratch.len() as u32;
                 df[t] += 1;
                 last[t] = d as u32;
@@ -682,9 +680,9 @@ impl Bm25 {
         for (d, tf) in per_doc.into_iter().enumerate() {
             doc_len.push(tf.iter().map(|(_, n)| *n as u32).sum());
             for (h, n) in tf {
-                let t = id(h);
+                let t = h as usize;
                 scratch.clear();
-                enc(d as u32 - last[t], n, &mut scratch);
+                encode_posting(d as u32 - last[t], n, &mut scratch);
                 let at = fill[t] as usize;
                 postings[at..at + scratch.len()].copy_from_slice(&scratch);
                 fill[t] += scratch.len() as u32;

@@ -1137,14 +1137,7 @@ impl Server {
             None => 0,
         };
         let ranked = {
-            let cached = self
-                .st
-                .code_cache
-                .lock()
-                .unwrap()
-                .iter()
-                .find(|(k, _)| *k == fp)
-                .map(|(_, v)| v.clone());
+            let cached = self.st.code_cache.get(&fp);
             match cached {
                 Some(r) => r,
                 None => {
@@ -1166,11 +1159,7 @@ impl Server {
                     });
                     r.hits.truncate(MAX_RESULTS);
                     let r = Arc::new(r);
-                    let mut c = self.st.code_cache.lock().unwrap();
-                    c.push((fp.clone(), r.clone()));
-                    if c.len() > 16 {
-                        c.remove(0);
-                    }
+                    self.st.code_cache.put(fp.clone(), r.clone());
                     r
                 }
             }

@@ -80,22 +80,13 @@ thread_local! {
     static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// Whether the loader keeps `text` compressed (see [`set_compressed_content`]).
+pub fn compress_by_default(text: &str) -> bool {
+    COMPRESS.load(std::sync::atomic::Ordering::Relaxed) && text.len() >= MIN_COMPRESSED
+}
+
 impl FileEntry {
     pub fn new(
-        path: String,
-        language: String,
-        size: u64,
-        is_test: bool,
-        is_generated: bool,
-        text: &str,
-    ) -> FileEntry {
-        let compress =
-            COMPRESS.load(std::sync::atomic::Ordering::Relaxed) && text.len() >= MIN_COMPRESSED;
-        Self::build(path, language, size, is_test, is_generated, text, compress)
-    }
-
-    /// As [`FileEntry::new`], compressed or not as asked.
-    pub fn build(
         path: String,
         language: String,
         size: u64,
@@ -339,6 +330,7 @@ pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
                         .is_some_and(|a| !a.is_null(i) && a.value(i)),
                     is_gen.as_ref().is_some_and(|a| !a.is_null(i) && a.value(i)),
                     content.value(i),
+                    compress_by_default(content.value(i)),
                 )
             })
             .collect();
@@ -359,7 +351,7 @@ mod tests {
     #[test]
     fn compressed_content_reads_back_exactly() {
         let text = "def f():\n    return 1\n".repeat(50) + "tail without newline ünïcode";
-        let plain = FileEntry::build(
+        let plain = FileEntry::new(
             "a.py".into(),
             "python".into(),
             0,
@@ -368,7 +360,7 @@ mod tests {
             &text,
             false,
         );
-        let lz = FileEntry::build("a.py".into(), "python".into(), 0, false, false, &text, true);
+        let lz = FileEntry::new("a.py".into(), "python".into(), 0, false, false, &text, true);
         assert!(
             lz.resident_bytes() < text.len() / 4,
             "{}",
@@ -385,7 +377,15 @@ mod tests {
                 f.with_content(|outer| f.with_content(|inner| outer == inner && inner == text));
             assert!(both);
         }
-        let empty = FileEntry::new("e".into(), "text".into(), 0, false, false, "");
+        let empty = FileEntry::new(
+            "e".into(),
+            "text".into(),
+            0,
+            false,
+            false,
+            "",
+            compress_by_default(""),
+        );
         assert_eq!(
             (empty.lines, empty.content(), empty.content_len()),
             (0, String::new(), 0)

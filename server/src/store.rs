@@ -112,13 +112,10 @@ pub struct SqlResult {
 /// a new snapshot id makes a new one).
 const TABLE_CACHES_KEPT: usize = 16;
 
-/// Mark `current` as used now and delete all but the most recently used
-/// table caches (a server still using a deleted one keeps its open file;
-/// the next start rebuilds it in seconds).
+/// Delete all but the most recently used table caches besides `current`
+/// (a server still using a deleted one keeps its open file; the next start
+/// rebuilds it in seconds). `Store::load` marks the one it uses first.
 fn prune_table_cache(dir: &std::path::Path, current: &std::path::Path) {
-    if let Ok(f) = std::fs::File::options().append(true).open(current) {
-        let _ = f.set_modified(std::time::SystemTime::now());
-    }
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };

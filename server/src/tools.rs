@@ -33,10 +33,10 @@ pub struct State {
     pub store: Store,
     pub started: Instant,
     /// Recent `search` results by (snapshot ids, normalized query).
-    pub cache: std::sync::Mutex<Vec<(String, Arc<Vec<SearchHit>>)>>,
+    pub cache: crate::recent::Recent<Arc<Vec<SearchHit>>>,
     /// Complete grep results by cursor fingerprint (small result sets), so
     /// later pages are slices instead of rescans.
-    pub grep_cache: std::sync::Mutex<Vec<(String, Arc<GrepAll>)>>,
+    pub grep_cache: crate::recent::Recent<Arc<GrepAll>>,
     /// The loaded repo named like the working directory or one of its parents.
     pub default_repo: Option<String>,
     /// That directory: its git HEAD (never its files) tells whether the snapshot is behind.
@@ -44,7 +44,7 @@ pub struct State {
     /// The semantic engine (chunks, BM25, vectors), built once in the background.
     pub engine: std::sync::OnceLock<crate::semantic::Engine>,
     /// Recent search_code rankings by cursor fingerprint.
-    pub code_cache: std::sync::Mutex<Vec<(String, Arc<crate::semtools::RankedPub>)>>,
+    pub code_cache: crate::recent::Recent<Arc<crate::semtools::RankedPub>>,
     /// Synonyms for empty-result suggestions.
     pub synonyms: std::collections::HashMap<String, Vec<String>>,
     /// File graphs (imports and resolved calls) by snapshot index, built on first use.
@@ -86,12 +86,12 @@ impl State {
             snaps,
             store,
             started,
-            cache: std::sync::Mutex::new(Vec::new()),
-            grep_cache: std::sync::Mutex::new(Vec::new()),
+            cache: crate::recent::Recent::new(CACHE_ENTRIES),
+            grep_cache: crate::recent::Recent::new(4),
             default_repo: None,
             default_checkout: None,
             engine: std::sync::OnceLock::new(),
-            code_cache: std::sync::Mutex::new(Vec::new()),
+            code_cache: crate::recent::Recent::new(16),
             synonyms: crate::semtools::parse_synonyms(crate::semtools::DEFAULT_SYNONYMS)
                 .unwrap_or_default(),
             file_graphs: std::sync::Mutex::new(std::collections::HashMap::new()),
@@ -690,14 +690,7 @@ impl Server {
             None => (0, 0),
         };
         // Small result sets are computed whole once and paged from the cache.
-        let cached = self
-            .st
-            .grep_cache
-            .lock()
-            .unwrap()
-            .iter()
-            .find(|(k, _)| *k == fp)
-            .map(|(_, v)| v.clone());
+        let cached = self.st.grep_cache.get(&fp);
         // A first page whose whole result is not in hand soon (a large tree,
         // many matches) is served from what the scan found so far.
         let mut first: Option<grep::Page> = None;
@@ -716,11 +709,7 @@ impl Server {
                         matches: p.matches,
                         positions: p.positions,
                     });
-                    let mut c = self.st.grep_cache.lock().unwrap();
-                    c.push((fp.clone(), a.clone()));
-                    if c.len() > 4 {
-                        c.remove(0);
-                    }
+                    self.st.grep_cache.put(fp.clone(), a.clone());
                     Some(a)
                 } else {
                     first = Some(p);
@@ -1485,23 +1474,12 @@ impl Server {
         let limit = limit_of(a.limit, 50)?;
         let ids: Vec<&str> = self.st.snaps.iter().map(|s| s.id()).collect();
         let key = format!("{}|{plan}", ids.join(","));
-        let cached = self
-            .st
-            .cache
-            .lock()
-            .unwrap()
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| v.clone());
+        let cached = self.st.cache.get(&key);
         let hits = match cached {
             Some(h) => h,
             None => {
                 let h = Arc::new(self.search_hits(&q)?);
-                let mut c = self.st.cache.lock().unwrap();
-                c.push((key, h.clone()));
-                if c.len() > CACHE_ENTRIES {
-                    c.remove(0);
-                }
+                self.st.cache.put(key, h.clone());
                 h
             }
         };
