@@ -132,7 +132,50 @@ fn prune_table_cache(dir: &std::path::Path, current: &std::path::Path) {
     }
 }
 
+/// Purges the arenas of DuckDB's own allocator. libduckdb on Linux carries a
+/// jemalloc of its own that keeps freed pages for 10 s and purges them only
+/// on later allocations: a server that answered a few symbol queries and went
+/// idle kept ≈ 30 MB it no longer used (go-stdlib, measured with
+/// `bench/bench_server.py`). `DUCKDB_JE_MALLOC_CONF` would do the same, but
+/// libduckdb reads it before `main` runs. Found with `dlsym`, so a DuckDB
+/// built without jemalloc simply skips it. Returns whether it purged.
+pub fn purge_duckdb_allocator() -> bool {
+    type Mallctl = unsafe extern "C" fn(
+        *const libc::c_char,
+        *mut libc::c_void,
+        *mut libc::size_t,
+        *mut libc::c_void,
+        libc::size_t,
+    ) -> libc::c_int;
+    static MALLCTL: std::sync::OnceLock<Option<Mallctl>> = std::sync::OnceLock::new();
+    let f = MALLCTL.get_or_init(|| {
+        // SAFETY: dlsym with a NUL-terminated name; a non-null result is the
+        // address of jemalloc's `mallctl`, whose signature is `Mallctl`.
+        unsafe {
+            let p = libc::dlsym(libc::RTLD_DEFAULT, c"duckdb_je_mallctl".as_ptr());
+            (!p.is_null()).then(|| std::mem::transmute::<*mut libc::c_void, Mallctl>(p))
+        }
+    });
+    let Some(mallctl) = f else {
+        return false;
+    };
+    // 4096 = MALLCTL_ARENAS_ALL. SAFETY: a control that reads and writes nothing.
+    unsafe {
+        mallctl(
+            c"arena.4096.purge".as_ptr(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+        ) == 0
+    }
+}
+
 impl Store {
+    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Load every snapshot's tables (not file contents: the scan has those)
     /// into a DuckDB file in `cache_dir` named by the snapshot ids (built
     /// once, then reused: snapshots are immutable), opened read-only with a
@@ -293,7 +336,7 @@ impl Store {
                 params.push(Value::Text(format!("{p}/")));
             }
         }
-        let conn = self.conn.lock().unwrap();
+        let conn = self.conn();
         let total: i64 = conn
             .prepare(&format!("SELECT count(*) {sql}"))
             .and_then(|mut s| s.query_row(duckdb::params_from_iter(params.iter()), |r| r.get(0)))
@@ -357,7 +400,7 @@ impl Store {
             params.push(Value::Text(format!("{p}/")));
         }
         sql.push_str(" ORDER BY repo, path, line, \"column\"");
-        let conn = self.conn.lock().unwrap();
+        let conn = self.conn();
         let mut stmt = conn.prepare(&sql).map_err(internal)?;
         let rows = stmt
             .query_map(duckdb::params_from_iter(params.iter()), |r| {
@@ -378,7 +421,7 @@ impl Store {
 
     /// Rows of a parameterized internal query (values as DuckDB gives them).
     pub fn rows(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, ToolError> {
-        let conn = self.conn.lock().unwrap();
+        let conn = self.conn();
         let mut stmt = conn.prepare(sql).map_err(internal)?;
         let mut rows = stmt
             .query(duckdb::params_from_iter(params.iter()))
@@ -397,7 +440,7 @@ impl Store {
 
     /// Names of definitions close to `name` (for "did you mean").
     pub fn similar_names(&self, name: &str, limit: usize) -> Vec<String> {
-        let conn = self.conn.lock().unwrap();
+        let conn = self.conn();
         let q = format!(
             "SELECT name FROM (SELECT DISTINCT name FROM symbols) ORDER BY jaro_winkler_similarity(lower(name), lower(?)) DESC, name LIMIT {limit}"
         );
@@ -416,7 +459,7 @@ impl Store {
         max_rows: usize,
         timeout: Duration,
     ) -> Result<SqlResult, ToolError> {
-        let conn = self.conn.lock().unwrap();
+        let conn = self.conn();
         // Exactly one SELECT: DuckDB's own parser says so (json_serialize_sql
         // refuses anything else and lists the statements).
         let check: String = conn
@@ -523,6 +566,19 @@ fn to_json(v: Value) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn duckdb_allocator_is_purged() {
+        // The pinned libduckdb carries jemalloc under a prefix: if a DuckDB
+        // upgrade renames it, the server would keep freed pages again.
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t AS SELECT range AS x, repeat('y', 100) AS s FROM range(200000); DROP TABLE t;")
+            .unwrap();
+        assert!(
+            purge_duckdb_allocator(),
+            "duckdb_je_mallctl not found in libduckdb"
+        );
+    }
 
     #[test]
     fn table_cache_keeps_the_current_and_the_most_recent() {
