@@ -194,6 +194,24 @@ pub fn discover(arg: &Path) -> Result<Vec<PathBuf>, LoadError> {
             "pass a snapshot directory, <out>/<repo>/ or <out>/ as written by code-indexer",
         ));
     }
+    if arg.is_file() {
+        // `<out>/<repo>/latest` or `<snapshot>/manifest.json` name a snapshot too.
+        let parent = arg.parent().unwrap_or(Path::new("."));
+        let name = arg.file_name().map(|n| n.to_string_lossy().into_owned());
+        match name.as_deref() {
+            Some("latest") => {
+                if let Some(d) = latest_of(parent) {
+                    return Ok(vec![d]);
+                }
+            }
+            Some(MANIFEST_FILE) => return Ok(vec![parent.to_path_buf()]),
+            _ => {}
+        }
+        return Err(err(
+            format!("--index {} is a file, not a snapshot", arg.display()),
+            "pass a snapshot directory (it holds manifest.json), <out>/<repo>/ or <out>/ as written by code-indexer",
+        ));
+    }
     if arg.join(MANIFEST_FILE).is_file() {
         return Ok(vec![arg.to_path_buf()]);
     }
@@ -347,6 +365,35 @@ pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn discover_takes_directories_the_latest_file_and_the_manifest() {
+        let out = tempfile::tempdir().unwrap();
+        let repo = out.path().join("repo");
+        let snap = repo.join("0123456789abcdef");
+        std::fs::create_dir_all(&snap).unwrap();
+        std::fs::write(snap.join(MANIFEST_FILE), "{}").unwrap();
+        std::fs::write(repo.join("latest"), "0123456789abcdef\n").unwrap();
+        for arg in [
+            snap.clone(),
+            repo.clone(),
+            repo.join("latest"),
+            snap.join(MANIFEST_FILE),
+        ] {
+            assert_eq!(
+                discover(&arg).unwrap(),
+                vec![snap.clone()],
+                "{}",
+                arg.display()
+            );
+        }
+        assert_eq!(discover(out.path()).unwrap(), vec![snap.clone()]);
+        let other = repo.join("notes.txt");
+        std::fs::write(&other, "x").unwrap();
+        let e = discover(&other).unwrap_err();
+        assert!(e.message.contains("is a file"), "{}", e.message);
+        assert!(e.hint.contains("manifest.json"), "{}", e.hint);
+    }
 
     #[test]
     fn compressed_content_reads_back_exactly() {
