@@ -188,7 +188,7 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let store = store::Store::load(&snaps, &cache_dir())?;
+    let store = store::Store::load_for_tools(&snaps, &cache_dir())?;
     eprintln!(
         "code-index-mcp: ready in {:.2}s",
         started.elapsed().as_secs_f64()

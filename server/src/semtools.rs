@@ -1827,7 +1827,7 @@ impl Server {
         Parameters(a): Parameters<SearchCodeArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        respond(move || this.search_code_impl(a)).await
+        respond(&self.st, move || this.search_code_impl(a)).await
     }
 
     /// What else to read for a file, ranked with reasons: files it imports, files importing it, calls / called by, inheritance,
@@ -1838,7 +1838,7 @@ impl Server {
         Parameters(a): Parameters<RelatedFilesArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        respond(move || this.related_files_impl(a)).await
+        respond(&self.st, move || this.related_files_impl(a)).await
     }
 
     /// Who calls a function (direction: callers) or what it calls (callees), up to depth 3, from the resolved call edges.
@@ -1849,7 +1849,7 @@ impl Server {
         Parameters(a): Parameters<CallGraphArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        respond(move || this.call_graph_impl(a)).await
+        respond(&self.st, move || this.call_graph_impl(a)).await
     }
 }
 

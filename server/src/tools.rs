@@ -32,6 +32,8 @@ pub struct State {
     pub snaps: Vec<Snapshot>,
     pub store: Store,
     pub started: Instant,
+    /// When the last tool call ended (ms since `started`).
+    pub last_call: std::sync::atomic::AtomicU64,
     /// Recent `search` results by (snapshot ids, normalized query).
     pub cache: crate::recent::Recent<Arc<Vec<SearchHit>>>,
     /// Complete grep results by cursor fingerprint (small result sets), so
@@ -86,6 +88,7 @@ impl State {
             snaps,
             store,
             started,
+            last_call: std::sync::atomic::AtomicU64::new(0),
             cache: crate::recent::Recent::new(CACHE_ENTRIES),
             grep_cache: crate::recent::Recent::new(4),
             default_repo: None,
@@ -133,10 +136,11 @@ impl State {
     }
 }
 
-/// Hands free memory back to the OS: the heap's free pages (glibc keeps
-/// what a large build or scan freed: after the `search_code` engine's build
-/// ≈ 60 MB on go-stdlib) and DuckDB's purgeable pages.
-pub fn release_free_memory() {
+/// Hands free memory back to the OS: DuckDB's cached table blocks, the
+/// heap's free pages (glibc keeps what a large build or scan freed) and
+/// DuckDB's allocator's free pages.
+pub fn release_free_memory(st: &State) {
+    st.store.release_buffers();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: glibc's malloc_trim takes no pointers and is thread-safe.
     unsafe {
@@ -147,19 +151,33 @@ pub fn release_free_memory() {
 
 static RELEASE_PENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Release free memory a second after a tool call: at most once a second
-/// (a release takes ≈ 1 ms of one core) and always after the last call.
-fn schedule_release() {
+/// Release memory once the server has been idle for a second after a tool
+/// call: at most once a second (a release takes ≈ 1 ms of one core), never
+/// in the middle of a burst of calls (pages of one query stay warm).
+fn schedule_release(st: &Arc<State>) {
     use std::sync::atomic::Ordering;
+    st.last_call
+        .store(st.started.elapsed().as_millis() as u64, Ordering::Release);
     if RELEASE_PENDING.swap(true, Ordering::AcqRel) {
         return;
     }
-    tokio::spawn(async {
-        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    let st = st.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(IDLE_RELEASE).await;
+            let idle =
+                st.started.elapsed().as_millis() as u64 - st.last_call.load(Ordering::Acquire);
+            if idle >= IDLE_RELEASE.as_millis() as u64 {
+                break;
+            }
+        }
         RELEASE_PENDING.store(false, Ordering::Release);
-        let _ = tokio::task::spawn_blocking(release_free_memory).await;
+        let _ = tokio::task::spawn_blocking(move || release_free_memory(&st)).await;
     });
 }
+
+/// Idle time after which the server gives memory back.
+const IDLE_RELEASE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Entries kept in the result cache.
 const CACHE_ENTRIES: usize = 16;
@@ -1697,10 +1715,11 @@ async fn blocking<T: Send + 'static>(
 
 /// Run a tool body off the async runtime and render its outcome.
 pub(crate) async fn respond<T: Serialize + Send + 'static>(
+    st: &Arc<State>,
     f: impl FnOnce() -> Result<(T, String), ToolError> + Send + 'static,
 ) -> Result<CallToolResult, ErrorData> {
     let r = blocking(f).await?;
-    schedule_release();
+    schedule_release(st);
     match r {
         Ok((out, text)) => ok(&out, text),
         Err(e) => fail(e),
@@ -1720,7 +1739,7 @@ impl Server {
     #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = crate::outschema::output_schema::<GrepOut>())]
     async fn grep(&self, Parameters(a): Parameters<GrepArgs>) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        respond(move || this.grep_impl(a)).await
+        respond(&self.st, move || this.grep_impl(a)).await
     }
 
     /// Find files by path: a glob like "**/models/*.py" (or a regex with regex: true). Returns paths with language and size, no content.
@@ -1730,7 +1749,7 @@ impl Server {
         Parameters(a): Parameters<SearchFilesArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        respond(move || this.search_files_impl(a)).await
+        respond(&self.st, move || this.search_files_impl(a)).await
     }
 
     /// Read lines of a file from the snapshot (never from disk): {"path": "src/app.py", "start_line": 120, "end_line": 180}.
@@ -1741,7 +1760,7 @@ impl Server {
         Parameters(a): Parameters<ReadFileArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        respond(move || this.read_file_impl(a)).await
+        respond(&self.st, move || this.read_file_impl(a)).await
     }
 
     /// Find definitions (functions, classes, methods, structs, ...) by name: exact, prefix or substring, or a regex with regex: true.
@@ -1752,7 +1771,7 @@ impl Server {
         Parameters(a): Parameters<SearchSymbolsArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        respond(move || this.search_symbols_impl(a)).await
+        respond(&self.st, move || this.search_symbols_impl(a)).await
     }
 
     /// Where is X defined? {"symbol": "QuerySet.get_or_create"} or {"symbol": "save", "path": "django/db/models"}.
@@ -1762,7 +1781,7 @@ impl Server {
         Parameters(a): Parameters<SymbolArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        respond(move || this.find_definitions_impl(a)).await
+        respond(&self.st, move || this.find_definitions_impl(a)).await
     }
 
     /// Where is X used? Usages grouped by file with the enclosing symbol: parsed references ("reference", with their role: call, type, field, import)
@@ -1773,7 +1792,7 @@ impl Server {
         Parameters(a): Parameters<SymbolArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        respond(move || this.find_references_impl(a)).await
+        respond(&self.st, move || this.find_references_impl(a)).await
     }
 
     /// One query string in a Zoekt-like language: words and "quoted strings" match content literally; regex:RE, file:PATH_RE,
@@ -1786,7 +1805,7 @@ impl Server {
         Parameters(a): Parameters<SearchArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
-        respond(move || this.search_impl(a)).await
+        respond(&self.st, move || this.search_impl(a)).await
     }
 
     /// The loaded repositories with their snapshot id, commit and size.
