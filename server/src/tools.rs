@@ -165,8 +165,8 @@ fn schedule_release(st: &Arc<State>) {
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(IDLE_RELEASE).await;
-            let idle =
-                st.started.elapsed().as_millis() as u64 - st.last_call.load(Ordering::Acquire);
+            let idle = (st.started.elapsed().as_millis() as u64)
+                .saturating_sub(st.last_call.load(Ordering::Acquire));
             if idle >= IDLE_RELEASE.as_millis() as u64 {
                 break;
             }
