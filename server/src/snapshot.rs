@@ -196,13 +196,23 @@ pub fn discover(arg: &Path) -> Result<Vec<PathBuf>, LoadError> {
     }
     if arg.is_file() {
         // `<out>/<repo>/latest` or `<snapshot>/manifest.json` name a snapshot too.
-        let parent = arg.parent().unwrap_or(Path::new("."));
+        let parent = arg
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         let name = arg.file_name().map(|n| n.to_string_lossy().into_owned());
         match name.as_deref() {
             Some("latest") => {
                 if let Some(d) = latest_of(parent) {
                     return Ok(vec![d]);
                 }
+                return Err(err(
+                    format!(
+                        "{} does not name a snapshot directory holding {MANIFEST_FILE}",
+                        arg.display()
+                    ),
+                    "rebuild with `code-indexer index` (it rewrites `latest`), or pass a snapshot directory",
+                ));
             }
             Some(MANIFEST_FILE) => return Ok(vec![parent.to_path_buf()]),
             _ => {}
@@ -393,6 +403,13 @@ mod tests {
         let e = discover(&other).unwrap_err();
         assert!(e.message.contains("is a file"), "{}", e.message);
         assert!(e.hint.contains("manifest.json"), "{}", e.hint);
+        std::fs::write(repo.join("latest"), "gone\n").unwrap();
+        let e = discover(&repo.join("latest")).unwrap_err();
+        assert!(
+            e.message.contains("does not name a snapshot"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

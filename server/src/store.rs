@@ -29,6 +29,8 @@ pub struct Store {
     /// Settings locked (the `sql` command runs user SQL); the server's own
     /// connection stays unlocked so that it can drop its buffers when idle.
     locked: bool,
+    /// DuckDB's memory limit as configured (restored after a release).
+    memory_limit: String,
 }
 
 pub fn quote(s: &str) -> String {
@@ -183,12 +185,23 @@ impl Store {
         if self.locked {
             return false;
         }
-        self.conn()
-            .execute_batch(&format!(
-                "SET memory_limit = '1MB'; SET memory_limit = '{}';",
-                duckdb_memory()
-            ))
-            .is_ok()
+        let conn = self.conn();
+        // A failed first SET keeps the old limit (DuckDB evicts what it can).
+        let dropped = conn.execute_batch("SET memory_limit = '1MB';").is_ok();
+        let restore = format!("SET memory_limit = '{}';", self.memory_limit);
+        for attempt in 0..3 {
+            match conn.execute_batch(&restore) {
+                Ok(()) => return dropped,
+                Err(e) if attempt == 2 => {
+                    eprintln!(
+                        "code-index-mcp: cannot restore DuckDB's memory limit {}: {e}",
+                        self.memory_limit
+                    )
+                }
+                Err(_) => {}
+            }
+        }
+        false
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
@@ -279,6 +292,7 @@ impl Store {
         Ok(Store {
             conn: Mutex::new(conn),
             locked: lock,
+            memory_limit: duckdb_memory(),
         })
     }
 
@@ -638,6 +652,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn duckdb_allocator_is_purged() {
         // The pinned libduckdb carries jemalloc under a prefix: if a DuckDB
         // upgrade renames it, the server would keep freed pages again.

@@ -34,6 +34,10 @@ pub struct State {
     pub started: Instant,
     /// When the last tool call ended (ms since `started`).
     pub last_call: std::sync::atomic::AtomicU64,
+    /// Tool calls running now.
+    pub in_flight: std::sync::atomic::AtomicUsize,
+    /// A release of memory is scheduled.
+    pub release_pending: std::sync::atomic::AtomicBool,
     /// Recent `search` results by (snapshot ids, normalized query).
     pub cache: crate::recent::Recent<Arc<Vec<SearchHit>>>,
     /// Complete grep results by cursor fingerprint (small result sets), so
@@ -89,6 +93,8 @@ impl State {
             store,
             started,
             last_call: std::sync::atomic::AtomicU64::new(0),
+            in_flight: std::sync::atomic::AtomicUsize::new(0),
+            release_pending: std::sync::atomic::AtomicBool::new(false),
             cache: crate::recent::Recent::new(CACHE_ENTRIES),
             grep_cache: crate::recent::Recent::new(4),
             default_repo: None,
@@ -149,29 +155,54 @@ pub fn release_free_memory(st: &State) {
     crate::store::purge_duckdb_allocator();
 }
 
-static RELEASE_PENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// A tool call in progress. Dropped when the call ends, however it ends
+/// (answered, failed, panicked or cancelled): it notes the time and
+/// schedules a release of memory for when the server is idle.
+pub(crate) struct Busy(Arc<State>);
 
-/// Release memory once the server has been idle for a second after a tool
-/// call: at most once a second (a release takes ≈ 1 ms of one core), never
-/// in the middle of a burst of calls (pages of one query stay warm).
+impl Busy {
+    pub(crate) fn new(st: &Arc<State>) -> Busy {
+        st.in_flight
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Busy(st.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        use std::sync::atomic::Ordering;
+        let st = &self.0;
+        st.last_call
+            .store(st.started.elapsed().as_millis() as u64, Ordering::Release);
+        st.in_flight.fetch_sub(1, Ordering::AcqRel);
+        schedule_release(st);
+    }
+}
+
+/// Release memory once no call has run for a second: at most once a second
+/// (a release takes ≈ 1 ms of one core), never while a call runs nor in the
+/// middle of a burst of calls (the pages of one query stay warm).
 fn schedule_release(st: &Arc<State>) {
     use std::sync::atomic::Ordering;
-    st.last_call
-        .store(st.started.elapsed().as_millis() as u64, Ordering::Release);
-    if RELEASE_PENDING.swap(true, Ordering::AcqRel) {
+    let Ok(rt) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    if st.release_pending.swap(true, Ordering::AcqRel) {
         return;
     }
     let st = st.clone();
-    tokio::spawn(async move {
+    rt.spawn(async move {
         loop {
             tokio::time::sleep(IDLE_RELEASE).await;
+            // A call may end between the two reads: saturate, do not wrap.
             let idle = (st.started.elapsed().as_millis() as u64)
                 .saturating_sub(st.last_call.load(Ordering::Acquire));
-            if idle >= IDLE_RELEASE.as_millis() as u64 {
+            if idle >= IDLE_RELEASE.as_millis() as u64 && st.in_flight.load(Ordering::Acquire) == 0
+            {
                 break;
             }
         }
-        RELEASE_PENDING.store(false, Ordering::Release);
+        st.release_pending.store(false, Ordering::Release);
         let _ = tokio::task::spawn_blocking(move || release_free_memory(&st)).await;
     });
 }
@@ -1718,9 +1749,8 @@ pub(crate) async fn respond<T: Serialize + Send + 'static>(
     st: &Arc<State>,
     f: impl FnOnce() -> Result<(T, String), ToolError> + Send + 'static,
 ) -> Result<CallToolResult, ErrorData> {
-    let r = blocking(f).await?;
-    schedule_release(st);
-    match r {
+    let _busy = Busy::new(st);
+    match blocking(f).await? {
         Ok((out, text)) => ok(&out, text),
         Err(e) => fail(e),
     }
@@ -1938,6 +1968,7 @@ impl ServerHandler for Server {
             let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
             let (path, query, repo) = (get("path"), get("query"), get("repo"));
             let this = self.clone();
+            let _busy = Busy::new(&self.st);
             let md = blocking(move || {
                 this.relevant_markdown(path.as_deref(), query.as_deref(), repo.as_deref())
             })
