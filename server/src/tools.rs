@@ -43,6 +43,8 @@ pub struct State {
     /// Complete grep results by cursor fingerprint (small result sets), so
     /// later pages are slices instead of rescans.
     pub grep_cache: crate::recent::Recent<Arc<GrepAll>>,
+    /// Fingerprints of the grep results being filled in the background.
+    pub grep_filling: std::sync::Mutex<std::collections::HashSet<String>>,
     /// The loaded repo named like the working directory or one of its parents.
     pub default_repo: Option<String>,
     /// That directory: its git HEAD (never its files) tells whether the snapshot is behind.
@@ -65,8 +67,11 @@ pub struct GrepAll {
 }
 
 /// How long a first page may scan to hold the whole result (for the cache)
-/// once it has a page of matches.
-const FIRST_PAGE_FILL: Duration = Duration::from_millis(150);
+/// once it has a page of matches; past it the page is answered and the scan
+/// goes on in the background ([`Server::fill_grep_cache`]).
+const FIRST_PAGE_FILL: Duration = Duration::from_millis(20);
+/// Longest background scan filling the grep cache.
+const GREP_FILL_BUDGET: Duration = Duration::from_secs(2);
 /// Largest result set kept whole in the grep cache.
 const GREP_CACHE_MATCHES: usize = 5_000;
 
@@ -97,6 +102,7 @@ impl State {
             release_pending: std::sync::atomic::AtomicBool::new(false),
             cache: crate::recent::Recent::new(CACHE_ENTRIES),
             grep_cache: crate::recent::Recent::new(4),
+            grep_filling: std::sync::Mutex::new(std::collections::HashSet::new()),
             default_repo: None,
             default_checkout: None,
             engine: std::sync::OnceLock::new(),
@@ -691,9 +697,37 @@ impl Server {
         }
     }
 
+    /// Finish a first page's scan in the background and cache the whole
+    /// result, so that the next pages are slices (a page asked for before it
+    /// is done scans from its cursor). Once per query at a time; given up
+    /// past [`GREP_FILL_BUDGET`] or [`GREP_CACHE_MATCHES`].
+    fn fill_grep_cache(&self, fp: String, repo: Option<String>, mut req: GrepRequest) {
+        if !self.st.grep_filling.lock().unwrap().insert(fp.clone()) {
+            return;
+        }
+        req.budget = GREP_FILL_BUDGET;
+        let st = self.st.clone();
+        rayon::spawn(move || {
+            if let Ok(snaps) = st.select(repo.as_deref()) {
+                if let Ok((c, files)) = grep::compile_scoped(&req, &snaps) {
+                    let p = grep::scan_up_to(&files, &c, (0, 0), GREP_CACHE_MATCHES);
+                    if p.next.is_none() && !p.partial {
+                        let all = Arc::new(GrepAll {
+                            matches: p.matches,
+                            positions: p.positions,
+                        });
+                        st.grep_cache.put(fp.clone(), all);
+                    }
+                }
+            }
+            st.grep_filling.lock().unwrap().remove(&fp);
+        });
+    }
+
     fn grep_impl(&self, a: GrepArgs) -> Result<(GrepOut, String), ToolError> {
         let t0 = Instant::now();
         let snaps = self.st.select(a.repo.as_deref())?;
+        let repo_arg = a.repo.clone();
         let ctx = a.context_lines.unwrap_or(0) as usize;
         let req = GrepRequest {
             pattern: a.pattern,
@@ -789,6 +823,13 @@ impl Server {
                     self.st.grep_cache.put(fp.clone(), a.clone());
                     Some(a)
                 } else {
+                    // Not when the whole result will not fit the cache anyway
+                    // (projected from the share of files scanned so far).
+                    let projected =
+                        p.matches.len() as u64 * files.len() as u64 / p.files_scanned.max(1);
+                    if !p.partial && projected < 2 * GREP_CACHE_MATCHES as u64 {
+                        self.fill_grep_cache(fp.clone(), repo_arg, req.clone());
+                    }
                     first = Some(p);
                     None
                 }
