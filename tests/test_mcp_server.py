@@ -412,9 +412,19 @@ def test_table_tools_on_a_large_repo(server_bin, snapshots):
             r = await s.call_tool(name, args)
             assert not r.is_error, (name, r.content[0].text[:300])
             out[name + str(len(out))] = r.structured_content
+        # After 1 s without calls the server drops DuckDB's cached blocks and
+        # sets its memory limit back: the same calls must answer the same.
+        await asyncio.sleep(1.8)
+        for name, args in [("find_definitions", {"symbol": "Reader"}),
+                           ("search_symbols", {"query": "^New[A-Z]\\w*Reader$", "regex": True, "kind": "function", "limit": 1000})]:
+            r = await s.call_tool(name, args)
+            assert not r.is_error, ("after idle", name, r.content[0].text[:300])
+            out[name + "_after_idle"] = r.structured_content
         return out
 
     out = session_run(server_bin, go.dir, body)
+    assert out["find_definitions_after_idle"]["symbols"] == out["find_definitions1"]["symbols"]
+    assert out["search_symbols_after_idle"]["symbols"] == out["search_symbols3"]["symbols"]
     defs = out["find_definitions1"]["symbols"]
     rg_types = {e for e in rg_lines(go.repo, "-s", r"^type Reader\b", "src") if e[0] in go.paths()}
     got = {(d["path"], d["name_line"]) for d in defs if d["kind"] in ("struct", "interface", "type")}
