@@ -155,14 +155,51 @@ pub fn compile_scoped<'a>(
 ) -> Result<(Compiled, Vec<(&'a str, &'a FileEntry)>), ToolError> {
     check_request(req)?;
     let globs = build_globs(req)?;
-    let files: Vec<(&str, &FileEntry)> = snaps
+    let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
+    let key = format!(
+        "{ids:?} g={:?} p={:?} l={:?}",
+        req.globs, req.path, req.lang
+    );
+    let sel = match SELECTIONS.get(&key) {
+        Some(sel) => sel,
+        None => {
+            let mut files = Vec::new();
+            let mut bytes = 0u64;
+            for (si, s) in snaps.iter().enumerate() {
+                for (fi, f) in s.files.iter().enumerate() {
+                    if selects(req, &globs, f) {
+                        files.push((si as u32, fi as u32));
+                        bytes += f.content_len() as u64;
+                    }
+                }
+            }
+            let sel = std::sync::Arc::new(Selection { files, bytes });
+            SELECTIONS.put(key, sel.clone());
+            sel
+        }
+    };
+    let files: Vec<(&str, &FileEntry)> = sel
+        .files
         .iter()
-        .flat_map(|s| s.files.iter().map(move |f| (s.repo(), f)))
-        .filter(|(_, f)| selects(req, &globs, f))
+        .map(|&(si, fi)| {
+            let s = snaps[si as usize];
+            (s.repo(), &s.files[fi as usize])
+        })
         .collect();
-    let bytes: u64 = files.iter().map(|(_, f)| f.content_len() as u64).sum();
-    Ok((compile_with(req, bytes >= FULL_DFA_MIN_BYTES)?, files))
+    Ok((compile_with(req, sel.bytes >= FULL_DFA_MIN_BYTES)?, files))
 }
+
+/// The files a request's globs, path and language select (snapshot position
+/// among the selected ones, file index), and their total size.
+struct Selection {
+    files: Vec<(u32, u32)>,
+    bytes: u64,
+}
+
+/// Selections of recent requests, by snapshot ids and filters: matching
+/// globs against every path and its directories costs ≈ 0.5 µs a file, 40 ms
+/// on the Linux kernel's 78k files, for every page of a query.
+static SELECTIONS: crate::recent::Recent<std::sync::Arc<Selection>> = crate::recent::Recent::new(8);
 
 fn build_globs(req: &GrepRequest) -> Result<Option<Override>, ToolError> {
     if req.globs.is_empty() {

@@ -43,6 +43,9 @@ pub struct State {
     /// Complete grep results by cursor fingerprint (small result sets), so
     /// later pages are slices instead of rescans.
     pub grep_cache: crate::recent::Recent<Arc<GrepAll>>,
+    /// How many matches the response budget let a recent grep page hold, by
+    /// query fingerprint (a next page scans about that many).
+    pub grep_fit: crate::recent::Recent<usize>,
     /// Fingerprints of the grep results being filled in the background.
     pub grep_filling: std::sync::Mutex<std::collections::HashSet<String>>,
     /// The loaded repo named like the working directory or one of its parents.
@@ -103,6 +106,7 @@ impl State {
             cache: crate::recent::Recent::new(CACHE_ENTRIES),
             grep_cache: crate::recent::Recent::new(4),
             grep_filling: std::sync::Mutex::new(std::collections::HashSet::new()),
+            grep_fit: crate::recent::Recent::new(16),
             default_repo: None,
             default_checkout: None,
             engine: std::sync::OnceLock::new(),
@@ -863,9 +867,20 @@ impl Server {
                         files_scanned: p.files_scanned,
                     }
                 }
-                None => grep::scan(&files, &compiled, start),
+                None => {
+                    // Scan about what the response budget let the previous page
+                    // hold, not `limit` matches of which most would be cut and
+                    // scanned again for the next page.
+                    let cap = self
+                        .st
+                        .grep_fit
+                        .get(&fp)
+                        .map_or(req.limit, |n| (n + n / 2).clamp(1, req.limit));
+                    grep::scan_up_to(&files, &compiled, start, cap)
+                }
             },
         };
+        let scanned = page.matches.len();
         // Cut the page where the rendering exceeds the response budget.
         let mut text = String::new();
         let mut out = Vec::new();
@@ -892,6 +907,15 @@ impl Server {
             json_bytes += json_len;
             text.push_str(&piece);
             out.push(mo);
+        }
+        if out.len() < scanned {
+            // The budget cut the page: that many fit.
+            self.st.grep_fit.put(fp.clone(), out.len());
+        } else if scanned == out.len() && scanned < req.limit && next.is_some() {
+            // The scan cap, not the budget, ended the page: allow more next time.
+            self.st
+                .grep_fit
+                .put(fp.clone(), (scanned * 2).min(req.limit));
         }
         let next_cursor = next.map(|n| cursor::encode(&fp, &[n.0, n.1]));
         let hint = if out.is_empty() && !page.partial {
