@@ -280,10 +280,7 @@ impl Engine {
                 .or_insert((i, i + 1));
         }
         // Give the build's scratch memory back to the OS.
-        // SAFETY: malloc_trim only releases free heap pages.
-        unsafe {
-            libc::malloc_trim(0);
-        }
+        crate::memory::trim_heap();
         Engine {
             follows,
             file_chunks,

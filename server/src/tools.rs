@@ -153,16 +153,11 @@ impl State {
 }
 
 /// Hands free memory back to the OS: DuckDB's cached table blocks, the
-/// heap's free pages (glibc keeps what a large build or scan freed) and
-/// DuckDB's allocator's free pages.
+/// heap's free pages and DuckDB's allocator's free pages.
 pub fn release_free_memory(st: &State) {
     st.store.release_buffers();
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: glibc's malloc_trim takes no pointers and is thread-safe.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-    crate::store::purge_duckdb_allocator();
+    crate::memory::trim_heap();
+    crate::memory::purge_duckdb_allocator();
 }
 
 /// A tool call in progress. Dropped when the call ends, however it ends
@@ -703,23 +698,34 @@ impl Server {
 
     /// Finish a first page's scan in the background and cache the whole
     /// result, so that the next pages are slices (a page asked for before it
-    /// is done scans from its cursor). Once per query at a time; given up
-    /// past [`GREP_FILL_BUDGET`] or [`GREP_CACHE_MATCHES`].
-    fn fill_grep_cache(&self, fp: String, repo: Option<String>, mut req: GrepRequest) {
+    /// is done scans from its cursor). `head` is what the first page's scan
+    /// found; the fill resumes where it stopped. Once per query at a time;
+    /// given up past [`GREP_FILL_BUDGET`] or [`GREP_CACHE_MATCHES`].
+    fn fill_grep_cache(
+        &self,
+        fp: String,
+        repo: Option<String>,
+        mut req: GrepRequest,
+        head: &grep::Page,
+    ) {
+        let Some(from) = head.next else {
+            return;
+        };
         if !self.st.grep_filling.lock().unwrap().insert(fp.clone()) {
             return;
         }
         req.budget = GREP_FILL_BUDGET;
+        let (mut matches, mut positions) = (head.matches.clone(), head.positions.clone());
         let st = self.st.clone();
         rayon::spawn(move || {
             if let Ok(snaps) = st.select(repo.as_deref()) {
                 if let Ok((c, files)) = grep::compile_scoped(&req, &snaps) {
-                    let p = grep::scan_up_to(&files, &c, (0, 0), GREP_CACHE_MATCHES);
+                    let rest = GREP_CACHE_MATCHES - matches.len();
+                    let p = grep::scan_up_to(&files, &c, from, rest);
                     if p.next.is_none() && !p.partial {
-                        let all = Arc::new(GrepAll {
-                            matches: p.matches,
-                            positions: p.positions,
-                        });
+                        matches.extend(p.matches);
+                        positions.extend(p.positions);
+                        let all = Arc::new(GrepAll { matches, positions });
                         st.grep_cache.put(fp.clone(), all);
                     }
                 }
@@ -832,7 +838,7 @@ impl Server {
                     let projected =
                         p.matches.len() as u64 * files.len() as u64 / p.files_scanned.max(1);
                     if !p.partial && projected < 2 * GREP_CACHE_MATCHES as u64 {
-                        self.fill_grep_cache(fp.clone(), repo_arg, req.clone());
+                        self.fill_grep_cache(fp.clone(), repo_arg, req.clone(), &p);
                     }
                     first = Some(p);
                     None
@@ -911,7 +917,7 @@ impl Server {
         if out.len() < scanned {
             // The budget cut the page: that many fit.
             self.st.grep_fit.put(fp.clone(), out.len());
-        } else if scanned == out.len() && scanned < req.limit && next.is_some() {
+        } else if scanned < req.limit && next.is_some() {
             // The scan cap, not the budget, ended the page: allow more next time.
             self.st
                 .grep_fit
