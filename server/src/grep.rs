@@ -12,6 +12,7 @@ use grep_searcher::{
 };
 use ignore::overrides::{Override, OverrideBuilder};
 use rayon::prelude::*;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::{codes, ToolError};
@@ -71,31 +72,38 @@ impl GrepRequest {
     }
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+/// One submatch of a [`GrepMatch`]. The structs below are also the grep
+/// tool's output (their docs are its schema's field descriptions).
+#[derive(Clone, Debug, Serialize, JsonSchema, PartialEq)]
 pub struct Submatch {
-    /// Byte offsets within `text` of the match.
+    /// Byte offset of the submatch in `text` (of the whole match, for multiline).
     pub start: usize,
+    /// Byte offset just past the submatch in `text`.
     pub end: usize,
-    /// 1-based line and byte column of the submatch start in the file.
+    /// 1-based line where the submatch starts.
     pub line: u64,
+    /// 1-based byte column in that line.
     pub column: u64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, JsonSchema, PartialEq)]
 pub struct ContextLine {
     pub line: u64,
     pub text: String,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, JsonSchema, PartialEq)]
 pub struct GrepMatch {
     pub repo: String,
+    /// Repo-relative.
     pub path: String,
-    /// Line of the match's first byte (1-based).
+    /// 1-based line of the match's first byte.
     pub line: u64,
+    /// 1-based last line of the match (> line for multiline matches).
     pub end_line: u64,
+    /// The matched line(s).
     pub text: String,
-    /// True when `text` was clipped around the match.
+    /// `text` was clipped around the match to fit the budget.
     pub clipped: bool,
     pub submatches: Vec<Submatch>,
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -329,7 +329,7 @@ pub struct FileCount {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct GrepOut {
     /// Matches in (repo, path, line) order; context lines are nested in their match.
-    pub matches: Vec<GrepMatchOut>,
+    pub matches: Vec<GrepMatch>,
     /// With count_only: matches per file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub counts: Option<Vec<FileCount>>,
@@ -344,83 +344,6 @@ pub struct GrepOut {
     pub elapsed_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct SubmatchOut {
-    /// Byte offset of the submatch in `text` (of the whole match, for multiline).
-    pub start: u64,
-    /// Byte offset just past the submatch in `text`.
-    pub end: u64,
-    /// 1-based line where the submatch starts.
-    pub line: u64,
-    /// 1-based byte column in that line.
-    pub column: u64,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct ContextOut {
-    pub line: u64,
-    pub text: String,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct GrepMatchOut {
-    pub repo: String,
-    /// Repo-relative.
-    pub path: String,
-    /// 1-based line of the match's first byte.
-    pub line: u64,
-    /// 1-based last line of the match (> line for multiline matches).
-    pub end_line: u64,
-    /// The matched line(s).
-    pub text: String,
-    /// `text` was clipped around the match to fit the budget.
-    pub clipped: bool,
-    pub submatches: Vec<SubmatchOut>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub before: Vec<ContextOut>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub after: Vec<ContextOut>,
-}
-
-impl From<GrepMatch> for GrepMatchOut {
-    fn from(m: GrepMatch) -> Self {
-        GrepMatchOut {
-            repo: m.repo,
-            path: m.path,
-            line: m.line,
-            end_line: m.end_line,
-            text: m.text,
-            clipped: m.clipped,
-            submatches: m
-                .submatches
-                .into_iter()
-                .map(|s| SubmatchOut {
-                    start: s.start as u64,
-                    end: s.end as u64,
-                    line: s.line,
-                    column: s.column,
-                })
-                .collect(),
-            before: m
-                .before
-                .into_iter()
-                .map(|c| ContextOut {
-                    line: c.line,
-                    text: c.text,
-                })
-                .collect(),
-            after: m
-                .after
-                .into_iter()
-                .map(|c| ContextOut {
-                    line: c.line,
-                    text: c.text,
-                })
-                .collect(),
-        }
-    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -901,8 +824,7 @@ impl Server {
             for c in &m.after {
                 piece.push_str(&format!("{}-{}- {}\n", m.path, c.line, c.text));
             }
-            let mo = GrepMatchOut::from(m);
-            let json_len = serde_json::to_string(&mo).map(|s| s.len()).unwrap_or(0);
+            let json_len = serde_json::to_string(&m).map(|s| s.len()).unwrap_or(0);
             if !out.is_empty()
                 && (text.len() + piece.len() > RESPONSE_BUDGET_BYTES
                     || json_bytes + json_len > STRUCTURED_BUDGET_BYTES)
@@ -912,7 +834,7 @@ impl Server {
             }
             json_bytes += json_len;
             text.push_str(&piece);
-            out.push(mo);
+            out.push(m);
         }
         if out.len() < scanned {
             // The budget cut the page: that many fit.
