@@ -121,6 +121,8 @@ def test_grep_errors_are_coded(server_bin, django):
             "limit": {"pattern": "x", "limit": 1001},
             "repo": {"pattern": "x", "repo": "nope"},
             "garbled": {"pattern": "x", "cursor": "!!not-a-cursor"},
+            "context": {"pattern": "x", "context_lines": 21},
+            "after": {"pattern": "x", "after": 100000},
         }.items():
             res = await s.call_tool("grep", args)
             out[name] = (res.is_error, res.structured_content)
@@ -133,7 +135,8 @@ def test_grep_errors_are_coded(server_bin, django):
 
     out = session_run(server_bin, django.dir, body)
     expect = {"bad_regex": "INVALID_PATTERN", "empty": "INVALID_ARGUMENT", "limit": "INVALID_ARGUMENT",
-              "repo": "UNKNOWN_REPO", "garbled": "INVALID_CURSOR", "foreign_cursor": "INVALID_CURSOR"}
+              "repo": "UNKNOWN_REPO", "garbled": "INVALID_CURSOR", "foreign_cursor": "INVALID_CURSOR",
+              "context": "INVALID_ARGUMENT", "after": "INVALID_ARGUMENT"}
     for name, code in expect.items():
         is_error, sc = out[name]
         assert is_error, name
@@ -141,6 +144,7 @@ def test_grep_errors_are_coded(server_bin, django):
         assert sc["message"] and sc["hint"], (name, sc)
     assert "django" in out["repo"][1]["hint"]
     assert "unclosed group" in out["bad_regex"][1]["message"]
+    assert "0..=20" in out["context"][1]["hint"] and "read_file" in out["context"][1]["hint"]
     is_error, sc = out["empty_result"]
     assert not is_error and sc["matches"] == [] and "whole_word" in sc["hint"] and "case_sensitive" in sc["hint"]
 
@@ -177,6 +181,9 @@ def test_search_files_read_file_repos_health(server_bin, django):
         page2 = (await s.call_tool("search_files", {"pattern": "*.py", "limit": 10, "cursor": page1["next_cursor"]})).structured_content
         rf = (await s.call_tool("read_file", {"path": "django/db/models/query.py", "start_line": 10, "end_line": 20})).structured_content
         missing = await s.call_tool("read_file", {"path": "django/db/models/qeury.py"})
+        empty = await s.call_tool("read_file", {"path": "tests/sessions_tests/__init__.py"})
+        minified = await s.call_tool("read_file", {"path": "django/contrib/admin/static/admin/js/vendor/jquery/jquery.min.js", "start_line": 2})
+        missing = (missing, empty, minified)
         repos = (await s.call_tool("list_repos", {})).structured_content
         health = (await s.call_tool("health", {})).structured_content
         res = await s.read_resource("codeindex://health")
@@ -193,6 +200,16 @@ def test_search_files_read_file_repos_health(server_bin, django):
     assert not {f["path"] for f in page1["files"]} & {f["path"] for f in page2["files"]}
     src = (django.repo / "django/db/models/query.py").read_text().splitlines(keepends=True)
     assert rf["content"] == "".join(src[9:20]) and (rf["line"], rf["end_line"]) == (10, 20) and rf["total_lines"] == len(src)
+    missing, empty, minified = missing
+    # An empty file is an empty answer, not an error.
+    assert not empty.is_error, empty.content
+    assert (empty.structured_content["content"], empty.structured_content["total_lines"]) == ("", 0)
+    # A line longer than the response budget comes clipped, flagged truncated.
+    line2 = (django.repo / "django/contrib/admin/static/admin/js/vendor/jquery/jquery.min.js").read_text().splitlines()[1]
+    assert len(line2) > 24_000
+    mf = minified.structured_content
+    assert not minified.is_error and mf["truncated"] and (mf["line"], mf["end_line"]) == (2, 2)
+    assert line2.startswith(mf["content"].rstrip("\n")) and len(mf["content"]) <= 24_001
     assert missing.is_error and missing.structured_content["code"] == "NOT_FOUND"
     assert "django/db/models/query.py" in missing.structured_content["hint"] or "search_files" in missing.structured_content["hint"]
     assert repos["repos"][0]["repo"] == "django" and repos["repos"][0]["snapshot_id"] == django.id
@@ -333,6 +350,8 @@ def test_search_query_language(server_bin, django):
         out["bad"] = (bad.is_error, bad.structured_content)
         paren = await s.call_tool("search", {"query": "(foo"})
         out["paren"] = (paren.is_error, paren.structured_content)
+        todo = await s.call_tool("search", {"query": "TODO:"})
+        out["todo"] = (todo.is_error, todo.structured_content)
         return out
 
     out = session_run(server_bin, django.dir, body)
@@ -354,6 +373,9 @@ def test_search_query_language(server_bin, django):
     is_error, sc = out["bad"]
     assert is_error and sc["code"] == "UNKNOWN_FIELD" and "file:" in sc["hint"] and "sym:" in sc["hint"]
     assert out["paren"][0] and out["paren"][1]["code"] == "INVALID_ARGUMENT"
+    # A word with a colon is not a field: the error says so and how to quote it.
+    is_error, sc = out["todo"]
+    assert is_error and sc["code"] == "UNKNOWN_FIELD" and '"todo:"' in sc["hint"].lower(), sc
 
 
 def test_default_repo_and_behind_head(server_bin, indexer, tmp_path):

@@ -605,6 +605,9 @@ def test_call_graph_callers_match_the_source(server_bin, sem_snap, sem_tree):
             "deep": await call(s, "call_graph", {"symbol": "parse_date", "depth": 4}),
             "dir": await call(s, "call_graph", {"symbol": "parse_date", "direction": "sideways"}),
             "unknown": await call(s, "call_graph", {"symbol": "parse_dat"}),
+            "bare": await call(s, "call_graph", {"symbol": "ready"}),
+            "qualified": await call(s, "call_graph", {"symbol": "AdminConfig.ready"}),
+            "empty": await call(s, "call_graph", {"symbol": " "}),
         }
 
     out = session_run(server_bin, sem_snap.dir, body)
@@ -636,6 +639,16 @@ def test_call_graph_callers_match_the_source(server_bin, sem_snap, sem_tree):
         assert err and sc["code"] == code, (name, sc)
     assert "parse_date" in out["unknown"][1]["hint"]
     assert "3" in out["deep"][1]["hint"]
+    # A bare name roots at every method of that name; a qualified one at that
+    # definition only (not SimpleAdminConfig.ready, defined beside it).
+    err, bare = out["bare"]
+    assert not err and len({r["path"] for r in bare["roots"]}) > 5, bare["roots"]
+    assert "SimpleAdminConfig.ready" in {r["symbol"] for r in bare["roots"]}
+    err, qual = out["qualified"]
+    assert not err, qual
+    assert [(r["path"], r["symbol"]) for r in qual["roots"]] == [("django/contrib/admin/apps.py", "AdminConfig.ready")]
+    err, sc = out["empty"]
+    assert err and sc["code"] == "INVALID_ARGUMENT", sc
 
 
 def test_relevant_resource(server_bin, sem_snap):

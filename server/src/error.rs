@@ -25,6 +25,18 @@ impl ToolError {
     pub fn invalid_argument(message: impl Into<String>, hint: impl Into<String>) -> ToolError {
         ToolError::new(codes::INVALID_ARGUMENT, message, hint)
     }
+    /// The same error with the hint a caller without grep's flags can act on
+    /// (for an INVALID_PATTERN from the grep engine).
+    pub fn pattern_hint(self, hint: &str) -> ToolError {
+        if self.code == codes::INVALID_PATTERN {
+            ToolError {
+                hint: hint.to_string(),
+                ..self
+            }
+        } else {
+            self
+        }
+    }
 }
 
 impl std::fmt::Display for ToolError {

@@ -276,6 +276,9 @@ impl Parser {
             }
             Some(f) => f,
         };
+        if !FIELDS.contains(&field.as_str()) {
+            return Err(unknown_field(&field));
+        }
         if value.is_empty() {
             return Err(ToolError::invalid_argument(
                 format!("`{field}:` needs a value"),
@@ -309,23 +312,22 @@ impl Parser {
                 });
                 return Ok(None);
             }
-            other => {
-                return Err(ToolError::new(
-                    codes::UNKNOWN_FIELD,
-                    format!("unknown field {other:?}"),
-                    format!(
-                        "valid fields: {}",
-                        FIELDS
-                            .iter()
-                            .map(|f| format!("{f}:"))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    ),
-                ))
-            }
+            other => return Err(unknown_field(other)),
         };
         Ok(Some(Expr::Atom(a)))
     }
+}
+
+fn unknown_field(field: &str) -> ToolError {
+    let valid: Vec<String> = FIELDS.iter().map(|f| format!("{f}:")).collect();
+    ToolError::new(
+        codes::UNKNOWN_FIELD,
+        format!("unknown field {field:?}"),
+        format!(
+            "valid fields: {}; to search for text with a colon, quote it: \"{field}:\"",
+            valid.join(" ")
+        ),
+    )
 }
 
 /// Flatten nested and/or, drop double negation.

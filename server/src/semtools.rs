@@ -700,7 +700,9 @@ impl Server {
             per_file_limit: None,
         };
         let sel: Vec<&Snapshot> = snaps.iter().map(|&i| &self.st.snaps[i]).collect();
-        let (compiled, files) = crate::grep::compile_scoped(&req, &sel)?;
+        let (compiled, files) = crate::grep::compile_scoped(&req, &sel).map_err(|e| {
+            e.pattern_hint("fix the regex (Rust regex syntax, as ripgrep), or use mode keyword for plain words")
+        })?;
         let page = crate::grep::scan_up_to(&files, &compiled, (0, 0), 5000);
         let mut per_chunk: HashMap<usize, (f32, u64)> = HashMap::new();
         for m in &page.matches {
@@ -1566,17 +1568,32 @@ impl Server {
         let sel = self.st.select(a.repo.as_deref())?;
         let repos: Vec<String> = sel.iter().map(|s| s.repo().to_string()).collect();
         let name = a.symbol.trim();
+        if name.is_empty() {
+            return Err(ToolError::invalid_argument(
+                "symbol is empty",
+                "name a function or method: \"save\", or qualified \"Model.save\"",
+            ));
+        }
         let last = name.rsplit(['.', ':']).next().unwrap_or(name);
+        // A qualified name ("Model.save", "Foo::bar") selects that definition
+        // only; a bare one every function or method of the name.
+        let qualified = name.replace("::", ".");
+        let (cond, mut params) = if qualified.contains('.') {
+            (
+                "(qualified_name = ? OR ends_with(qualified_name, ?))",
+                vec![
+                    Value::Text(qualified.clone()),
+                    Value::Text(format!(".{qualified}")),
+                ],
+            )
+        } else {
+            ("name = ?", vec![Value::Text(name.into())])
+        };
         let mut sql = format!(
-            "SELECT repo, symbol_id, qualified_name, path, start_line, end_line FROM symbols WHERE (name = ? OR qualified_name = ? OR ends_with(qualified_name, ?)) \
+            "SELECT repo, symbol_id, qualified_name, path, start_line, end_line FROM symbols WHERE {cond} \
              AND kind IN ('function', 'method', 'constructor', 'macro') AND repo IN ({})",
             repos_in(&repos)
         );
-        let mut params = vec![
-            Value::Text(last.into()),
-            Value::Text(name.into()),
-            Value::Text(format!(".{name}")),
-        ];
         if let Some(p) = a
             .path
             .as_deref()
@@ -1599,13 +1616,15 @@ impl Server {
         let roots_rows = self.st.store.rows(&sql, &params)?;
         if roots_rows.is_empty() {
             let similar = self.st.store.similar_names(last, 5);
+            let only = "call graphs cover functions, methods, constructors and macros; search_symbols finds names by prefix or substring";
             return Err(ToolError::new(
                 codes::NOT_FOUND,
                 format!("no function or method named {name:?}"),
-                format!(
-                    "did you mean: {}? (search_symbols finds names by prefix or substring)",
-                    similar.join(", ")
-                ),
+                if similar.is_empty() {
+                    only.to_string()
+                } else {
+                    format!("similar names: {} ({only})", similar.join(", "))
+                },
             ));
         }
         let roots: Vec<CallNode> = roots_rows.iter().map(|r| node(r, 0)).collect();

@@ -24,6 +24,13 @@ use crate::store::{NameMatch, Store, SymbolFilter, SymbolRow};
 pub const RESPONSE_BUDGET_BYTES: usize = 24_000;
 /// Bytes of structured content per response (the JSON the client may also show the model).
 pub const STRUCTURED_BUDGET_BYTES: usize = 40_000;
+/// Most context lines before or after a grep match: 20 + 20 lines of at
+/// most 400 bytes keep one match within the response budget.
+const MAX_CONTEXT_LINES: u32 = 20;
+
+/// Most definitions find_definitions returns (it has no pages).
+const MAX_DEFINITIONS: usize = 200;
+
 /// Default scan budget.
 pub const SCAN_BUDGET: Duration = Duration::from_secs(10);
 
@@ -236,7 +243,10 @@ impl State {
                     return Err(ToolError::new(
                         codes::UNKNOWN_REPO,
                         format!("repo {r:?} is not loaded"),
-                        format!("use one of: {} (or omit repo for all)", known.join(", ")),
+                        format!(
+                            "use one of: {}, or \"all\" for every loaded repo",
+                            known.join(", ")
+                        ),
                     ));
                 }
                 Ok(v)
@@ -290,19 +300,19 @@ pub struct GrepArgs {
     /// Only search this repo-relative sub-directory or file.
     #[serde(default)]
     pub path: Option<String>,
-    /// Repository name (see list_repos); omit for all loaded repos.
+    /// Repository (see list_repos); default the working directory's repo when it is loaded, else all; "all" for every loaded one.
     #[serde(default)]
     pub repo: Option<String>,
     /// Language id: python, javascript, typescript, tsx, rust, go, java, c, cpp, markdown, text.
     #[serde(default)]
     pub lang: Option<String>,
-    /// Lines of context before and after each match (rg -C).
+    /// Lines of context before and after each match (rg -C), 0..=20; read_file shows more.
     #[serde(default)]
     pub context_lines: Option<u32>,
-    /// Lines of context before each match (rg -B); overrides context_lines.
+    /// Lines of context before each match (rg -B), 0..=20; overrides context_lines.
     #[serde(default)]
     pub before: Option<u32>,
-    /// Lines of context after each match (rg -A); overrides context_lines.
+    /// Lines of context after each match (rg -A), 0..=20; overrides context_lines.
     #[serde(default)]
     pub after: Option<u32>,
     /// At most this many matches per file (rg -m).
@@ -418,6 +428,7 @@ pub struct NoArgs {}
 pub struct SearchArgs {
     /// Zoekt-like query: words and "quoted strings" (literal content), regex:PATTERN, file:PATH_REGEX, lang:LANG,
     /// sym:NAME (a definition whose name contains NAME), repo:NAME, case:yes|no|auto, -negation, `or`, (parentheses).
+    /// Searches every loaded repo unless the query says repo:NAME. Quote text that holds a colon: "TODO:".
     pub query: String,
     /// Hits per page, 1..=1000 (default 50).
     #[serde(default)]
@@ -487,12 +498,13 @@ pub struct SymbolsOut {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SymbolArgs {
-    /// A name ("get_or_create") or qualified name ("QuerySet.get_or_create").
+    /// A name ("get_or_create") or qualified name ("QuerySet.get_or_create"). Definitions match the
+    /// qualified name; find_references matches usages by the simple name (the part after the last dot).
     pub symbol: String,
-    /// Disambiguate: only under this sub-directory or in this file.
+    /// Only under this sub-directory or in this file (for find_references: both definitions and usages).
     #[serde(default)]
     pub path: Option<String>,
-    /// Disambiguate by kind (function, method, class, ...).
+    /// Only definitions of this kind (function, method, class, ...); usages are not filtered by it.
     #[serde(default)]
     pub kind: Option<String>,
     #[serde(default)]
@@ -662,6 +674,18 @@ impl Server {
         let snaps = self.st.select(a.repo.as_deref())?;
         let repo_arg = a.repo.clone();
         let ctx = a.context_lines.unwrap_or(0) as usize;
+        for (name, v) in [
+            ("context_lines", a.context_lines),
+            ("before", a.before),
+            ("after", a.after),
+        ] {
+            if let Some(n) = v.filter(|&n| n > MAX_CONTEXT_LINES) {
+                return Err(ToolError::invalid_argument(
+                    format!("{name} {n} is out of range"),
+                    format!("use 0..={MAX_CONTEXT_LINES}; read_file shows a longer range around a match"),
+                ));
+            }
+        }
         let req = GrepRequest {
             pattern: a.pattern,
             fixed_string: a.fixed_string.unwrap_or(false),
@@ -849,7 +873,7 @@ impl Server {
         let hint = if out.is_empty() && !page.partial {
             Some(empty_hint(&req))
         } else if page.partial {
-            Some("the 10 s scan budget ran out: narrow with path, glob or lang, or continue with next_cursor".to_string())
+            Some("partial: the scan hit its 10 s budget or a file its 1 s limit, so matches may be missing; narrow with path, glob or lang (and continue with next_cursor when there is one)".to_string())
         } else {
             None
         };
@@ -983,7 +1007,20 @@ impl Server {
         let lines: Vec<&str> = content.split_inclusive('\n').collect();
         let total = lines.len() as u64;
         let start = a.start_line.unwrap_or(1).max(1);
-        if start > total.max(1) {
+        if total == 0 {
+            let out = ReadFileOut {
+                repo: repo.to_string(),
+                path: f.path.clone(),
+                line: 1,
+                end_line: 0,
+                total_lines: 0,
+                truncated: false,
+                content: String::new(),
+            };
+            let text = format!("{}: empty file (0 lines)", f.path);
+            return Ok((out, text));
+        }
+        if start > total {
             return Err(ToolError::invalid_argument(
                 format!("start_line {start} is past the end ({total} lines)"),
                 format!("use 1..={total}"),
@@ -992,8 +1029,20 @@ impl Server {
         let want_end = a.end_line.unwrap_or(start + 399).min(total).max(start);
         let mut content = String::new();
         let mut end = start - 1;
+        let mut clipped = false;
         for l in &lines[(start - 1) as usize..want_end as usize] {
-            if !content.is_empty() && content.len() + l.len() > RESPONSE_BUDGET_BYTES {
+            if content.len() + l.len() > RESPONSE_BUDGET_BYTES {
+                if content.is_empty() {
+                    // One line longer than the budget (minified code): its head.
+                    let mut cut = RESPONSE_BUDGET_BYTES;
+                    while !l.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    content.push_str(&l[..cut]);
+                    content.push('\n');
+                    clipped = true;
+                    end += 1;
+                }
                 break;
             }
             content.push_str(l);
@@ -1005,10 +1054,15 @@ impl Server {
             line: start,
             end_line: end,
             total_lines: total,
-            truncated: end < total,
+            truncated: end < total || clipped,
             content: content.clone(),
         };
-        let text = format!("{}:{}-{} of {}\n{}", f.path, start, end, total, content);
+        let mut text = format!("{}:{}-{} of {}\n{}", f.path, start, end, total, content);
+        if clipped {
+            text.push_str(&format!(
+                "[line {end} clipped at {RESPONSE_BUDGET_BYTES} bytes; grep within it instead]\n"
+            ));
+        }
         Ok((out, text))
     }
 
@@ -1093,7 +1147,8 @@ impl Server {
         ))
     }
 
-    fn definitions(&self, a: &SymbolArgs) -> Result<Vec<SymbolRow>, ToolError> {
+    /// Definitions of `a.symbol` (at most [`MAX_DEFINITIONS`]) and how many there are.
+    fn definitions(&self, a: &SymbolArgs) -> Result<(Vec<SymbolRow>, u64), ToolError> {
         if a.symbol.trim().is_empty() {
             return Err(ToolError::invalid_argument(
                 "empty symbol",
@@ -1107,16 +1162,17 @@ impl Server {
             lang: None,
             path: a.path.clone(),
         };
-        Ok(self
-            .st
-            .store
-            .symbols(a.symbol.trim(), NameMatch::Definition, &filter, 200, 0)?
-            .0)
+        self.st.store.symbols(
+            a.symbol.trim(),
+            NameMatch::Definition,
+            &filter,
+            MAX_DEFINITIONS,
+            0,
+        )
     }
 
     fn find_definitions_impl(&self, a: SymbolArgs) -> Result<(SymbolsOut, String), ToolError> {
-        let rows = self.definitions(&a)?;
-        let total = rows.len() as u64;
+        let (rows, total) = self.definitions(&a)?;
         let mut text = format!("{total} definition(s) of {}\n", a.symbol);
         for r in &rows {
             text.push_str(&format!(
@@ -1124,7 +1180,16 @@ impl Server {
                 r.path, r.name_line, r.kind, r.qualified_name, r.signature
             ));
         }
-        let hint = (total == 0).then(|| self.not_found_hint(&a.symbol));
+        let hint = if total == 0 {
+            Some(self.not_found_hint(&a.symbol))
+        } else if total > rows.len() as u64 {
+            Some(format!(
+                "showing the first {} of {total}: narrow with path, kind or a qualified name (\"Class.method\")",
+                rows.len()
+            ))
+        } else {
+            None
+        };
         if let Some(h) = &hint {
             text.push_str(h);
         }
@@ -1141,7 +1206,7 @@ impl Server {
     }
 
     fn find_references_impl(&self, a: SymbolArgs) -> Result<(ReferencesOut, String), ToolError> {
-        let definitions = self.definitions(&a)?;
+        let (definitions, _) = self.definitions(&a)?;
         let simple = a
             .symbol
             .trim()
@@ -1338,6 +1403,9 @@ impl Server {
                         limit: grep::MAX_LIMIT,
                         budget: SCAN_BUDGET,
                         ..Default::default()
+                    })
+                    .map_err(|e| {
+                        e.pattern_hint("fix the regex: (Rust regex syntax, as ripgrep), or write the text as a \"quoted string\" to match it literally")
                     })?))
                 }
                 Atom::File(r) | Atom::Repo(r) => {
