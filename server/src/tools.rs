@@ -340,7 +340,7 @@ pub struct FileCount {
 pub struct GrepOut {
     /// Matches in (repo, path, line) order; context lines are nested in their match.
     pub matches: Vec<GrepMatch>,
-    /// With count_only: matches per file.
+    /// With count_only: matches per file, in path order, paged like matches (`returned` counts files).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub counts: Option<Vec<FileCount>>,
     pub returned: u64,
@@ -705,11 +705,17 @@ impl Server {
         let (compiled, files) = grep::compile_scoped(&req, &snaps)?;
         let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
         if a.count_only.unwrap_or(false) {
+            // Counts per file in path order, paged by the response budget.
+            let fp = cursor::fingerprint("grep-count", &req.normalized(), &ids);
+            let offset = match &a.cursor {
+                Some(c) => cursor::decode(c, &fp)?.first().copied().unwrap_or(0) as usize,
+                None => 0,
+            };
             let (counts, partial) = grep::count(&files, &compiled);
             let total: u64 = counts.iter().map(|c| c.2).sum();
+            let n_files = counts.len();
             let mut text = format!(
-                "{total} matches in {} files{}\n",
-                counts.len(),
+                "{total} matches in {n_files} files{}\n",
                 if partial {
                     " (partial: time budget spent)"
                 } else {
@@ -717,27 +723,47 @@ impl Server {
                 }
             );
             let mut out_counts = Vec::new();
-            for (repo, path, n) in counts {
-                if text.len() < RESPONSE_BUDGET_BYTES {
-                    text.push_str(&format!("{path}: {n}\n"));
+            let mut json_bytes = 0usize;
+            for (repo, path, n) in counts.into_iter().skip(offset) {
+                let line = format!("{path}: {n}\n");
+                // repo, path, count and the JSON punctuation.
+                let json_len = repo.len() + path.len() + 48;
+                if !out_counts.is_empty()
+                    && (text.len() + line.len() > RESPONSE_BUDGET_BYTES
+                        || json_bytes + json_len > STRUCTURED_BUDGET_BYTES)
+                {
+                    break;
                 }
+                text.push_str(&line);
+                json_bytes += json_len;
                 out_counts.push(FileCount {
                     repo,
                     path,
                     count: n,
                 });
             }
-            let n = out_counts.len() as u64;
+            let end = offset + out_counts.len();
+            let next_cursor = (end < n_files).then(|| cursor::encode(&fp, &[end as u64]));
+            let hint = if partial {
+                Some("narrow the search with path, glob or lang".to_string())
+            } else if next_cursor.is_some() {
+                Some(format!(
+                    "files {}..{end} of {n_files} listed: pass next_cursor for the rest",
+                    offset + 1
+                ))
+            } else {
+                None
+            };
             return Ok((
                 GrepOut {
                     matches: Vec::new(),
+                    returned: out_counts.len() as u64,
                     counts: Some(out_counts),
-                    returned: n,
-                    has_more: false,
-                    next_cursor: None,
+                    has_more: next_cursor.is_some(),
+                    next_cursor,
                     partial,
                     elapsed_ms: t0.elapsed().as_secs_f64() * 1000.0,
-                    hint: partial.then(|| "narrow the search with path, glob or lang".to_string()),
+                    hint,
                 },
                 text,
             ));
@@ -1826,7 +1852,8 @@ impl Server {
     /// a docstring: {"pattern": "\"\"\"[^\"]*transaction[^\"]*\"\"\"", "multiline": true};
     /// literal text: {"pattern": "a.b(c)", "fixed_string": true}.
     /// To find where a function or class is defined, prefer search_symbols; use grep for text and usages.
-    /// Large result sets: use count_only, or page with next_cursor.
+    /// A match's text is clipped to about 400 bytes around it (clipped: true): read_file line..end_line shows all of it.
+    /// Large result sets: use count_only (counts per file, paged), or page with next_cursor.
     #[tool(annotations(read_only_hint = true, open_world_hint = false), output_schema = crate::outschema::output_schema::<GrepOut>())]
     async fn grep(&self, Parameters(a): Parameters<GrepArgs>) -> Result<CallToolResult, ErrorData> {
         let this = self.clone();
