@@ -558,10 +558,11 @@ pub fn scan_up_to_soft(
                 positions.push((idx as u64, j as u64));
             }
             if out.len() == limit {
-                // Full page: is there anything after it?
-                let more = files[idx + 1..]
-                    .par_iter()
-                    .any(|(repo, f)| !c.search_file(repo, f).is_empty());
+                // Full page: is there anything after it? Past the scan budget
+                // the answer is yes (the next page may then come back empty).
+                let more = files[idx + 1..].par_iter().any(|(repo, f)| {
+                    began.elapsed() > c.req.budget || !c.search_file(repo, f).is_empty()
+                });
                 return page(
                     out,
                     positions,
