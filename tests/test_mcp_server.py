@@ -178,6 +178,7 @@ def test_count_only_matches_rg_count(server_bin, django):
         assert len(got) == len({p for p, _ in got}), pattern
         assert {p: n for p, n in got if p in indexed} == expected, pattern
         assert all(len(sc["counts"]) == sc["returned"] and text_len <= 26_000 for sc, text_len in pages)
+        assert [sc["has_more"] for sc, _ in pages] == [True] * (len(pages) - 1) + [False]
     assert len(out["get_or_create"]) == 1 and len(out["e"]) > 3
 
 
@@ -228,7 +229,8 @@ def test_search_files_read_file_repos_health(server_bin, django):
     line2 = (django.repo / "django/contrib/admin/static/admin/js/vendor/jquery/jquery.min.js").read_text().splitlines()[1]
     assert len(line2) > 24_000
     mf = minified.structured_content
-    assert not minified.is_error and mf["truncated"] and (mf["line"], mf["end_line"]) == (2, 2)
+    assert not minified.is_error and mf["clipped"] and (mf["line"], mf["end_line"]) == (2, 2)
+    assert mf["truncated"] == (mf["total_lines"] > 2)
     assert line2.startswith(mf["content"].rstrip("\n")) and len(mf["content"]) <= 24_001
     assert missing.is_error and missing.structured_content["code"] == "NOT_FOUND"
     assert "django/db/models/query.py" in missing.structured_content["hint"] or "search_files" in missing.structured_content["hint"]

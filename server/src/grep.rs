@@ -585,8 +585,12 @@ pub fn scan_up_to_soft(
     page(out, positions, None, false, scanned)
 }
 
+/// Matches per file (repo, path, count) of the files with any, and whether
+/// the scan stopped at its budget.
+pub type Counts = (Vec<(String, String, u64)>, bool);
+
 /// Matches per file over every candidate (for `count_only`).
-pub fn count(files: &[(&str, &FileEntry)], c: &Compiled) -> (Vec<(String, String, u64)>, bool) {
+pub fn count(files: &[(&str, &FileEntry)], c: &Compiled) -> Counts {
     let began = Instant::now();
     let mut out = Vec::new();
     for part in files.chunks(512) {

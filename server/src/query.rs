@@ -277,7 +277,7 @@ impl Parser {
             Some(f) => f,
         };
         if !FIELDS.contains(&field.as_str()) {
-            return Err(unknown_field(&field));
+            return Err(unknown_field(&field, &value));
         }
         if value.is_empty() {
             return Err(ToolError::invalid_argument(
@@ -312,19 +312,19 @@ impl Parser {
                 });
                 return Ok(None);
             }
-            other => return Err(unknown_field(other)),
+            other => return Err(unknown_field(other, &value)),
         };
         Ok(Some(Expr::Atom(a)))
     }
 }
 
-fn unknown_field(field: &str) -> ToolError {
+fn unknown_field(field: &str, value: &str) -> ToolError {
     let valid: Vec<String> = FIELDS.iter().map(|f| format!("{f}:")).collect();
     ToolError::new(
         codes::UNKNOWN_FIELD,
         format!("unknown field {field:?}"),
         format!(
-            "valid fields: {}; to search for text with a colon, quote it: \"{field}:\"",
+            "valid fields: {}; to search for text with a colon, quote it: \"{field}:{value}\"",
             valid.join(" ")
         ),
     )

@@ -1575,20 +1575,7 @@ impl Server {
             ));
         }
         let last = name.rsplit(['.', ':']).next().unwrap_or(name);
-        // A qualified name ("Model.save", "Foo::bar") selects that definition
-        // only; a bare one every function or method of the name.
-        let qualified = name.replace("::", ".");
-        let (cond, mut params) = if qualified.contains('.') {
-            (
-                "(qualified_name = ? OR ends_with(qualified_name, ?))",
-                vec![
-                    Value::Text(qualified.clone()),
-                    Value::Text(format!(".{qualified}")),
-                ],
-            )
-        } else {
-            ("name = ?", vec![Value::Text(name.into())])
-        };
+        let (cond, mut params) = crate::store::definition_condition(name);
         let mut sql = format!(
             "SELECT repo, symbol_id, qualified_name, path, start_line, end_line FROM symbols WHERE {cond} \
              AND kind IN ('function', 'method', 'constructor', 'macro') AND repo IN ({})",

@@ -33,6 +33,22 @@ pub struct Store {
     memory_limit: String,
 }
 
+/// The `symbols` condition for the definitions a name designates: a
+/// qualified name ("Model.save", "Foo::bar") that definition only, matched
+/// on the end of `qualified_name` at a dot; a bare name every definition of
+/// that name.
+pub fn definition_condition(name: &str) -> (&'static str, Vec<Value>) {
+    let q = name.replace("::", ".");
+    if q.contains('.') {
+        (
+            "(qualified_name = ? OR ends_with(qualified_name, ?))",
+            vec![Value::Text(q.clone()), Value::Text(format!(".{q}"))],
+        )
+    } else {
+        ("name = ?", vec![Value::Text(q)])
+    }
+}
+
 pub fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
@@ -318,15 +334,9 @@ impl Store {
                 ("regexp_matches(name, ?)", String::new())
             }
             NameMatch::Definition => {
-                params.extend([
-                    Value::Text(query.to_string()),
-                    Value::Text(query.to_string()),
-                    Value::Text(format!(".{query}")),
-                ]);
-                (
-                    "(name = ? OR qualified_name = ? OR ends_with(qualified_name, ?))",
-                    String::new(),
-                )
+                let (cond, p) = definition_condition(query);
+                params.extend(p);
+                (cond, String::new())
             }
         };
         let mut sql = format!("FROM symbols WHERE {cond}");

@@ -50,6 +50,8 @@ pub struct State {
     /// Complete grep results by cursor fingerprint (small result sets), so
     /// later pages are slices instead of rescans.
     pub grep_cache: crate::recent::Recent<Arc<GrepAll>>,
+    /// count_only results (counts per file, partial), so their pages index one list.
+    pub count_cache: crate::recent::Recent<Arc<grep::Counts>>,
     /// How many matches the response budget let a recent grep page hold, by
     /// query fingerprint (a next page scans about that many).
     pub grep_fit: crate::recent::Recent<usize>,
@@ -112,6 +114,7 @@ impl State {
             release_pending: std::sync::atomic::AtomicBool::new(false),
             cache: crate::recent::Recent::new(CACHE_ENTRIES),
             grep_cache: crate::recent::Recent::new(4),
+            count_cache: crate::recent::Recent::new(4),
             grep_filling: std::sync::Mutex::new(std::collections::HashSet::new()),
             grep_fit: crate::recent::Recent::new(16),
             default_repo: None,
@@ -340,7 +343,7 @@ pub struct FileCount {
 pub struct GrepOut {
     /// Matches in (repo, path, line) order; context lines are nested in their match.
     pub matches: Vec<GrepMatch>,
-    /// With count_only: matches per file, in path order, paged like matches (`returned` counts files).
+    /// With count_only: matches per file, in path order, paged by the response budget (`limit` does not apply; `returned` counts files).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub counts: Option<Vec<FileCount>>,
     pub returned: u64,
@@ -418,6 +421,10 @@ pub struct ReadFileOut {
     pub total_lines: u64,
     /// More lines follow end_line: call again with start_line = end_line + 1.
     pub truncated: bool,
+    /// The one line returned was longer than the response budget and is cut
+    /// (minified code); grep within it instead.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub clipped: bool,
     pub content: String,
 }
 
@@ -708,10 +715,28 @@ impl Server {
             // Counts per file in path order, paged by the response budget.
             let fp = cursor::fingerprint("grep-count", &req.normalized(), &ids);
             let offset = match &a.cursor {
-                Some(c) => cursor::decode(c, &fp)?.first().copied().unwrap_or(0) as usize,
+                Some(c) => match cursor::decode(c, &fp)?[..] {
+                    [o] => o as usize,
+                    _ => {
+                        return Err(ToolError::new(
+                            codes::INVALID_CURSOR,
+                            "invalid cursor",
+                            "drop `cursor` to start over",
+                        ))
+                    }
+                },
                 None => 0,
             };
-            let (counts, partial) = grep::count(&files, &compiled);
+            // Pages index one list: counted once, then served from the cache.
+            let counted = match self.st.count_cache.get(&fp) {
+                Some(c) => c,
+                None => {
+                    let c = Arc::new(grep::count(&files, &compiled));
+                    self.st.count_cache.put(fp.clone(), c.clone());
+                    c
+                }
+            };
+            let (counts, partial) = (&counted.0, counted.1);
             let total: u64 = counts.iter().map(|c| c.2).sum();
             let n_files = counts.len();
             let mut text = format!(
@@ -724,7 +749,7 @@ impl Server {
             );
             let mut out_counts = Vec::new();
             let mut json_bytes = 0usize;
-            for (repo, path, n) in counts.into_iter().skip(offset) {
+            for (repo, path, n) in counts.iter().skip(offset) {
                 let line = format!("{path}: {n}\n");
                 // repo, path, count and the JSON punctuation.
                 let json_len = repo.len() + path.len() + 48;
@@ -737,23 +762,31 @@ impl Server {
                 text.push_str(&line);
                 json_bytes += json_len;
                 out_counts.push(FileCount {
-                    repo,
-                    path,
-                    count: n,
+                    repo: repo.clone(),
+                    path: path.clone(),
+                    count: *n,
                 });
             }
             let end = offset + out_counts.len();
             let next_cursor = (end < n_files).then(|| cursor::encode(&fp, &[end as u64]));
-            let hint = if partial {
-                Some("narrow the search with path, glob or lang".to_string())
-            } else if next_cursor.is_some() {
-                Some(format!(
+            let mut hint = partial.then(|| {
+                "partial: the scan hit its time budget; narrow the search with path, glob or lang"
+                    .to_string()
+            });
+            if next_cursor.is_some() {
+                let more = format!(
                     "files {}..{end} of {n_files} listed: pass next_cursor for the rest",
                     offset + 1
-                ))
-            } else {
-                None
-            };
+                );
+                hint = Some(match hint {
+                    Some(h) => format!("{h}; {more}"),
+                    None => more,
+                });
+            }
+            if let Some(h) = &hint {
+                text.push_str(h);
+                text.push('\n');
+            }
             return Ok((
                 GrepOut {
                     matches: Vec::new(),
@@ -896,7 +929,9 @@ impl Server {
                 .put(fp.clone(), (scanned * 2).min(req.limit));
         }
         let next_cursor = next.map(|n| cursor::encode(&fp, &[n.0, n.1]));
-        let hint = if out.is_empty() && !page.partial {
+        let hint = if out.is_empty() && !page.partial && start != (0, 0) {
+            Some("no further matches after the previous page".to_string())
+        } else if out.is_empty() && !page.partial {
             Some(empty_hint(&req))
         } else if page.partial {
             Some("partial: the scan hit its 10 s budget or a file its 1 s limit, so matches may be missing; narrow with path, glob or lang (and continue with next_cursor when there is one)".to_string())
@@ -1033,7 +1068,7 @@ impl Server {
         let lines: Vec<&str> = content.split_inclusive('\n').collect();
         let total = lines.len() as u64;
         let start = a.start_line.unwrap_or(1).max(1);
-        if total == 0 {
+        if total == 0 && start == 1 {
             let out = ReadFileOut {
                 repo: repo.to_string(),
                 path: f.path.clone(),
@@ -1041,6 +1076,7 @@ impl Server {
                 end_line: 0,
                 total_lines: 0,
                 truncated: false,
+                clipped: false,
                 content: String::new(),
             };
             let text = format!("{}: empty file (0 lines)", f.path);
@@ -1049,7 +1085,11 @@ impl Server {
         if start > total {
             return Err(ToolError::invalid_argument(
                 format!("start_line {start} is past the end ({total} lines)"),
-                format!("use 1..={total}"),
+                if total == 0 {
+                    "the file is empty: omit start_line".to_string()
+                } else {
+                    format!("use 1..={total}")
+                },
             ));
         }
         let want_end = a.end_line.unwrap_or(start + 399).min(total).max(start);
@@ -1065,7 +1105,6 @@ impl Server {
                         cut -= 1;
                     }
                     content.push_str(&l[..cut]);
-                    content.push('\n');
                     clipped = true;
                     end += 1;
                 }
@@ -1080,13 +1119,14 @@ impl Server {
             line: start,
             end_line: end,
             total_lines: total,
-            truncated: end < total || clipped,
+            truncated: end < total,
+            clipped,
             content: content.clone(),
         };
         let mut text = format!("{}:{}-{} of {}\n{}", f.path, start, end, total, content);
         if clipped {
             text.push_str(&format!(
-                "[line {end} clipped at {RESPONSE_BUDGET_BYTES} bytes; grep within it instead]\n"
+                "\n[line {end} clipped at {RESPONSE_BUDGET_BYTES} bytes; grep within it instead]\n"
             ));
         }
         Ok((out, text))
@@ -1221,9 +1261,9 @@ impl Server {
         }
         Ok((
             SymbolsOut {
+                has_more: total > rows.len() as u64,
                 symbols: rows,
                 total_count: total,
-                has_more: false,
                 next_cursor: None,
                 hint,
             },
@@ -1431,7 +1471,7 @@ impl Server {
                         ..Default::default()
                     })
                     .map_err(|e| {
-                        e.pattern_hint("fix the regex: (Rust regex syntax, as ripgrep), or write the text as a \"quoted string\" to match it literally")
+                        e.pattern_hint("fix the regex (Rust regex syntax, as ripgrep), or write the text as a \"quoted string\" to match it literally")
                     })?))
                 }
                 Atom::File(r) | Atom::Repo(r) => {
