@@ -284,6 +284,7 @@ def test_symbols_definitions_and_references(server_bin, django):
         out["typo"] = (await s.call_tool("search_symbols", {"query": "get_or_craete"})).structured_content
         bad = await s.call_tool("find_definitions", {"symbol": "x", "kind": "klass"})
         out["bad_kind"] = (bad.is_error, bad.structured_content)
+        out["many"] = (await s.call_tool("find_definitions", {"symbol": "__init__"})).structured_content
         return out
 
     out = session_run(server_bin, django.dir, body)
@@ -305,6 +306,11 @@ def test_symbols_definitions_and_references(server_bin, django):
     d = out["defs"]["symbols"]
     assert [(x["path"], x["qualified_name"]) for x in d] == [("django/db/models/query.py", "QuerySet.get_or_create")]
     assert {x["qualified_name"] for x in out["defs_path"]["symbols"]} == {"QuerySet.get_or_create"}
+    # More definitions than one answer holds: the real total, has_more and a hint to narrow.
+    many = out["many"]
+    n_init = len(rg_lines(django.repo, "-g", "*.py", r"^\s*(async\s+)?def __init__\("))
+    assert len(many["symbols"]) == 200 and many["has_more"] and "narrow" in many["hint"]
+    assert many["total_count"] >= 0.9 * n_init and many["total_count"] > 200, (many["total_count"], n_init)
     # find_references: usages = every whole-word occurrence (rg -w) except the definition lines; each file once across pages.
     pages = out["refs"]
     files = [f for p in pages for f in p["files"]]
@@ -374,6 +380,8 @@ def test_search_query_language(server_bin, django):
         out["paren"] = (paren.is_error, paren.structured_content)
         todo = await s.call_tool("search", {"query": "TODO:"})
         out["todo"] = (todo.is_error, todo.structured_content)
+        bad_re = await s.call_tool("search", {"query": "regex:foo("})
+        out["bad_re"] = (bad_re.is_error, bad_re.structured_content)
         return out
 
     out = session_run(server_bin, django.dir, body)
@@ -398,6 +406,9 @@ def test_search_query_language(server_bin, django):
     # A word with a colon is not a field: the error says so and how to quote it.
     is_error, sc = out["todo"]
     assert is_error and sc["code"] == "UNKNOWN_FIELD" and '"todo:"' in sc["hint"].lower(), sc
+    # A bad regex: atom gets a hint in the query language's terms (no grep-only flags).
+    is_error, sc = out["bad_re"]
+    assert is_error and sc["code"] == "INVALID_PATTERN" and "quoted string" in sc["hint"] and "fixed_string" not in sc["hint"], sc
 
 
 def test_default_repo_and_behind_head(server_bin, indexer, tmp_path):
