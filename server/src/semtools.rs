@@ -1134,10 +1134,7 @@ impl Server {
             a.include_tests.as_deref().unwrap_or("include"),
         );
         let fp = cursor::fingerprint("search_code", &norm, &ids);
-        let offset = match &a.cursor {
-            Some(c) => cursor::decode(c, &fp)?.first().copied().unwrap_or(0) as usize,
-            None => 0,
-        };
+        let offset = crate::tools::offset_of(a.cursor.as_deref(), &fp)?;
         let ranked = {
             let cached = self.st.code_cache.get(&fp);
             match cached {

@@ -28,7 +28,7 @@ pub const STRUCTURED_BUDGET_BYTES: usize = 40_000;
 /// most 400 bytes keep one match within the response budget.
 const MAX_CONTEXT_LINES: u32 = 20;
 
-/// Most definitions find_definitions returns (it has no pages).
+/// Most definitions find_references lists beside the usages.
 const MAX_DEFINITIONS: usize = 200;
 
 /// Default scan budget.
@@ -516,7 +516,7 @@ pub struct SymbolArgs {
     pub kind: Option<String>,
     #[serde(default)]
     pub repo: Option<String>,
-    /// find_references: files per page, 1..=1000 (default 20).
+    /// Per page, 1..=1000: find_definitions definitions (default 50), find_references files (default 20).
     #[serde(default)]
     pub limit: Option<u32>,
     #[serde(default)]
@@ -619,6 +619,49 @@ fn fail(e: ToolError) -> Result<CallToolResult, ErrorData> {
     Ok(r)
 }
 
+/// The position a one-number cursor holds (0 without a cursor).
+pub(crate) fn offset_of(c: Option<&str>, fp: &str) -> Result<usize, ToolError> {
+    match c {
+        None => Ok(0),
+        Some(c) => match cursor::decode(c, fp)?[..] {
+            [o] => Ok(o as usize),
+            _ => Err(ToolError::new(
+                codes::INVALID_CURSOR,
+                "invalid cursor",
+                "drop `cursor` to start over",
+            )),
+        },
+    }
+}
+
+/// One page of definitions from `offset`: the rows that fit the response
+/// budget after `head`, their text, and the cursor of the rest.
+fn symbol_page(
+    mut rows: Vec<SymbolRow>,
+    total: u64,
+    offset: usize,
+    fp: &str,
+    head: String,
+) -> (Vec<SymbolRow>, String, Option<String>) {
+    let mut text = head;
+    let mut kept = 0;
+    for r in &rows {
+        let line = format!(
+            "{}:{} {} {} — {}\n",
+            r.path, r.name_line, r.kind, r.qualified_name, r.signature
+        );
+        if kept > 0 && text.len() + line.len() > RESPONSE_BUDGET_BYTES {
+            break;
+        }
+        text.push_str(&line);
+        kept += 1;
+    }
+    rows.truncate(kept);
+    let end = offset + kept;
+    let next = ((end as u64) < total).then(|| cursor::encode(fp, &[end as u64]));
+    (rows, text, next)
+}
+
 fn limit_of(v: Option<u32>, default: u32) -> Result<usize, ToolError> {
     let l = v.unwrap_or(default);
     if l == 0 || l as usize > grep::MAX_LIMIT {
@@ -714,19 +757,7 @@ impl Server {
         if a.count_only.unwrap_or(false) {
             // Counts per file in path order, paged by the response budget.
             let fp = cursor::fingerprint("grep-count", &req.normalized(), &ids);
-            let offset = match &a.cursor {
-                Some(c) => match cursor::decode(c, &fp)?[..] {
-                    [o] => o as usize,
-                    _ => {
-                        return Err(ToolError::new(
-                            codes::INVALID_CURSOR,
-                            "invalid cursor",
-                            "drop `cursor` to start over",
-                        ))
-                    }
-                },
-                None => 0,
-            };
+            let offset = offset_of(a.cursor.as_deref(), &fp)?;
             // Pages index one list: counted once, then served from the cache.
             let counted = match self.st.count_cache.get(&fp) {
                 Some(c) => c,
@@ -1011,10 +1042,7 @@ impl Server {
             &format!("{:?} {:?} {:?}", a.pattern, a.regex, a.lang),
             &ids,
         );
-        let start = match &a.cursor {
-            Some(c) => cursor::decode(c, &fp)?.first().copied().unwrap_or(0) as usize,
-            None => 0,
-        };
+        let start = offset_of(a.cursor.as_deref(), &fp)?;
         let total = all.len();
         let page: Vec<FileOut> = all.into_iter().skip(start).take(limit).collect();
         let end = start + page.len();
@@ -1180,23 +1208,13 @@ impl Server {
             ),
             &ids,
         );
-        let offset = match &a.cursor {
-            Some(c) => cursor::decode(c, &fp)?.first().copied().unwrap_or(0) as usize,
-            None => 0,
-        };
+        let offset = offset_of(a.cursor.as_deref(), &fp)?;
         let (rows, total) = self
             .st
             .store
             .symbols(&a.query, how, &filter, limit, offset)?;
-        let end = offset + rows.len();
-        let next_cursor = ((end as u64) < total).then(|| cursor::encode(&fp, &[end as u64]));
-        let mut text = format!("{total} definitions\n");
-        for r in &rows {
-            text.push_str(&format!(
-                "{}:{} {} {} — {}\n",
-                r.path, r.name_line, r.kind, r.qualified_name, r.signature
-            ));
-        }
+        let (rows, mut text, next_cursor) =
+            symbol_page(rows, total, offset, &fp, format!("{total} definitions\n"));
         let hint = (total == 0).then(|| self.not_found_hint(&a.query));
         if let Some(h) = &hint {
             text.push_str(h);
@@ -1213,8 +1231,13 @@ impl Server {
         ))
     }
 
-    /// Definitions of `a.symbol` (at most [`MAX_DEFINITIONS`]) and how many there are.
-    fn definitions(&self, a: &SymbolArgs) -> Result<(Vec<SymbolRow>, u64), ToolError> {
+    /// Definitions of `a.symbol` (`limit` from `offset`) and how many there are.
+    fn definitions(
+        &self,
+        a: &SymbolArgs,
+        limit: usize,
+        offset: usize,
+    ) -> Result<(Vec<SymbolRow>, u64), ToolError> {
         if a.symbol.trim().is_empty() {
             return Err(ToolError::invalid_argument(
                 "empty symbol",
@@ -1232,27 +1255,39 @@ impl Server {
             a.symbol.trim(),
             NameMatch::Definition,
             &filter,
-            MAX_DEFINITIONS,
-            0,
+            limit,
+            offset,
         )
     }
 
     fn find_definitions_impl(&self, a: SymbolArgs) -> Result<(SymbolsOut, String), ToolError> {
-        let (rows, total) = self.definitions(&a)?;
-        let mut text = format!("{total} definition(s) of {}\n", a.symbol);
-        for r in &rows {
-            text.push_str(&format!(
-                "{}:{} {} {} — {}\n",
-                r.path, r.name_line, r.kind, r.qualified_name, r.signature
-            ));
-        }
+        let limit = limit_of(a.limit, 50)?;
+        let ids: Vec<&str> = self.st.snaps.iter().map(|s| s.id()).collect();
+        let repos = self.repo_names(a.repo.as_deref())?;
+        let fp = cursor::fingerprint(
+            "find_definitions",
+            &format!(
+                "{:?} {:?} {:?} {:?}",
+                a.symbol.trim(),
+                a.kind,
+                repos,
+                a.path
+            ),
+            &ids,
+        );
+        let offset = offset_of(a.cursor.as_deref(), &fp)?;
+        let (rows, total) = self.definitions(&a, limit, offset)?;
+        let (rows, mut text, next_cursor) = symbol_page(
+            rows,
+            total,
+            offset,
+            &fp,
+            format!("{total} definition(s) of {}\n", a.symbol),
+        );
         let hint = if total == 0 {
             Some(self.not_found_hint(&a.symbol))
-        } else if total > rows.len() as u64 {
-            Some(format!(
-                "showing the first {} of {total}: narrow with path, kind or a qualified name (\"Class.method\")",
-                rows.len()
-            ))
+        } else if next_cursor.is_some() && offset == 0 {
+            Some("more follow (next_cursor); or narrow with path, kind or a qualified name (\"Class.method\")".to_string())
         } else {
             None
         };
@@ -1261,10 +1296,10 @@ impl Server {
         }
         Ok((
             SymbolsOut {
-                has_more: total > rows.len() as u64,
                 symbols: rows,
                 total_count: total,
-                next_cursor: None,
+                has_more: next_cursor.is_some(),
+                next_cursor,
                 hint,
             },
             text,
@@ -1272,7 +1307,7 @@ impl Server {
     }
 
     fn find_references_impl(&self, a: SymbolArgs) -> Result<(ReferencesOut, String), ToolError> {
-        let (definitions, _) = self.definitions(&a)?;
+        let (definitions, _) = self.definitions(&a, MAX_DEFINITIONS, 0)?;
         let simple = a
             .symbol
             .trim()
@@ -1372,10 +1407,7 @@ impl Server {
             &format!("{:?} {:?} {:?}", a.symbol, a.path, a.kind),
             &ids,
         );
-        let offset = match &a.cursor {
-            Some(c) => cursor::decode(c, &fp)?.first().copied().unwrap_or(0) as usize,
-            None => 0,
-        };
+        let offset = offset_of(a.cursor.as_deref(), &fp)?;
         let mut text = format!(
             "{total_usages} usage(s) of {simple} in {total_files} file(s); {} definition(s)\n",
             definitions.len()
@@ -1688,10 +1720,7 @@ impl Server {
             }
         };
         let fp = cursor::fingerprint("search", &plan, &ids);
-        let offset = match &a.cursor {
-            Some(c) => cursor::decode(c, &fp)?.first().copied().unwrap_or(0) as usize,
-            None => 0,
-        };
+        let offset = offset_of(a.cursor.as_deref(), &fp)?;
         let files_matched = {
             let mut n = 0u64;
             let mut last: Option<(&str, &str)> = None;
