@@ -184,9 +184,23 @@ def test_count_only_matches_rg_count(server_bin, django):
 
 def test_response_budget(server_bin, django):
     async def body(s, init):
-        return await s.call_tool("grep", {"pattern": "e", "limit": 1000, "context_lines": 3})
+        files, cursor = [], None
+        while True:
+            r = await s.call_tool("search_files", {"pattern": "**/*.py", "limit": 1000, **({"cursor": cursor} if cursor else {})})
+            files.append((r.structured_content, len(r.content[0].text)))
+            cursor = r.structured_content.get("next_cursor")
+            if not cursor:
+                break
+        syms = await s.call_tool("search_symbols", {"query": "test", "limit": 1000})
+        grep = await s.call_tool("grep", {"pattern": "e", "limit": 1000, "context_lines": 3})
+        return grep, files, syms
 
-    res = session_run(server_bin, django.dir, body)
+    res, files, syms = session_run(server_bin, django.dir, body)
+    # Listing tools at limit 1000 page by the budget too, each item once.
+    listed = [f["path"] for sc, _ in files for f in sc["files"]]
+    assert len(files) > 1 and all(n <= 26_000 for _, n in files)
+    assert len(listed) == len(set(listed)) == files[0][0]["total_count"]
+    assert len(syms.content[0].text) <= 26_000 and syms.structured_content["has_more"]
     text = res.content[0].text
     sc = res.structured_content
     # ~6k tokens by default; never near the 25k hard cap.

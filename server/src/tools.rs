@@ -1044,16 +1044,20 @@ impl Server {
         );
         let start = offset_of(a.cursor.as_deref(), &fp)?;
         let total = all.len();
-        let page: Vec<FileOut> = all.into_iter().skip(start).take(limit).collect();
+        let mut page: Vec<FileOut> = all.into_iter().skip(start).take(limit).collect();
+        let mut text = format!("{total} files match\n");
+        let mut kept = 0;
+        for f in &page {
+            let line = format!("{} ({}, {} bytes)\n", f.path, f.language, f.size_bytes);
+            if kept > 0 && text.len() + line.len() > RESPONSE_BUDGET_BYTES {
+                break;
+            }
+            text.push_str(&line);
+            kept += 1;
+        }
+        page.truncate(kept);
         let end = start + page.len();
         let next_cursor = (end < total).then(|| cursor::encode(&fp, &[end as u64]));
-        let mut text = format!("{total} files match\n");
-        for f in &page {
-            text.push_str(&format!(
-                "{} ({}, {} bytes)\n",
-                f.path, f.language, f.size_bytes
-            ));
-        }
         Ok((
             SearchFilesOut {
                 files: page,
