@@ -45,6 +45,17 @@ def session_run(server_bin: Path, index: Path, body, extra: tuple[str, ...] = ()
     return asyncio.run(main())
 
 
+async def all_pages(s, tool: str, args: dict) -> list[tuple[dict, int]]:
+    """Every page of a tool call, following next_cursor: (structured content, text length) each."""
+    pages, cursor = [], None
+    while True:
+        res = await s.call_tool(tool, {**args, **({"cursor": cursor} if cursor else {})})
+        pages.append((res.structured_content, len(res.content[0].text)))
+        cursor = res.structured_content.get("next_cursor")
+        if not cursor:
+            return pages
+
+
 def rg_lines(root: Path, *args) -> set[tuple[str, int]]:
     p = subprocess.run(["rg", "-n", "--with-filename", "--no-heading", "--max-filesize", "1048576", *args], cwd=root, capture_output=True, text=True)
     assert p.returncode in (0, 1), p.stderr
@@ -153,18 +164,7 @@ def test_count_only_matches_rg_count(server_bin, django):
     """Counts per file equal `rg -c`; a pattern in most files pages its
     counts within the response budget, each file exactly once."""
     async def body(s, init):
-        out = {}
-        for pattern in ("get_or_create", "e"):
-            pages, cursor = [], None
-            while True:
-                args = {"pattern": pattern, "count_only": True, **({"cursor": cursor} if cursor else {})}
-                res = await s.call_tool("grep", args)
-                pages.append((res.structured_content, len(res.content[0].text)))
-                cursor = res.structured_content.get("next_cursor")
-                if not cursor:
-                    break
-            out[pattern] = pages
-        return out
+        return {p: await all_pages(s, "grep", {"pattern": p, "count_only": True}) for p in ("get_or_create", "e")}
 
     out = session_run(server_bin, django.dir, body)
     # Redacted secrets change counts: compare the files without any.
@@ -184,13 +184,7 @@ def test_count_only_matches_rg_count(server_bin, django):
 
 def test_response_budget(server_bin, django):
     async def body(s, init):
-        files, cursor = [], None
-        while True:
-            r = await s.call_tool("search_files", {"pattern": "**/*.py", "limit": 1000, **({"cursor": cursor} if cursor else {})})
-            files.append((r.structured_content, len(r.content[0].text)))
-            cursor = r.structured_content.get("next_cursor")
-            if not cursor:
-                break
+        files = await all_pages(s, "search_files", {"pattern": "**/*.py", "limit": 1000})
         syms = await s.call_tool("search_symbols", {"query": "test", "limit": 1000})
         grep = await s.call_tool("grep", {"pattern": "e", "limit": 1000, "context_lines": 3})
         return grep, files, syms
@@ -298,14 +292,7 @@ def test_symbols_definitions_and_references(server_bin, django):
         out["typo"] = (await s.call_tool("search_symbols", {"query": "get_or_craete"})).structured_content
         bad = await s.call_tool("find_definitions", {"symbol": "x", "kind": "klass"})
         out["bad_kind"] = (bad.is_error, bad.structured_content)
-        many, cursor = [], None
-        while True:
-            res = await s.call_tool("find_definitions", {"symbol": "__init__", "limit": 200, **({"cursor": cursor} if cursor else {})})
-            many.append((res.structured_content, len(res.content[0].text)))
-            cursor = res.structured_content.get("next_cursor")
-            if not cursor:
-                break
-        out["many"] = many
+        out["many"] = await all_pages(s, "find_definitions", {"symbol": "__init__", "limit": 200})
         return out
 
     out = session_run(server_bin, django.dir, body)

@@ -634,22 +634,20 @@ pub(crate) fn offset_of(c: Option<&str>, fp: &str) -> Result<usize, ToolError> {
     }
 }
 
-/// One page of definitions from `offset`: the rows that fit the response
-/// budget after `head`, their text, and the cursor of the rest.
-fn symbol_page(
-    mut rows: Vec<SymbolRow>,
+/// One page of a listing from `offset`: the rows whose `line`s fit the
+/// response budget after `head`, their text, and the cursor of the rest.
+fn budget_page<T>(
+    mut rows: Vec<T>,
     total: u64,
     offset: usize,
     fp: &str,
     head: String,
-) -> (Vec<SymbolRow>, String, Option<String>) {
+    line: impl Fn(&T) -> String,
+) -> (Vec<T>, String, Option<String>) {
     let mut text = head;
     let mut kept = 0;
     for r in &rows {
-        let line = format!(
-            "{}:{} {} {} — {}\n",
-            r.path, r.name_line, r.kind, r.qualified_name, r.signature
-        );
+        let line = line(r);
         if kept > 0 && text.len() + line.len() > RESPONSE_BUDGET_BYTES {
             break;
         }
@@ -660,6 +658,14 @@ fn symbol_page(
     let end = offset + kept;
     let next = ((end as u64) < total).then(|| cursor::encode(fp, &[end as u64]));
     (rows, text, next)
+}
+
+/// A definition's line in a listing.
+fn symbol_line(r: &SymbolRow) -> String {
+    format!(
+        "{}:{} {} {} — {}\n",
+        r.path, r.name_line, r.kind, r.qualified_name, r.signature
+    )
 }
 
 fn limit_of(v: Option<u32>, default: u32) -> Result<usize, ToolError> {
@@ -1044,20 +1050,15 @@ impl Server {
         );
         let start = offset_of(a.cursor.as_deref(), &fp)?;
         let total = all.len();
-        let mut page: Vec<FileOut> = all.into_iter().skip(start).take(limit).collect();
-        let mut text = format!("{total} files match\n");
-        let mut kept = 0;
-        for f in &page {
-            let line = format!("{} ({}, {} bytes)\n", f.path, f.language, f.size_bytes);
-            if kept > 0 && text.len() + line.len() > RESPONSE_BUDGET_BYTES {
-                break;
-            }
-            text.push_str(&line);
-            kept += 1;
-        }
-        page.truncate(kept);
-        let end = start + page.len();
-        let next_cursor = (end < total).then(|| cursor::encode(&fp, &[end as u64]));
+        let page: Vec<FileOut> = all.into_iter().skip(start).take(limit).collect();
+        let (page, text, next_cursor) = budget_page(
+            page,
+            total as u64,
+            start,
+            &fp,
+            format!("{total} files match\n"),
+            |f| format!("{} ({}, {} bytes)\n", f.path, f.language, f.size_bytes),
+        );
         Ok((
             SearchFilesOut {
                 files: page,
@@ -1217,8 +1218,14 @@ impl Server {
             .st
             .store
             .symbols(&a.query, how, &filter, limit, offset)?;
-        let (rows, mut text, next_cursor) =
-            symbol_page(rows, total, offset, &fp, format!("{total} definitions\n"));
+        let (rows, mut text, next_cursor) = budget_page(
+            rows,
+            total,
+            offset,
+            &fp,
+            format!("{total} definitions\n"),
+            symbol_line,
+        );
         let hint = (total == 0).then(|| self.not_found_hint(&a.query));
         if let Some(h) = &hint {
             text.push_str(h);
@@ -1281,12 +1288,13 @@ impl Server {
         );
         let offset = offset_of(a.cursor.as_deref(), &fp)?;
         let (rows, total) = self.definitions(&a, limit, offset)?;
-        let (rows, mut text, next_cursor) = symbol_page(
+        let (rows, mut text, next_cursor) = budget_page(
             rows,
             total,
             offset,
             &fp,
             format!("{total} definition(s) of {}\n", a.symbol),
+            symbol_line,
         );
         let hint = if total == 0 {
             Some(self.not_found_hint(&a.symbol))
