@@ -55,9 +55,15 @@ pub mod codes {
     pub const INVALID_PATTERN: &str = "INVALID_PATTERN";
     pub const UNKNOWN_FIELD: &str = "UNKNOWN_FIELD";
     pub const UNKNOWN_REPO: &str = "UNKNOWN_REPO";
+    /// A `lang` value that names no language of the loaded files.
+    pub const UNKNOWN_LANG: &str = "UNKNOWN_LANG";
     pub const INVALID_CURSOR: &str = "INVALID_CURSOR";
     pub const BUDGET_EXCEEDED: &str = "BUDGET_EXCEEDED";
     pub const NOT_FOUND: &str = "NOT_FOUND";
     pub const INVALID_ARGUMENT: &str = "INVALID_ARGUMENT";
+    /// A `search` query over the size, term or nesting limits.
+    pub const QUERY_TOO_COMPLEX: &str = "QUERY_TOO_COMPLEX";
     pub const SNAPSHOT_INVALID: &str = "SNAPSHOT_INVALID";
+    /// A bug met while answering (a panic caught for that call only).
+    pub const INTERNAL: &str = "INTERNAL";
 }

@@ -10,6 +10,7 @@ pub mod cursor;
 pub mod download;
 pub mod error;
 pub mod grep;
+pub mod guard;
 pub mod memory;
 pub mod outschema;
 pub mod query;

@@ -121,6 +121,11 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    // A panic in a background rayon task is logged; without a handler rayon
+    // aborts the process (and the agent loses every tool).
+    let _ = rayon::ThreadPoolBuilder::new()
+        .panic_handler(code_index_server::guard::log_pool_panic)
+        .build_global();
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

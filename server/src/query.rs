@@ -18,6 +18,13 @@ use crate::error::{codes, ToolError};
 
 pub const FIELDS: &[&str] = &["repo", "file", "lang", "sym", "case", "regex", "content"];
 
+/// Longest query, in bytes (checked before any work).
+pub const MAX_QUERY_BYTES: usize = 4096;
+/// Most terms (atoms) in one query.
+pub const MAX_TERMS: usize = 64;
+/// Deepest nesting of parentheses and negations.
+pub const MAX_DEPTH: usize = 16;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Atom {
     Repo(String),
@@ -182,6 +189,10 @@ struct Parser {
     toks: Vec<Tok>,
     pos: usize,
     case: Option<Case>,
+    /// Parentheses and negations open around the current token.
+    depth: usize,
+    /// Terms parsed so far.
+    terms: usize,
 }
 
 impl Parser {
@@ -231,6 +242,20 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<Option<Expr>, ToolError> {
+        self.depth += 1;
+        let r = self.unary_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn unary_inner(&mut self) -> Result<Option<Expr>, ToolError> {
+        if self.depth > MAX_DEPTH {
+            return Err(ToolError::new(
+                codes::QUERY_TOO_COMPLEX,
+                format!("the query nests parentheses and negations deeper than {MAX_DEPTH}"),
+                "flatten the query: `a b` is already an and, `a or b or c` needs no parentheses",
+            ));
+        }
         match self.toks.get(self.pos).cloned() {
             Some(Tok::Neg) => {
                 self.pos += 1;
@@ -256,6 +281,14 @@ impl Parser {
             }
             Some(Tok::Term { field, value }) => {
                 self.pos += 1;
+                self.terms += 1;
+                if self.terms > MAX_TERMS {
+                    return Err(ToolError::new(
+                        codes::QUERY_TOO_COMPLEX,
+                        format!("the query has more than {MAX_TERMS} terms"),
+                        "split it into several searches, or use one regex: term (regex:\"a|b|c\") for many alternatives",
+                    ));
+                }
                 self.atom(field, value)
             }
             Some(Tok::RParen) => Err(ToolError::invalid_argument(
@@ -377,10 +410,22 @@ pub fn parse(s: &str) -> Result<Query, ToolError> {
             "e.g. \"lang:python sym:get_or_create\" or \"\\\"def save\\\" -file:tests\"",
         ));
     }
+    if s.len() > MAX_QUERY_BYTES {
+        return Err(ToolError::new(
+            codes::QUERY_TOO_COMPLEX,
+            format!(
+                "the query is {} bytes; the limit is {MAX_QUERY_BYTES}",
+                s.len()
+            ),
+            "shorten the query: search for the rarest part, or use grep for a long pattern",
+        ));
+    }
     let mut p = Parser {
         toks: tokenize(s)?,
         pos: 0,
         case: None,
+        depth: 0,
+        terms: 0,
     };
     let e = p.or()?;
     if p.pos < p.toks.len() {
@@ -460,5 +505,31 @@ mod tests {
         );
         assert_eq!(parse("\"open").unwrap_err().code, codes::INVALID_ARGUMENT);
         assert_eq!(parse("case:no").unwrap_err().code, codes::INVALID_ARGUMENT);
+    }
+
+    #[test]
+    fn hostile_queries_are_refused_before_work() {
+        // These aborted the server (stack overflow) or kept it busy for minutes.
+        for q in [
+            "(".repeat(10_000),
+            "-".repeat(20_000) + "x",
+            vec!["a"; 20_000].join(" or "),
+            "(".repeat(2_000) + "x" + &")".repeat(2_000),
+            "-(".repeat(100) + "x",
+        ] {
+            let e = parse(&q).unwrap_err();
+            assert_eq!(e.code, codes::QUERY_TOO_COMPLEX, "{}", &q[..20]);
+        }
+        let deep = "(".repeat(MAX_DEPTH - 1) + "x" + &")".repeat(MAX_DEPTH - 1);
+        assert!(parse(&deep).is_ok());
+        let deep = "(".repeat(MAX_DEPTH + 1) + "x" + &")".repeat(MAX_DEPTH + 1);
+        assert_eq!(parse(&deep).unwrap_err().code, codes::QUERY_TOO_COMPLEX);
+        let many = (0..MAX_TERMS).map(|i| format!("t{i}")).collect::<Vec<_>>();
+        assert!(parse(&many.join(" or ")).is_ok());
+        let more = (0..=MAX_TERMS).map(|i| format!("t{i}")).collect::<Vec<_>>();
+        assert_eq!(
+            parse(&more.join(" or ")).unwrap_err().code,
+            codes::QUERY_TOO_COMPLEX
+        );
     }
 }

@@ -18,12 +18,12 @@ impl<V: Clone> Recent<V> {
     }
 
     pub fn get(&self, key: &str) -> Option<V> {
-        let items = self.items.lock().unwrap();
+        let items = crate::guard::lock(&self.items);
         items.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
     }
 
     pub fn put(&self, key: String, value: V) {
-        let mut items = self.items.lock().unwrap();
+        let mut items = crate::guard::lock(&self.items);
         items.push((key, value));
         if items.len() > self.cap {
             items.remove(0);

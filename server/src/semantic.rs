@@ -46,7 +46,7 @@ pub struct ChunkMeta {
 /// written by the builder; each distinct value is stored once per process).
 pub fn intern(s: &str) -> &'static str {
     static SEEN: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
-    let mut seen = SEEN.lock().unwrap();
+    let mut seen = crate::guard::lock(&SEEN);
     if let Some(k) = seen.iter().find(|k| **k == s) {
         return k;
     }
@@ -311,7 +311,7 @@ impl Engine {
 
     /// The embedder for a model id (opened once; failures are remembered).
     pub fn embedder(&self, model: &str) -> Result<Arc<dyn Embedder>, embed::EmbedError> {
-        let mut m = self.embedders.lock().unwrap();
+        let mut m = crate::guard::lock(&self.embedders);
         if let Some(r) = m.get(model) {
             return r.clone();
         }
@@ -324,17 +324,14 @@ impl Engine {
 
     /// The query's vector under `model` (cached).
     pub fn query_vector(&self, model: &str, q: &str) -> Result<Arc<Vec<f32>>, embed::EmbedError> {
-        if let Some((_, _, v)) = self
-            .query_cache
-            .lock()
-            .unwrap()
+        if let Some((_, _, v)) = crate::guard::lock(&self.query_cache)
             .iter()
             .find(|(m, t, _)| m == model && t == q)
         {
             return Ok(v.clone());
         }
         let v = Arc::new(self.embedder(model)?.embed_query(&embed::naturalize(q))?);
-        let mut c = self.query_cache.lock().unwrap();
+        let mut c = crate::guard::lock(&self.query_cache);
         c.push((model.to_string(), q.to_string(), v.clone()));
         if c.len() > 128 {
             c.remove(0);
@@ -355,9 +352,13 @@ impl Engine {
         };
         let v = &sv.vectors;
         if let Some(ivf) = &v.ivf {
-            let mut idx = ivf.lock().unwrap();
             let want = (k * 20).min(v.len()).max(1);
-            let Ok(res) = faiss::Index::search(&mut *idx, qv, want) else {
+            // The lock is held for FAISS's search only, never across our code.
+            let res = {
+                let mut idx = crate::guard::lock(ivf);
+                faiss::Index::search(&mut *idx, qv, want)
+            };
+            let Ok(res) = res else {
                 return Vec::new();
             };
             let row_of: HashMap<i64, usize> =
@@ -369,7 +370,12 @@ impl Engine {
                 .zip(res.distances.iter())
                 .filter_map(|(l, d)| {
                     let id = l.get()? as i64;
-                    let ci = sv.chunk_of_row[*row_of.get(&id)?] as usize;
+                    let ci = *sv.chunk_of_row.get(*row_of.get(&id)?)?;
+                    // A vector whose id matches no chunk is skipped.
+                    if ci == NO_CHUNK {
+                        return None;
+                    }
+                    let ci = ci as usize;
                     (allowed(ci) && seen.insert(ci)).then_some((ci, *d))
                 })
                 .take(k)
@@ -378,13 +384,13 @@ impl Engine {
         let scored: Vec<(usize, f32)> = (0..v.len())
             .into_par_iter()
             .filter_map(|r| {
-                let ci = sv.chunk_of_row[r] as usize;
-                if ci == u32::MAX as usize || !allowed(ci) {
+                let ci = sv.chunk_of_row[r];
+                if ci == NO_CHUNK || !allowed(ci as usize) {
                     return None;
                 }
                 let row = v.row(r);
                 let s: f32 = row.iter().zip(qv).map(|(a, b)| a * b).sum();
-                Some((ci, s))
+                Some((ci as usize, s))
             })
             .collect();
         // A chunk may have several vectors (definition windows): keep its best.
@@ -415,7 +421,7 @@ fn load_vectors(s: &Snapshot, chunks: &[ChunkMeta], base: usize) -> Result<SnapV
     let chunk_of_row = vectors
         .ids
         .iter()
-        .map(|id| by_id.get(id).copied().unwrap_or(u32::MAX))
+        .map(|id| by_id.get(id).copied().unwrap_or(NO_CHUNK))
         .collect();
     Ok(SnapVectors {
         model: info.model.clone(),
@@ -423,6 +429,9 @@ fn load_vectors(s: &Snapshot, chunks: &[ChunkMeta], base: usize) -> Result<SnapV
         chunk_of_row,
     })
 }
+
+/// `chunk_of_row` of a vector whose id matches no chunk (skipped by every search).
+const NO_CHUNK: u32 = u32::MAX;
 
 /// Keep the k best (highest score, then lowest index) in order.
 pub fn top_k(v: &mut Vec<(usize, f32)>, k: usize) {

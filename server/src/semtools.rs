@@ -873,11 +873,11 @@ impl Server {
 
     /// File graph (imports and resolved calls) of one snapshot (cached).
     fn file_graph(&self, si: usize) -> Result<Arc<FileGraph>, ToolError> {
-        if let Some(g) = self.st.file_graphs.lock().unwrap().get(&si) {
+        if let Some(g) = crate::guard::lock(&self.st.file_graphs).get(&si) {
             return Ok(g.clone());
         }
         let g = Arc::new(self.build_file_graph(si)?);
-        self.st.file_graphs.lock().unwrap().insert(si, g.clone());
+        crate::guard::lock(&self.st.file_graphs).insert(si, g.clone());
         Ok(g)
     }
 

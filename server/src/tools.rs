@@ -137,6 +137,7 @@ impl State {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(std::thread::available_parallelism().map_or(2, |n| n.get()))
                 .thread_name(|i| format!("code-index-engine-{i}"))
+                .panic_handler(crate::guard::log_pool_panic)
                 .start_handler(|_| {
                     // Linux: nice applies to the calling thread only.
                     // SAFETY: plain libc call without pointers.
@@ -702,13 +703,21 @@ impl Server {
         let Some(from) = head.next else {
             return;
         };
-        if !self.st.grep_filling.lock().unwrap().insert(fp.clone()) {
+        if !crate::guard::lock(&self.st.grep_filling).insert(fp.clone()) {
             return;
         }
         req.budget = GREP_FILL_BUDGET;
         let (mut matches, mut positions) = (head.matches.clone(), head.positions.clone());
         let st = self.st.clone();
-        rayon::spawn(move || {
+        crate::guard::spawn(move || {
+            // Cleared however the fill ends, a panic included.
+            struct Filling(Arc<State>, String);
+            impl Drop for Filling {
+                fn drop(&mut self) {
+                    crate::guard::lock(&self.0.grep_filling).remove(&self.1);
+                }
+            }
+            let _filling = Filling(st.clone(), fp.clone());
             if let Ok(snaps) = st.select(repo.as_deref()) {
                 if let Ok((c, files)) = grep::compile_scoped(&req, &snaps) {
                     let rest = GREP_CACHE_MATCHES - matches.len();
@@ -721,7 +730,6 @@ impl Server {
                     }
                 }
             }
-            st.grep_filling.lock().unwrap().remove(&fp);
         });
     }
 
@@ -1904,12 +1912,15 @@ fn empty_hint(req: &GrepRequest) -> String {
     format!("No matches; {}.", tips.join("; "))
 }
 
+/// Run `f` off the async runtime; a panic in it is an `INTERNAL` error for
+/// this call only.
 async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, ErrorData> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    f: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    match tokio::task::spawn_blocking(move || crate::guard::catch(f)).await {
+        Ok(r) => r,
+        Err(e) => Err(crate::guard::internal(&e.to_string())),
+    }
 }
 
 /// Run a tool body off the async runtime and render its outcome.
@@ -1918,7 +1929,7 @@ pub(crate) async fn respond<T: Serialize + Send + 'static>(
     f: impl FnOnce() -> Result<(T, String), ToolError> + Send + 'static,
 ) -> Result<CallToolResult, ErrorData> {
     let _busy = Busy::new(st);
-    match blocking(f).await? {
+    match blocking(f).await {
         Ok((out, text)) => ok(&out, text),
         Err(e) => fail(e),
     }
@@ -2141,7 +2152,7 @@ impl ServerHandler for Server {
             let md = blocking(move || {
                 this.relevant_markdown(path.as_deref(), query.as_deref(), repo.as_deref())
             })
-            .await?
+            .await
             .map_err(|e| {
                 ErrorData::invalid_params(
                     format!("{}: {} (hint: {})", e.code, e.message, e.hint),
