@@ -71,7 +71,18 @@ install_model() {
   rm -rf "$t"
 }
 
-deps() { install_apt; install_rust; install_python; install_duckdb; install_model; }
+install_ts_client() {
+  # The TypeScript MCP SDK, the tests' second real client (pinned by tests/ts/package-lock.json).
+  local dir="$CODE_INDEX_HOME/ts-client" lock="$REPO_ROOT/tests/ts/package-lock.json"
+  if [[ -d "$dir/node_modules/@modelcontextprotocol/sdk" ]] && cmp -s "$lock" "$dir/package-lock.json"; then return; fi
+  command -v npm >/dev/null || { log "npm not found: install Node.js (apt: nodejs npm)"; exit 2; }
+  log "npm: installing the TypeScript MCP SDK into $dir"
+  mkdir -p "$dir"
+  cp "$REPO_ROOT/tests/ts/package.json" "$lock" "$dir/"
+  ( cd "$dir" && npm ci --silent --no-audit --no-fund >&2 )
+}
+
+deps() { install_apt; install_rust; install_python; install_duckdb; install_model; install_ts_client; }
 
 if [[ "${1:-}" == "--deps-only" ]]; then deps; exit 0; fi
 

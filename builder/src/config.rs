@@ -351,4 +351,55 @@ mod tests {
         assert_eq!(e.code, codes::CONFIG_PARSE);
         assert!(e.message.contains("line 1"));
     }
+
+    #[test]
+    fn fuzz_config_reader() {
+        use code_index_schemas::fuzz;
+        use proptest::prelude::*;
+        let line = prop_oneof![
+            prop::sample::select(vec![
+                "name",
+                "default_branch",
+                "include",
+                "exclude",
+                "include_override",
+                "max_file_size",
+                "modules",
+                "navigation_docs",
+                "test_patterns",
+                "secrets",
+                "pattern_dirs",
+                "ignore",
+                "ignore_values",
+            ])
+            .prop_map(|k| format!("{k}:")),
+            Just("  - ".to_string()),
+            Just("  ".to_string()),
+            Just("\n".to_string()),
+            Just(": ".to_string()),
+            Just("[".to_string()),
+            Just("]".to_string()),
+            Just("{".to_string()),
+            Just("&a *a !!binary ".to_string()),
+            "[a-z*/.\\[\\]{},!-]{1,8}",
+            "-?[0-9]{1,22}",
+            any::<char>().prop_map(String::from),
+        ];
+        let doc = prop::collection::vec(line, 0..40).prop_map(|v| v.concat());
+        let path = Path::new(".code-index.yaml");
+        fuzz::run("config_reader", doc, |text| {
+            match parse_config(&text, path) {
+                Ok(c) => {
+                    if let Err(e) = effective(c, Some(text.clone()), path, None) {
+                        prop_assert!(e.code.starts_with("E_CONFIG"), "{e}");
+                    }
+                }
+                Err(e) => {
+                    prop_assert_eq!(e.code, codes::CONFIG_PARSE);
+                    prop_assert!(e.hint.contains(".code-index.yaml"));
+                }
+            }
+            Ok(())
+        });
+    }
 }

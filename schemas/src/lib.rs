@@ -18,6 +18,8 @@ use std::sync::Arc;
 
 #[cfg(feature = "embed")]
 pub mod embed;
+#[cfg(any(test, feature = "fuzz"))]
+pub mod fuzz;
 #[cfg(feature = "embed")]
 pub mod vectors;
 
@@ -30,6 +32,18 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub const FEATURE_VERSION: u32 = 2;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// Is `s` usable as one path component a manifest names (a file, a repo, a
+/// snapshot id)? Letters, digits, `-`, `_` and `.`, never `.` or `..`: a
+/// reader joins it to a directory and must stay inside.
+pub fn is_plain_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 255
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        && s != "."
+        && s != ".."
+}
 /// Tool name recorded in manifests.
 pub const BUILDER_NAME: &str = "code-indexer";
 

@@ -98,13 +98,7 @@ pub fn fetch(url: &str, cache: &Path) -> Result<PathBuf, LoadError> {
             HINT,
         )
     })?;
-    let safe = |s: &str| {
-        !s.is_empty()
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-            && s != "."
-            && s != ".."
-    };
+    let safe = code_index_schemas::is_plain_name;
     if !safe(&manifest.repo) || !safe(&manifest.snapshot_id) {
         return Err(err(
             format!("{manifest_url} names an unusable repo or snapshot id"),

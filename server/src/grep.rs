@@ -809,4 +809,40 @@ mod tests {
         );
         assert_eq!(n(req("foo")), 3);
     }
+
+    #[test]
+    fn fuzz_globs() {
+        use code_index_schemas::fuzz;
+        use proptest::prelude::*;
+        let glob = prop::collection::vec(
+            prop_oneof![
+                Just("*".to_string()),
+                Just("**".to_string()),
+                Just("/".to_string()),
+                Just("!".to_string()),
+                Just("{".to_string()),
+                Just("}".to_string()),
+                Just(",".to_string()),
+                Just("[".to_string()),
+                Just("]".to_string()),
+                Just("\\".to_string()),
+                "[a-z.]{1,4}",
+                any::<char>().prop_map(String::from),
+            ],
+            0..24,
+        )
+        .prop_map(|v| v.concat());
+        fuzz::run("globs", prop::collection::vec(glob, 1..4), |globs| {
+            let r = build_globs(&GrepRequest {
+                pattern: "x".into(),
+                globs,
+                limit: 10,
+                ..Default::default()
+            });
+            if let Err(e) = r {
+                prop_assert_eq!(e.code, codes::INVALID_ARGUMENT);
+            }
+            Ok(())
+        });
+    }
 }

@@ -6,6 +6,7 @@
 //!
 //! **Invariants:** never reads the source checkout, never writes a snapshot.
 
+pub mod args;
 pub mod cursor;
 pub mod download;
 pub mod error;

@@ -18,9 +18,42 @@ use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
-/// The output schema of `T` with list items made shallow (see the module doc).
+/// The output schema of `T` with list items made shallow (see the module
+/// doc), which also admits the body of an error result.
 pub fn output_schema<T: JsonSchema + std::any::Any>() -> Arc<JsonObject> {
-    Arc::new(shallow_items(&schema_for_output::<T>()))
+    Arc::new(with_error_body(shallow_items(&schema_for_output::<T>())))
+}
+
+/// Admit `{code, message, hint}`, the structured body of an error result
+/// (`isError: true`): clients such as the TypeScript SDK validate it
+/// against the output schema too. The result's `required` list becomes
+/// one branch of an `anyOf`, the error's the other.
+fn with_error_body(mut s: JsonObject) -> JsonObject {
+    let required = s
+        .remove("required")
+        .unwrap_or_else(|| Value::Array(Vec::new()));
+    if let Some(Value::Object(props)) = s.get_mut("properties") {
+        for (k, d) in [
+            (
+                "code",
+                "On an error result only: a stable code, e.g. INVALID_ARGUMENT.",
+            ),
+            ("message", "On an error result only: what is wrong."),
+            (
+                "hint",
+                "On an error result only (or a result's advice): how to fix the call.",
+            ),
+        ] {
+            props
+                .entry(k)
+                .or_insert_with(|| serde_json::json!({"type": "string", "description": d}));
+        }
+    }
+    s.insert(
+        "anyOf".into(),
+        serde_json::json!([{"required": required}, {"required": ["code", "message", "hint"]}]),
+    );
+    s
 }
 
 fn def_name(v: &Value) -> Option<&str> {

@@ -449,6 +449,78 @@ pub fn parse(s: &str) -> Result<Query, ToolError> {
     })
 }
 
+/// The distinct atoms of `e`, in first-seen order ([`eval`] indexes them).
+pub fn atoms(e: &Expr) -> Vec<Atom> {
+    fn collect(e: &Expr, out: &mut Vec<Atom>) {
+        match e {
+            Expr::Atom(a) => {
+                if !out.contains(a) {
+                    out.push(a.clone())
+                }
+            }
+            Expr::Not(x) => collect(x, out),
+            Expr::And(v) | Expr::Or(v) => v.iter().for_each(|x| collect(x, out)),
+        }
+    }
+    let mut out = Vec::new();
+    collect(e, &mut out);
+    out
+}
+
+/// Does `e` hold for one file? `atom(i)` gives the hits of `atoms[i]` there
+/// (empty: the atom does not hold); the hits of the positive atoms that made
+/// `e` hold are added to `hits` (none from under a negation).
+pub fn eval<H>(
+    e: &Expr,
+    atoms: &[Atom],
+    atom: &mut dyn FnMut(usize) -> Vec<H>,
+    hits: &mut Vec<H>,
+) -> bool {
+    fn go<H>(
+        e: &Expr,
+        atoms: &[Atom],
+        positive: bool,
+        f: &mut dyn FnMut(usize) -> Vec<H>,
+        hits: &mut Vec<H>,
+    ) -> bool {
+        match e {
+            Expr::Atom(a) => {
+                let Some(i) = atoms.iter().position(|x| x == a) else {
+                    return false;
+                };
+                let v = f(i);
+                let ok = !v.is_empty();
+                if ok && positive {
+                    hits.extend(v);
+                }
+                ok
+            }
+            Expr::Not(x) => {
+                let mut sink = Vec::new();
+                !go(x, atoms, !positive, f, &mut sink)
+            }
+            Expr::And(v) => {
+                let mut local = Vec::new();
+                for x in v {
+                    if !go(x, atoms, positive, f, &mut local) {
+                        return false;
+                    }
+                }
+                hits.extend(local);
+                true
+            }
+            Expr::Or(v) => {
+                let mut any = false;
+                for x in v {
+                    any |= go(x, atoms, positive, f, hits);
+                }
+                any
+            }
+        }
+    }
+    go(e, atoms, true, atom, hits)
+}
+
 /// Canonical text of a query (for cursors and caches).
 pub fn render(e: &Expr) -> String {
     match e {
@@ -531,5 +603,141 @@ mod tests {
             parse(&more.join(" or ")).unwrap_err().code,
             codes::QUERY_TOO_COMPLEX
         );
+    }
+
+    mod props {
+        use super::*;
+        use code_index_schemas::fuzz;
+        use proptest::prelude::*;
+        use std::collections::HashMap;
+
+        /// Inputs that once failed (none yet: the 10-minute runs found none).
+        const REGRESSIONS: &[&str] = &[
+            "((((((((((((((((((((x",
+            "-(-(-(-(-(-(-(-(-(-x",
+            "\"\\",
+            "a:b:c",
+            "x or or y",
+        ];
+
+        fn soup() -> impl Strategy<Value = String> {
+            let tok = prop_oneof![
+                Just("(".to_string()),
+                Just(")".to_string()),
+                Just("-".to_string()),
+                Just(" or ".to_string()),
+                Just(" ".to_string()),
+                Just("\"".to_string()),
+                Just("\\".to_string()),
+                Just(":".to_string()),
+                prop::sample::select(FIELDS).prop_map(|f| format!("{f}:")),
+                "[a-zA-Z_.*+?{}\\[\\]|^$]{1,6}",
+                any::<char>().prop_map(String::from),
+            ];
+            prop::collection::vec(tok, 0..80).prop_map(|v| v.concat())
+        }
+
+        fn check_parse(q: &str) -> Result<(), TestCaseError> {
+            match parse(q) {
+                Ok(p) => {
+                    prop_assert!(atoms(&p.expr).len() <= MAX_TERMS);
+                    // The canonical text is stable.
+                    let r = render(&p.expr);
+                    prop_assert!(!r.is_empty());
+                }
+                Err(e) => {
+                    prop_assert!(
+                        [
+                            codes::INVALID_ARGUMENT,
+                            codes::UNKNOWN_FIELD,
+                            codes::QUERY_TOO_COMPLEX
+                        ]
+                        .contains(&e.code),
+                        "{e}"
+                    );
+                    prop_assert!(!e.message.is_empty() && !e.hint.is_empty());
+                }
+            }
+            Ok(())
+        }
+
+        #[test]
+        fn fuzz_query_parse() {
+            for q in REGRESSIONS {
+                check_parse(q).unwrap();
+            }
+            fuzz::run("query_parse", soup(), |q| check_parse(&q));
+        }
+
+        /// A query tree over a few words, as the parser should read it back.
+        #[derive(Clone, Debug)]
+        enum T {
+            W(u8),
+            Not(Box<T>),
+            And(Vec<T>),
+            Or(Vec<T>),
+        }
+
+        fn tree() -> impl Strategy<Value = T> {
+            let leaf = (0u8..6).prop_map(T::W);
+            leaf.prop_recursive(4, 24, 4, |inner| {
+                prop_oneof![
+                    inner.clone().prop_map(|t| T::Not(Box::new(t))),
+                    prop::collection::vec(inner.clone(), 1..4).prop_map(T::And),
+                    prop::collection::vec(inner, 1..4).prop_map(T::Or),
+                ]
+            })
+        }
+
+        fn text(t: &T) -> String {
+            match t {
+                T::W(i) => format!("w{i}"),
+                T::Not(x) => format!("-({})", text(x)),
+                T::And(v) => format!("({})", v.iter().map(text).collect::<Vec<_>>().join(" ")),
+                T::Or(v) => format!("({})", v.iter().map(text).collect::<Vec<_>>().join(" or ")),
+            }
+        }
+
+        fn truth(t: &T, on: &[bool; 6]) -> bool {
+            match t {
+                T::W(i) => on[*i as usize],
+                T::Not(x) => !truth(x, on),
+                T::And(v) => v.iter().all(|x| truth(x, on)),
+                T::Or(v) => v.iter().any(|x| truth(x, on)),
+            }
+        }
+
+        #[test]
+        fn fuzz_query_semantics() {
+            fuzz::run(
+                "query_semantics",
+                (tree(), any::<[bool; 6]>()),
+                |(t, on)| {
+                    let q = parse(&text(&t)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                    let atoms = atoms(&q.expr);
+                    let words: HashMap<usize, bool> = atoms
+                        .iter()
+                        .enumerate()
+                        .map(|(i, a)| match a {
+                            Atom::Content { text, .. } => {
+                                (i, on[text[1..].parse::<usize>().unwrap()])
+                            }
+                            other => panic!("unexpected atom {other:?}"),
+                        })
+                        .collect();
+                    let mut hits: Vec<usize> = Vec::new();
+                    let got = eval(
+                        &q.expr,
+                        &atoms,
+                        &mut |i| if words[&i] { vec![i] } else { vec![] },
+                        &mut hits,
+                    );
+                    prop_assert_eq!(got, truth(&t, &on), "{}", text(&t));
+                    // Hits come only from atoms that hold.
+                    prop_assert!(hits.iter().all(|i| words[i]));
+                    Ok(())
+                },
+            );
+        }
     }
 }

@@ -53,12 +53,15 @@ pub struct SearchCodeArgs {
     pub include_tests: Option<String>,
     /// Results per page, 1..=50 (default 10).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 50))]
     pub limit: Option<u32>,
     /// next_cursor of the previous page.
     #[serde(default)]
+    #[schemars(length(max = 1024))]
     pub cursor: Option<String>,
     /// Chunks per file (default 1: the best one).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub max_per_file: Option<u32>,
 }
 
@@ -1288,6 +1291,7 @@ pub struct RelatedFilesArgs {
     pub repo: Option<String>,
     /// Most files (default 15, at most 50).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 50))]
     pub limit: Option<u32>,
 }
 
@@ -1319,6 +1323,7 @@ pub struct CallGraphArgs {
     pub direction: Option<String>,
     /// Hops, 1..=3 (default 1).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 3))]
     pub depth: Option<u32>,
     #[serde(default)]
     pub repo: Option<String>,

@@ -300,6 +300,16 @@ pub fn verify(dir: &Path) -> Result<Manifest, LoadError> {
         ));
     }
     for f in &manifest.files {
+        if !code_index_schemas::is_plain_name(&f.name) || f.name == MANIFEST_FILE {
+            return Err(err(
+                format!(
+                    "manifest {} lists an unusable file name {:?}",
+                    mp.display(),
+                    f.name.chars().take(100).collect::<String>()
+                ),
+                REBUILD,
+            ));
+        }
         let p = dir.join(&f.name);
         let (size, sha) = sha256_file(&p)
             .map_err(|e| err(format!("cannot read {}: {e}", p.display()), REBUILD))?;
@@ -454,5 +464,74 @@ mod tests {
             (empty.lines, empty.content(), empty.content_len()),
             (0, String::new(), 0)
         );
+    }
+
+    #[test]
+    fn fuzz_manifest_reader() {
+        use code_index_schemas::fuzz;
+        use proptest::prelude::*;
+        let dir = tempfile::tempdir().unwrap();
+        let snap = dir.path().join("snap");
+        std::fs::create_dir_all(&snap).unwrap();
+        std::fs::write(snap.join("a.bin"), b"hello").unwrap();
+        // A file beside the snapshot that no manifest may reach.
+        std::fs::write(dir.path().join("outside"), b"hello").unwrap();
+        let hello_sha = hex::encode(Sha256::digest(b"hello"));
+        let name = prop_oneof![
+            Just("a.bin".to_string()),
+            Just("../outside".to_string()),
+            Just("/etc/hostname".to_string()),
+            Just("..".to_string()),
+            Just("".to_string()),
+            Just(MANIFEST_FILE.to_string()),
+            "[a-z./]{1,8}",
+            any::<String>(),
+        ];
+        let file = (name, 0u64..8, any::<bool>()).prop_map(move |(n, bytes, good_sha)| {
+            serde_json::json!({"name": n, "rows": 0, "bytes": bytes,
+                "sha256": if good_sha { hello_sha.clone() } else { "0".repeat(64) }})
+        });
+        let version = prop_oneof![
+            Just(serde_json::json!(SCHEMA_VERSION)),
+            Just(serde_json::json!(-1)),
+            Just(serde_json::json!("1")),
+            Just(serde_json::json!(u64::MAX))
+        ];
+        let manifest = (version, prop::collection::vec(file, 0..4), any::<bool>(), any::<bool>()).prop_map(|(v, files, drop_key, garbage)| {
+            if garbage {
+                return "{\"schema_version\": ".to_string();
+            }
+            let mut m = serde_json::json!({
+                "schema_version": v, "feature_version": 1, "tool": "code-indexer", "tool_version": "0",
+                "repo": "r", "git": {"commit": null, "branch": null, "commit_time": null, "dirty": false},
+                "config_hash": "x", "input_hash": "x", "snapshot_id": "0123456789abcdef", "files": files,
+                "skipped": {"default_excluded": 0, "config_excluded": 0, "too_large": 0, "binary": 0, "unreadable": 0},
+                "embeddings": null
+            });
+            if drop_key {
+                m.as_object_mut().unwrap().remove("git");
+            }
+            m.to_string()
+        });
+        fuzz::run("manifest_reader", manifest, |text| {
+            std::fs::write(snap.join(MANIFEST_FILE), &text).unwrap();
+            match verify(&snap) {
+                Ok(m) => {
+                    for f in &m.files {
+                        prop_assert_eq!(
+                            &f.name,
+                            "a.bin",
+                            "verified a manifest naming {:?}",
+                            f.name
+                        );
+                    }
+                }
+                Err(e) => {
+                    prop_assert_eq!(e.code, "E_SNAPSHOT_INVALID");
+                    prop_assert!(!e.hint.is_empty());
+                }
+            }
+            Ok(())
+        });
     }
 }

@@ -13,6 +13,7 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::cursor;
 use crate::error::{codes, ToolError};
@@ -70,6 +71,8 @@ pub struct State {
     /// File graphs (imports and resolved calls) by snapshot index, built on first use.
     pub file_graphs:
         std::sync::Mutex<std::collections::HashMap<usize, Arc<crate::semtools::FileGraph>>>,
+    /// The languages of the loaded files, sorted (for `lang` arguments).
+    pub langs: Vec<String>,
 }
 
 /// Every match of a grep query, with positions.
@@ -105,7 +108,12 @@ impl State {
     }
 
     pub fn new(snaps: Vec<Snapshot>, store: Store, started: Instant) -> State {
+        let langs: std::collections::BTreeSet<String> = snaps
+            .iter()
+            .flat_map(|s| s.files.iter().map(|f| f.language.clone()))
+            .collect();
         State {
+            langs: langs.into_iter().collect(),
             snaps,
             store,
             started,
@@ -151,6 +159,47 @@ impl State {
                 Err(_) => crate::semantic::Engine::build(&self.snaps),
             }
         })
+    }
+
+    /// For an absolute path that runs through a loaded repo's name
+    /// (`/home/me/django/django/db/models.py`), the hint names the
+    /// repo-relative path.
+    pub fn suggest_relative(&self, p: &str, e: ToolError) -> ToolError {
+        for s in &self.snaps {
+            let needle = format!("/{}/", s.repo());
+            for (i, _) in p.match_indices(&needle) {
+                let rel = &p[i + needle.len()..];
+                let i = s.files.partition_point(|f| f.path.as_str() < rel);
+                if !rel.is_empty() && s.files.get(i).is_some_and(|f| f.path.starts_with(rel)) {
+                    return ToolError {
+                        hint: format!(
+                            "paths are relative to the repository root: use {rel:?} (repo {})",
+                            s.repo()
+                        ),
+                        ..e
+                    };
+                }
+            }
+        }
+        e
+    }
+
+    /// A `lang` value must name a language of the loaded files.
+    pub fn check_lang(&self, l: &str) -> Result<(), ToolError> {
+        if self.langs.iter().any(|x| x == l) {
+            return Ok(());
+        }
+        let lower = l.to_ascii_lowercase();
+        let hint = if self.langs.contains(&lower) {
+            format!("language ids are lower case: use {lower:?}")
+        } else {
+            format!("use one of the loaded languages: {}", self.langs.join(", "))
+        };
+        Err(ToolError::new(
+            codes::UNKNOWN_LANG,
+            format!("no loaded file has language {l:?}"),
+            hint,
+        ))
     }
 
     pub fn synonyms(&self) -> &std::collections::HashMap<String, Vec<String>> {
@@ -312,21 +361,26 @@ pub struct GrepArgs {
     pub lang: Option<String>,
     /// Lines of context before and after each match (rg -C), 0..=20; read_file shows more.
     #[serde(default)]
+    #[schemars(range(max = 20))]
     pub context_lines: Option<u32>,
     /// Lines of context before each match (rg -B), 0..=20; overrides context_lines.
     #[serde(default)]
+    #[schemars(range(max = 20))]
     pub before: Option<u32>,
     /// Lines of context after each match (rg -A), 0..=20; overrides context_lines.
     #[serde(default)]
+    #[schemars(range(max = 20))]
     pub after: Option<u32>,
     /// At most this many matches per file (rg -m).
     #[serde(default)]
     pub max_count: Option<u64>,
     /// Matches per page, 1..=1000 (default 50). Larger is an INVALID_ARGUMENT.
     #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<u32>,
     /// next_cursor of the previous page.
     #[serde(default)]
+    #[schemars(length(max = 1024))]
     pub cursor: Option<String>,
     /// Return match counts per file instead of matches.
     #[serde(default)]
@@ -354,10 +408,60 @@ pub struct GrepOut {
     pub next_cursor: Option<String>,
     /// The scan budget ran out: results are incomplete; narrow the query (path, glob, lang).
     pub partial: bool,
+    /// Files of the searched snapshots that are not in them, so were not
+    /// searched (absent when none): over the size cap, binary, unreadable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_indexed: Option<NotIndexed>,
     /// Server-side time for this call.
     pub elapsed_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NotIndexed {
+    /// Over the snapshot's max_file_size (default 1 MiB; rg would search them).
+    pub too_large: u64,
+    /// Holding a NUL byte (rg skips them too).
+    pub binary: u64,
+    pub unreadable: u64,
+}
+
+impl NotIndexed {
+    /// What the manifests of `snaps` say was left out, when anything was.
+    fn of(snaps: &[&Snapshot]) -> Option<NotIndexed> {
+        let n = NotIndexed {
+            too_large: snaps.iter().map(|s| s.manifest.skipped.too_large).sum(),
+            binary: snaps.iter().map(|s| s.manifest.skipped.binary).sum(),
+            unreadable: snaps.iter().map(|s| s.manifest.skipped.unreadable).sum(),
+        };
+        (n.too_large + n.binary + n.unreadable > 0).then_some(n)
+    }
+
+    /// One line for the text answer.
+    fn line(&self) -> String {
+        let mut parts = Vec::new();
+        if self.too_large > 0 {
+            parts.push(format!("{} over the size cap", self.too_large));
+        }
+        if self.binary > 0 {
+            parts.push(format!("{} binary", self.binary));
+        }
+        if self.unreadable > 0 {
+            parts.push(format!("{} unreadable", self.unreadable));
+        }
+        let mut l = format!(
+            "not searched: files not in the snapshot ({})",
+            parts.join(", ")
+        );
+        if self.too_large > 0 {
+            l.push_str(
+                "; raise max_file_size in .code-index.yaml and rebuild to include large files",
+            );
+        }
+        l.push('\n');
+        l
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -372,8 +476,10 @@ pub struct SearchFilesArgs {
     pub lang: Option<String>,
     /// 1..=1000, default 100.
     #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<u32>,
     #[serde(default)]
+    #[schemars(length(max = 1024))]
     pub cursor: Option<String>,
 }
 
@@ -405,9 +511,11 @@ pub struct ReadFileArgs {
     pub path: String,
     /// First line, 1-based (default 1).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub start_line: Option<u64>,
     /// Last line, inclusive (default: start_line + 399, capped by the response budget).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub end_line: Option<u64>,
     #[serde(default)]
     pub repo: Option<String>,
@@ -437,11 +545,14 @@ pub struct SearchArgs {
     /// Zoekt-like query: words and "quoted strings" (literal content), regex:PATTERN, file:PATH_REGEX, lang:LANG,
     /// sym:NAME (a definition whose name contains NAME), repo:NAME, case:yes|no|auto, -negation, `or`, (parentheses).
     /// Searches every loaded repo unless the query says repo:NAME. Quote text that holds a colon: "TODO:".
+    #[schemars(length(max = 4096))]
     pub query: String,
     /// Hits per page, 1..=1000 (default 50).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<u32>,
     #[serde(default)]
+    #[schemars(length(max = 1024))]
     pub cursor: Option<String>,
 }
 
@@ -488,8 +599,10 @@ pub struct SearchSymbolsArgs {
     pub path: Option<String>,
     /// 1..=1000, default 20.
     #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<u32>,
     #[serde(default)]
+    #[schemars(length(max = 1024))]
     pub cursor: Option<String>,
 }
 
@@ -519,8 +632,10 @@ pub struct SymbolArgs {
     pub repo: Option<String>,
     /// Per page, 1..=1000: find_definitions definitions (default 50), find_references files (default 20).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<u32>,
     #[serde(default)]
+    #[schemars(length(max = 1024))]
     pub cursor: Option<String>,
 }
 
@@ -682,10 +797,42 @@ fn limit_of(v: Option<u32>, default: u32) -> Result<usize, ToolError> {
 
 impl Server {
     pub fn new(st: Arc<State>) -> Server {
-        Server {
-            tool_router: Self::tool_router() + Self::semantic_router(),
-            st,
+        let mut tool_router = Self::tool_router() + Self::semantic_router();
+        // Standard JSON Schema only (the TypeScript SDK's Ajv warns at every
+        // start about schemars' `uint32`/`uint64` formats).
+        for route in tool_router.map.values_mut() {
+            let mut v = Value::Object((*route.attr.input_schema).clone());
+            crate::args::clean_schema(&mut v);
+            if let Value::Object(m) = v {
+                route.attr.input_schema = Arc::new(m);
+            }
+            if let Some(out) = &route.attr.output_schema {
+                let mut v = Value::Object((**out).clone());
+                crate::args::clean_schema(&mut v);
+                if let Value::Object(m) = v {
+                    route.attr.output_schema = Some(Arc::new(m));
+                }
+            }
         }
+        Server { tool_router, st }
+    }
+
+    /// The checks every call passes before its tool runs: the arguments
+    /// against the tool's input schema, then the values that need the
+    /// loaded snapshots (`lang`, `path`).
+    fn check_call(&self, req: &mut CallToolRequestParams) -> Result<(), ToolError> {
+        let Some(route) = self.tool_router.map.get(req.name.as_ref()) else {
+            return Ok(());
+        };
+        let args = req.arguments.get_or_insert_with(JsonObject::new);
+        crate::args::check(&req.name, &route.attr.input_schema, args)?;
+        if let Some(Value::String(l)) = args.get("lang") {
+            self.st.check_lang(l)?;
+        }
+        if let Some(Value::String(p)) = args.get("path") {
+            check_path(p).map_err(|e| self.st.suggest_relative(p, e))?;
+        }
+        Ok(())
     }
 
     /// Finish a first page's scan in the background and cache the whole
@@ -832,8 +979,13 @@ impl Server {
                 text.push_str(h);
                 text.push('\n');
             }
+            let not_indexed = NotIndexed::of(&snaps);
+            if let (Some(n), 0) = (&not_indexed, offset) {
+                text.push_str(&n.line());
+            }
             return Ok((
                 GrepOut {
+                    not_indexed,
                     matches: Vec::new(),
                     returned: out_counts.len() as u64,
                     counts: Some(out_counts),
@@ -991,8 +1143,13 @@ impl Server {
         } else if next_cursor.is_some() {
             text.push_str("… more: pass next_cursor\n");
         }
+        let not_indexed = NotIndexed::of(&snaps);
+        if let (Some(n), (0, 0)) = (&not_indexed, start) {
+            text.push_str(&n.line());
+        }
         Ok((
             GrepOut {
+                not_indexed,
                 returned: out.len() as u64,
                 matches: out,
                 counts: None,
@@ -1079,8 +1236,16 @@ impl Server {
     }
 
     fn read_file_impl(&self, a: ReadFileArgs) -> Result<(ReadFileOut, String), ToolError> {
+        if let (Some(s), Some(e)) = (a.start_line, a.end_line) {
+            if e < s {
+                return Err(ToolError::invalid_argument(
+                    format!("end_line {e} is before start_line {s}"),
+                    "pass end_line ≥ start_line, or leave end_line out",
+                ));
+            }
+        }
         let snaps = self.st.select(a.repo.as_deref())?;
-        let path = a.path.trim_start_matches("./").trim_start_matches('/');
+        let path = a.path.trim_start_matches("./");
         let Some((repo, f)) = snaps.iter().find_map(|s| {
             s.files
                 .binary_search_by(|f| f.path.as_str().cmp(path))
@@ -1482,22 +1647,10 @@ impl Server {
     }
 
     fn search_hits(&self, q: &crate::query::Query) -> Result<Vec<SearchHit>, ToolError> {
-        use crate::query::{Atom, Case, Expr};
+        use crate::query::{Atom, Case};
         use rayon::prelude::*;
         // Compile every atom once.
-        let mut atoms: Vec<Atom> = Vec::new();
-        fn collect(e: &Expr, out: &mut Vec<Atom>) {
-            match e {
-                Expr::Atom(a) => {
-                    if !out.contains(a) {
-                        out.push(a.clone())
-                    }
-                }
-                Expr::Not(x) => collect(x, out),
-                Expr::And(v) | Expr::Or(v) => v.iter().for_each(|x| collect(x, out)),
-            }
-        }
-        collect(&q.expr, &mut atoms);
+        let atoms = crate::query::atoms(&q.expr);
         let case_sensitive = match q.case {
             Case::Yes => Some(true),
             Case::No => Some(false),
@@ -1549,7 +1702,10 @@ impl Server {
                         Compiled::Repo(re)
                     }
                 }
-                Atom::Lang(l) => Compiled::Lang(l.clone()),
+                Atom::Lang(l) => {
+                    self.st.check_lang(l)?;
+                    Compiled::Lang(l.clone())
+                }
                 Atom::Sym(name) => {
                     let rows = self
                         .st
@@ -1651,49 +1807,8 @@ impl Server {
                     cache[i] = Some(v.clone());
                     v
                 };
-                // Evaluate; collect hits of positive atoms that matched.
-                fn eval(
-                    e: &Expr,
-                    atoms: &[Atom],
-                    positive: bool,
-                    f: &mut dyn FnMut(usize) -> Vec<SearchHit>,
-                    hits: &mut Vec<SearchHit>,
-                ) -> bool {
-                    match e {
-                        Expr::Atom(a) => {
-                            let i = atoms.iter().position(|x| x == a).unwrap();
-                            let v = f(i);
-                            let ok = !v.is_empty();
-                            if ok && positive {
-                                hits.extend(v);
-                            }
-                            ok
-                        }
-                        Expr::Not(x) => {
-                            let mut sink = Vec::new();
-                            !eval(x, atoms, !positive, f, &mut sink)
-                        }
-                        Expr::And(v) => {
-                            let mut local = Vec::new();
-                            for x in v {
-                                if !eval(x, atoms, positive, f, &mut local) {
-                                    return false;
-                                }
-                            }
-                            hits.extend(local);
-                            true
-                        }
-                        Expr::Or(v) => {
-                            let mut any = false;
-                            for x in v {
-                                any |= eval(x, atoms, positive, f, hits);
-                            }
-                            any
-                        }
-                    }
-                }
                 let mut hits = Vec::new();
-                if !eval(&q.expr, &atoms, true, &mut eval_atom, &mut hits) {
+                if !crate::query::eval(&q.expr, &atoms, &mut eval_atom, &mut hits) {
                     return Vec::new();
                 }
                 // Content and symbol hits beat the whole-file hit.
@@ -2098,8 +2213,85 @@ pub fn parse_query_string(q: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A repo-relative `path` argument: not absolute, not leaving the repo.
+pub(crate) fn check_path(p: &str) -> Result<(), ToolError> {
+    let bad = |why: &str| {
+        ToolError::invalid_argument(
+            format!("path {p:?} {why}"),
+            "paths are relative to the repository root, e.g. \"src/app.py\" or \"src/\" (see search_files)",
+        )
+    };
+    if p.starts_with('/')
+        || p.starts_with('\\')
+        || p.get(1..3) == Some(":\\")
+        || p.get(1..3) == Some(":/")
+    {
+        return Err(bad("is absolute"));
+    }
+    let mut depth = 0i32;
+    for part in p.split(['/', '\\']) {
+        match part {
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return Err(bad("leaves the repository"));
+                }
+            }
+            "" | "." => {}
+            _ => depth += 1,
+        }
+    }
+    Ok(())
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
+    /// Every call is checked first ([`Server::check_call`]), and whatever
+    /// goes wrong after is a coded tool result: a panic is `INTERNAL` for
+    /// this call only, and a deserialization error rmcp reports is an
+    /// `INVALID_ARGUMENT`.
+    async fn call_tool(
+        &self,
+        mut request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        use futures::FutureExt;
+        if let Err(e) = self.check_call(&mut request) {
+            return fail(e).map(Into::into);
+        }
+        let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        let r = match std::panic::AssertUnwindSafe(self.tool_router.call(tcc))
+            .catch_unwind()
+            .await
+        {
+            Ok(r) => r,
+            Err(p) => {
+                return fail(crate::guard::internal(&crate::guard::panic_message(&*p)))
+                    .map(Into::into)
+            }
+        };
+        match r {
+            Ok(CallToolResponse::Complete(res))
+                if res.is_error == Some(true) && res.structured_content.is_none() =>
+            {
+                // rmcp's own argument error (text only): give it our code.
+                let text = res
+                    .content
+                    .first()
+                    .and_then(|c| c.as_text())
+                    .map(|t| t.text.clone())
+                    .unwrap_or_default();
+                fail(ToolError::invalid_argument(
+                    text.trim_start_matches("failed to deserialize parameters: ")
+                        .to_string(),
+                    "check the argument types against the tool's input schema",
+                ))
+                .map(Into::into)
+            }
+            other => other,
+        }
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
             .with_server_info(Implementation::new("code-index-mcp", env!("CARGO_PKG_VERSION")))
@@ -2147,18 +2339,35 @@ impl ServerHandler for Server {
             let params = parse_query_string(rest.strip_prefix('?').unwrap_or(rest));
             let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
             let (path, query, repo) = (get("path"), get("query"), get("repo"));
+            let as_error = |e: ToolError| {
+                ErrorData::invalid_params(
+                    format!("{}: {} (hint: {})", e.code, e.message, e.hint),
+                    None,
+                )
+            };
+            for (k, v) in [("path", &path), ("query", &query), ("repo", &repo)] {
+                if v.as_ref()
+                    .is_some_and(|v| v.len() > crate::args::MAX_STRING_BYTES)
+                {
+                    return Err(as_error(ToolError::invalid_argument(
+                        format!(
+                            "`{k}` is longer than {} bytes",
+                            crate::args::MAX_STRING_BYTES
+                        ),
+                        format!("shorten `{k}`"),
+                    )));
+                }
+            }
+            if let Some(p) = &path {
+                check_path(p).map_err(as_error)?;
+            }
             let this = self.clone();
             let _busy = Busy::new(&self.st);
             let md = blocking(move || {
                 this.relevant_markdown(path.as_deref(), query.as_deref(), repo.as_deref())
             })
             .await
-            .map_err(|e| {
-                ErrorData::invalid_params(
-                    format!("{}: {} (hint: {})", e.code, e.message, e.hint),
-                    None,
-                )
-            })?;
+            .map_err(as_error)?;
             return Ok(ReadResourceResult::new(vec![
                 ResourceContents::text(md, req.uri.clone()).with_mime_type("text/markdown")
             ])
@@ -2175,8 +2384,160 @@ impl ServerHandler for Server {
             .into());
         }
         Err(ErrorData::resource_not_found(
-            format!("unknown resource {}; known: {HEALTH_URI}", req.uri),
+            format!(
+                "{}: unknown resource {} (hint: read {HEALTH_URI} or {RELEVANT_TEMPLATE})",
+                codes::NOT_FOUND,
+                req.uri.chars().take(200).collect::<String>()
+            ),
             None,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use code_index_schemas::fuzz;
+    use proptest::prelude::*;
+
+    /// Where `p` lands from a repo root, or None when it climbs above it.
+    fn depth_after(p: &str) -> Option<usize> {
+        let mut d: Vec<&str> = Vec::new();
+        for part in p.split(['/', '\\']) {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    d.pop()?;
+                }
+                x => d.push(x),
+            }
+        }
+        Some(d.len())
+    }
+
+    #[test]
+    fn fuzz_path_arguments() {
+        for p in [
+            "/etc",
+            "..",
+            "a/../..",
+            "C:\\x",
+            "\\\\server\\share",
+            "a/./../b",
+        ] {
+            let _ = check_path(p);
+        }
+        assert!(check_path("a/../..").is_err() && check_path("a/./../b").is_ok());
+        let part = prop_oneof![
+            Just("..".to_string()),
+            Just(".".to_string()),
+            Just("".to_string()),
+            "[a-z]{1,3}",
+            any::<String>(),
+        ];
+        let path = (
+            prop::collection::vec(part, 0..8),
+            prop::sample::select(vec!["/", "\\"]),
+            any::<bool>(),
+        )
+            .prop_map(|(v, sep, lead)| format!("{}{}", if lead { sep } else { "" }, v.join(sep)));
+        fuzz::run("path_arguments", path, |p| {
+            let absolute = p.starts_with('/') || p.starts_with('\\');
+            match check_path(&p) {
+                Ok(()) => {
+                    prop_assert!(!absolute);
+                    prop_assert!(depth_after(&p).is_some(), "{p:?} leaves the repo");
+                }
+                Err(e) => {
+                    prop_assert_eq!(e.code, codes::INVALID_ARGUMENT);
+                    prop_assert!(
+                        absolute
+                            || depth_after(&p).is_none()
+                            || p.get(1..3).is_some_and(|x| x.starts_with(':'))
+                    );
+                }
+            }
+            Ok(())
+        });
+    }
+
+    /// Deserialize `v` as tool `name`'s argument struct.
+    fn deserializes(name: &str, v: Value) -> Result<(), String> {
+        fn de<T: serde::de::DeserializeOwned>(v: Value) -> Result<(), String> {
+            serde_json::from_value::<T>(v)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+        use crate::semtools::{CallGraphArgs, RelatedFilesArgs, SearchCodeArgs};
+        match name {
+            "grep" => de::<GrepArgs>(v),
+            "search_files" => de::<SearchFilesArgs>(v),
+            "read_file" => de::<ReadFileArgs>(v),
+            "search_symbols" => de::<SearchSymbolsArgs>(v),
+            "find_definitions" | "find_references" => de::<SymbolArgs>(v),
+            "search" => de::<SearchArgs>(v),
+            "list_repos" | "health" => de::<NoArgs>(v),
+            "search_code" => de::<SearchCodeArgs>(v),
+            "related_files" => de::<RelatedFilesArgs>(v),
+            "call_graph" => de::<CallGraphArgs>(v),
+            other => panic!("no argument type for tool {other}: add it here"),
+        }
+    }
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            (-2000i64..2000).prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            (-5i64..50).prop_map(|x| Value::from(x as f64)),
+            ".{0,12}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(2, 8, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
+                prop::collection::btree_map("[a-z]{1,3}", inner, 0..3)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    #[test]
+    fn fuzz_tool_arguments() {
+        let mut router = Server::tool_router() + Server::semantic_router();
+        let mut tools: Vec<(String, JsonObject)> = Vec::new();
+        for (name, route) in router.map.iter_mut() {
+            let mut v = Value::Object((*route.attr.input_schema).clone());
+            crate::args::clean_schema(&mut v);
+            let Value::Object(m) = v else { unreachable!() };
+            tools.push((name.to_string(), m));
+        }
+        tools.sort_by(|a, b| a.0.cmp(&b.0));
+        let names: Vec<String> = tools
+            .iter()
+            .flat_map(|(_, s)| {
+                s.get("properties")
+                    .and_then(Value::as_object)
+                    .map(|p| p.keys().cloned().collect::<Vec<_>>())
+                    .unwrap_or_default()
+            })
+            .chain(["bogus".to_string()])
+            .collect();
+        let call = (
+            0..tools.len(),
+            prop::collection::vec((prop::sample::select(names), json_value()), 0..6),
+        );
+        // What the checker accepts, the tool's argument type deserializes.
+        fuzz::run("tool_arguments", call, |(t, kv)| {
+            let (name, schema) = &tools[t];
+            let mut args: JsonObject = kv.into_iter().collect();
+            if let Ok(()) = crate::args::check(name, schema, &mut args) {
+                let r = deserializes(name, Value::Object(args.clone()));
+                prop_assert!(r.is_ok(), "{name} {args:?} passed the check but: {r:?}");
+            }
+            Ok(())
+        });
     }
 }

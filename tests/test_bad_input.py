@@ -1,0 +1,367 @@
+"""No input crashes the server: a matrix of malformed calls across every tool
+and resource, sent through the official Python MCP SDK to a server on a real
+django snapshot. Each is answered within 5 s with a coded error (or, where
+the input is legal, a correct result), and the server answers a good call
+after each. Then the same server under concurrency: eight clients' worth of
+calls at once get the answers one client gets alone, and its memory stays
+bounded over a burst of 1,000 calls."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError as McpError
+
+pytestmark = pytest.mark.corpus
+
+CODES = {
+    "INVALID_ARGUMENT", "INVALID_PATTERN", "INVALID_CURSOR", "UNKNOWN_FIELD", "UNKNOWN_REPO",
+    "UNKNOWN_LANG", "NOT_FOUND", "QUERY_TOO_COMPLEX", "BUDGET_EXCEEDED",
+}
+OK = "ok"
+
+# (tool, arguments, expected): expected is an error code, or OK for a legal call.
+CASES: list[tuple[str, dict, str]] = [
+    # grep
+    ("grep", {}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": 5}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": None}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": ""}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "("}, "INVALID_PATTERN"),
+    ("grep", {"pattern": "[z-a]"}, "INVALID_PATTERN"),
+    ("grep", {"pattern": "a{9999}{9999}"}, "INVALID_PATTERN"),
+    ("grep", {"pattern": "(" * 10_000}, "INVALID_PATTERN"),
+    ("grep", {"pattern": "a{99999}"}, OK),
+    ("grep", {"pattern": "x" * 20_000}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "a\x00b"}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "limit": -1}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "limit": 0}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "limit": 10**12}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "limit": 10**30}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "limit": "10"}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "limit": 2.5}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "limit": 5.0}, OK),
+    ("grep", {"pattern": "x", "limit": None}, OK),
+    ("grep", {"pattern": "x", "limit": True}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "context_lines": 21}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "context_lines": -3}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "before": 10**6}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "after": [1]}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "max_count": -1}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "fixed_string": "yes"}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "multiline": 1}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "glob": 5}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "glob": [5]}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "glob": {"a": 1}}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "glob": "[invalid"}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "glob": ["*.py"] * 300}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "path": "/etc"}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "path": "../.."}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "path": "django/../../etc"}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "path": "C:\\Windows"}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "lang": "klingon"}, "UNKNOWN_LANG"),
+    ("grep", {"pattern": "x", "lang": "Python"}, "UNKNOWN_LANG"),
+    ("grep", {"pattern": "x", "repo": "nope"}, "UNKNOWN_REPO"),
+    ("grep", {"pattern": "x", "cursor": "garbage!!"}, "INVALID_CURSOR"),
+    ("grep", {"pattern": "x", "cursor": "A" * 5000}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "cursor": 7}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "count_only": True, "cursor": "eyJxIjoiIiwicCI6WzBdfQ"}, "INVALID_CURSOR"),
+    ("grep", {"pattern": "x", "query": "x"}, "INVALID_ARGUMENT"),
+    # search_files
+    ("search_files", {}, "INVALID_ARGUMENT"),
+    ("search_files", {"pattern": []}, "INVALID_ARGUMENT"),
+    ("search_files", {"pattern": "[unclosed"}, "INVALID_PATTERN"),
+    ("search_files", {"pattern": "(", "regex": True}, "INVALID_PATTERN"),
+    ("search_files", {"pattern": "*.py", "limit": 0}, "INVALID_ARGUMENT"),
+    ("search_files", {"pattern": "*.py", "limit": 1001}, "INVALID_ARGUMENT"),
+    ("search_files", {"pattern": "*.py", "lang": "cobol"}, "UNKNOWN_LANG"),
+    ("search_files", {"pattern": "*.py", "cursor": "garbage"}, "INVALID_CURSOR"),
+    ("search_files", {"pattern": "*.py", "repo": 3}, "INVALID_ARGUMENT"),
+    # read_file
+    ("read_file", {}, "INVALID_ARGUMENT"),
+    ("read_file", {"path": "/etc/passwd"}, "INVALID_ARGUMENT"),
+    ("read_file", {"path": "/home/me/django/django/db/models/query.py"}, "INVALID_ARGUMENT"),
+    ("read_file", {"path": "../../etc/passwd"}, "INVALID_ARGUMENT"),
+    ("read_file", {"path": "no/such/file.py"}, "NOT_FOUND"),
+    ("read_file", {"path": "django"}, "NOT_FOUND"),
+    ("read_file", {"path": "django/__init__.py", "start_line": 0}, "INVALID_ARGUMENT"),
+    ("read_file", {"path": "django/__init__.py", "start_line": -5}, "INVALID_ARGUMENT"),
+    ("read_file", {"path": "django/__init__.py", "start_line": 10, "end_line": 2}, "INVALID_ARGUMENT"),
+    ("read_file", {"path": "django/__init__.py", "start_line": 10**15}, "INVALID_ARGUMENT"),
+    ("read_file", {"path": "django/__init__.py", "end_line": 10**15}, OK),
+    # search_symbols
+    ("search_symbols", {}, "INVALID_ARGUMENT"),
+    ("search_symbols", {"query": ""}, "INVALID_ARGUMENT"),
+    ("search_symbols", {"query": "(", "regex": True}, "INVALID_PATTERN"),
+    ("search_symbols", {"query": "save", "kind": "bogus"}, "INVALID_ARGUMENT"),
+    ("search_symbols", {"query": "save", "limit": 5000}, "INVALID_ARGUMENT"),
+    ("search_symbols", {"query": "save", "cursor": "garbage"}, "INVALID_CURSOR"),
+    ("search_symbols", {"query": "save", "lang": "elvish"}, "UNKNOWN_LANG"),
+    ("search_symbols", {"query": "save", "path": "/abs"}, "INVALID_ARGUMENT"),
+    ("search_symbols", {"query": "%_'\"\\;--"}, OK),
+    # find_definitions / find_references
+    ("find_definitions", {"symbol": ""}, "INVALID_ARGUMENT"),
+    ("find_definitions", {"symbol": 123}, "INVALID_ARGUMENT"),
+    ("find_definitions", {"symbol": "x" * 20_000}, "INVALID_ARGUMENT"),
+    ("find_definitions", {"symbol": "save", "path": "/abs"}, "INVALID_ARGUMENT"),
+    ("find_definitions", {"symbol": "save", "limit": 0}, "INVALID_ARGUMENT"),
+    ("find_definitions", {"symbol": "save", "kind": 5}, "INVALID_ARGUMENT"),
+    ("find_definitions", {"symbol": "save", "cursor": "garbage"}, "INVALID_CURSOR"),
+    ("find_definitions", {"symbol": "no_such_symbol_xyz"}, OK),
+    ("find_references", {"symbol": ""}, "INVALID_ARGUMENT"),
+    ("find_references", {"symbol": "save", "cursor": "garbage"}, "INVALID_CURSOR"),
+    ("find_references", {"symbol": "save", "limit": -1}, "INVALID_ARGUMENT"),
+    ("find_references", {"symbol": "save", "path": "../x"}, "INVALID_ARGUMENT"),
+    # search (the query language)
+    ("search", {"query": "(" * 10_000}, "INVALID_ARGUMENT"),
+    ("search", {"query": "-" * 20_000}, "INVALID_ARGUMENT"),
+    ("search", {"query": " or ".join(["a"] * 20_000)}, "INVALID_ARGUMENT"),
+    ("search", {"query": " or ".join(["a"] * 100)}, "QUERY_TOO_COMPLEX"),
+    ("search", {"query": "(" * 100 + "x"}, "QUERY_TOO_COMPLEX"),
+    ("search", {"query": "-" * 100 + "x"}, "QUERY_TOO_COMPLEX"),
+    ("search", {"query": ""}, "INVALID_ARGUMENT"),
+    ("search", {"query": "filee:x"}, "UNKNOWN_FIELD"),
+    ("search", {"query": "regex:("}, "INVALID_PATTERN"),
+    ("search", {"query": "file:( x"}, "INVALID_PATTERN"),
+    ("search", {"query": "lang:klingon x"}, "UNKNOWN_LANG"),
+    ("search", {"query": "case:maybe x"}, "INVALID_ARGUMENT"),
+    ("search", {"query": "\"open"}, "INVALID_ARGUMENT"),
+    ("search", {"query": "a or"}, "INVALID_ARGUMENT"),
+    ("search", {"query": "sym:"}, "INVALID_ARGUMENT"),
+    ("search", {"query": "x", "limit": 0}, "INVALID_ARGUMENT"),
+    ("search", {"query": "x", "cursor": "garbage"}, "INVALID_CURSOR"),
+    ("search", {"query": "repo:django sym:get_or_create"}, OK),
+    # list_repos / health
+    ("list_repos", {"x": 1}, "INVALID_ARGUMENT"),
+    ("health", {"repo": "django"}, "INVALID_ARGUMENT"),
+    # search_code
+    ("search_code", {}, "INVALID_ARGUMENT"),
+    ("search_code", {"query": ""}, "INVALID_ARGUMENT"),
+    ("search_code", {"query": "x", "mode": "fuzzy"}, "INVALID_ARGUMENT"),
+    ("search_code", {"query": "x", "limit": 51}, "INVALID_ARGUMENT"),
+    ("search_code", {"query": "x", "include_tests": "maybe"}, "INVALID_ARGUMENT"),
+    ("search_code", {"query": "x", "lang": "klingon"}, "UNKNOWN_LANG"),
+    ("search_code", {"query": "x", "path": "/abs"}, "INVALID_ARGUMENT"),
+    ("search_code", {"query": "(", "mode": "regex"}, "INVALID_PATTERN"),
+    ("search_code", {"query": "x", "cursor": "garbage"}, "INVALID_CURSOR"),
+    ("search_code", {"query": "x", "max_per_file": 0}, "INVALID_ARGUMENT"),
+    ("search_code", {"query": "x" * 20_000}, "INVALID_ARGUMENT"),
+    # related_files / call_graph
+    ("related_files", {}, "INVALID_ARGUMENT"),
+    ("related_files", {"path": "no/such.py"}, "NOT_FOUND"),
+    ("related_files", {"path": "django/db/models/query.py", "limit": 0}, "INVALID_ARGUMENT"),
+    ("related_files", {"path": "../../etc/passwd"}, "INVALID_ARGUMENT"),
+    ("call_graph", {"symbol": ""}, "INVALID_ARGUMENT"),
+    ("call_graph", {"symbol": "save", "depth": 4}, "INVALID_ARGUMENT"),
+    ("call_graph", {"symbol": "save", "depth": -1}, "INVALID_ARGUMENT"),
+    ("call_graph", {"symbol": "save", "direction": "sideways"}, "INVALID_ARGUMENT"),
+]
+
+# (uri, expected): a code the protocol error must name, or OK.
+RESOURCE_CASES = [
+    ("codeindex://health", OK),
+    ("codeindex://relevant?path=django/db/models/query.py", OK),
+    ("codeindex://nope", "NOT_FOUND"),
+    ("codeindex://relevant?path=/etc/passwd", "INVALID_ARGUMENT"),
+    ("codeindex://relevant?path=../../x", "INVALID_ARGUMENT"),
+    ("codeindex://relevant?path=no/such.py", "NOT_FOUND"),
+    ("codeindex://relevant", "INVALID_ARGUMENT"),
+    ("codeindex://relevant?query=" + "x" * 20_000, "INVALID_ARGUMENT"),
+]
+
+
+@pytest.fixture(scope="module")
+def server_bin(indexer) -> Path:
+    return indexer.parent / "code-index-mcp"
+
+
+def session_run(server_bin: Path, index: Path, body):
+    async def main():
+        params = StdioServerParameters(command=str(server_bin), args=["serve", "--index", str(index)])
+        async with stdio_client(params) as (r, w):
+            async with ClientSession(r, w) as s:
+                await s.initialize()
+                return await body(s)
+
+    return asyncio.run(main())
+
+
+def body_of(res) -> dict:
+    """The structured error body of a tool result."""
+    sc = res.structured_content or {}
+    if not sc and res.content:
+        try:
+            sc = json.loads(res.content[0].text)
+        except (ValueError, AttributeError):
+            sc = {}
+    return sc
+
+
+async def good_call(s) -> None:
+    res = await asyncio.wait_for(s.call_tool("grep", {"pattern": "def get_or_create", "glob": "*.py"}), 10)
+    assert not res.is_error and res.structured_content["matches"], "the server no longer answers a good call"
+
+
+def test_bad_input_matrix(server_bin, django_snapshot):
+    assert len(CASES) + len(RESOURCE_CASES) >= 80
+
+    async def body(s):
+        failures, slow = [], []
+        for tool, args, want in CASES:
+            t0 = time.monotonic()
+            try:
+                res = await asyncio.wait_for(s.call_tool(tool, args), 5)
+            except asyncio.TimeoutError:
+                failures.append(f"{tool} {str(args)[:80]}: no answer within 5 s")
+                await good_call(s)
+                continue
+            except McpError as e:
+                failures.append(f"{tool} {str(args)[:80]}: protocol error, not a tool result: {e}")
+                await good_call(s)
+                continue
+            took = time.monotonic() - t0
+            if want == OK:
+                if res.is_error:
+                    failures.append(f"{tool} {str(args)[:80]}: legal input answered with an error: {res.content[0].text[:200]}")
+            else:
+                b = body_of(res)
+                if not res.is_error:
+                    failures.append(f"{tool} {str(args)[:80]}: expected {want}, got a result")
+                elif b.get("code") != want or not b.get("message") or not b.get("hint"):
+                    failures.append(f"{tool} {str(args)[:80]}: expected {want}, got {b or res.content[0].text[:200]}")
+            if took > 5:
+                slow.append((tool, took))
+            await good_call(s)
+        for uri, want in RESOURCE_CASES:
+            try:
+                r = await asyncio.wait_for(s.read_resource(uri), 5)
+                if want != OK:
+                    failures.append(f"{uri[:80]}: expected {want}, got a resource")
+                else:
+                    assert r.contents and r.contents[0].text
+            except McpError as e:
+                if want == OK or want not in str(e):
+                    failures.append(f"{uri[:80]}: expected {want}, got {e}")
+            await good_call(s)
+        # An absolute path through the checkout: the hint names the repo-relative one.
+        res = await s.call_tool("read_file", {"path": "/home/me/django/django/db/models/query.py"})
+        if '"django/db/models/query.py"' not in body_of(res).get("hint", ""):
+            failures.append(f"absolute path hint: {body_of(res)}")
+        # A cursor made for another query is refused.
+        a = await s.call_tool("grep", {"pattern": "import", "limit": 1})
+        cur = a.structured_content["next_cursor"]
+        for tool, args in [("grep", {"pattern": "export", "limit": 1}), ("search_files", {"pattern": "*.py"}),
+                           ("search", {"query": "import"})]:
+            res = await s.call_tool(tool, {**args, "cursor": cur})
+            if body_of(res).get("code") != "INVALID_CURSOR":
+                failures.append(f"{tool} with another query's cursor: {body_of(res)}")
+        # An unknown tool is a protocol error (MCP's "unknown tool"), and the server lives on.
+        res = None
+        try:
+            res = await s.call_tool("no_such_tool", {})
+        except McpError:
+            pass
+        if res is not None and not res.is_error:
+            failures.append("an unknown tool answered without an error")
+        await good_call(s)
+        return failures, slow
+
+    failures, slow = session_run(server_bin, django_snapshot.dir, body)
+    assert not failures, f"{len(failures)} of {len(CASES) + len(RESOURCE_CASES)} cases failed:\n" + "\n".join(failures)
+    assert not slow, slow
+
+
+def server_pid(binary: Path) -> int:
+    """The pid of the one running server process started from `binary` by this test process."""
+    me = os.getpid()
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            exe = os.readlink(d / "exe")
+        except OSError:
+            continue
+        if ppid == me and exe == str(binary.resolve()):
+            found.append(int(d.name))
+    assert len(found) == 1, found
+    return found[0]
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+VOLATILE = {"elapsed_ms", "uptime_seconds"}
+
+
+def stable(x):
+    if isinstance(x, dict):
+        return {k: stable(v) for k, v in x.items() if k not in VOLATILE}
+    if isinstance(x, list):
+        return [stable(v) for v in x]
+    return x
+
+
+CALLS = [
+    ("grep", {"pattern": r"def get_or_create\(", "glob": "*.py"}),
+    ("grep", {"pattern": "TODO", "count_only": True}),
+    ("search_files", {"pattern": "**/models/*.py"}),
+    ("read_file", {"path": "django/db/models/query.py", "start_line": 1, "end_line": 40}),
+    ("search_symbols", {"query": "QuerySet"}),
+    ("find_definitions", {"symbol": "QuerySet.get_or_create"}),
+    ("find_references", {"symbol": "get_or_create", "limit": 5}),
+    ("search", {"query": "lang:python sym:get_or_create -file:tests"}),
+    ("list_repos", {}),
+    ("health", {}),
+    ("search_code", {"query": "parse a date string", "mode": "keyword"}),
+    ("related_files", {"path": "django/db/models/query.py"}),
+    ("call_graph", {"symbol": "QuerySet.get_or_create", "direction": "callees"}),
+    ("grep", {"pattern": "x", "lang": "klingon"}),
+]
+
+
+def test_concurrent_clients_and_a_burst(server_bin, django_snapshot):
+    async def body(s):
+        alone = []
+        for tool, args in CALLS:
+            r = await s.call_tool(tool, args)
+            alone.append((r.is_error, stable(r.structured_content)))
+        # Eight clients' worth of calls at once: every tool, eight times over.
+        together = await asyncio.gather(*[s.call_tool(t, a) for _ in range(8) for t, a in CALLS])
+        diffs = []
+        for i, r in enumerate(together):
+            want = alone[i % len(CALLS)]
+            if (r.is_error, stable(r.structured_content)) != want:
+                diffs.append(CALLS[i % len(CALLS)][0])
+        pid = server_pid(server_bin)
+        batch = [(t, a) for _ in range(200 // len(CALLS) + 1) for t, a in CALLS][:200]
+        rss = []
+        # One burst of 200 to warm the caches, then 1,000 calls in bursts of 200.
+        for burst in range(6):
+            await asyncio.gather(*[s.call_tool(t, a) for t, a in batch])
+            rss.append(rss_kb(pid))
+        await asyncio.sleep(2.5)  # the server gives memory back after 1 s idle
+        idle = rss_kb(pid)
+        await good_call(s)
+        return diffs, rss, idle
+
+    diffs, rss, idle = session_run(server_bin, django_snapshot.dir, body)
+    assert not diffs, f"concurrent answers differ from one client's for: {sorted(set(diffs))}"
+    # Caches and DuckDB's buffers fill, then level off: nothing is kept per
+    # call. Warm = after the first burst of 200 concurrent calls.
+    warm = rss[0]
+    assert max(rss) <= warm * 2, f"RSS (kB) after each burst of 200 calls: {rss}"
+    assert idle <= warm * 1.5, f"idle RSS {idle} kB after 1,000 calls, {warm} kB once warm (bursts: {rss})"
