@@ -30,7 +30,7 @@ for t in "${targets[@]}"; do
   test=${test_of[$t]:?unknown target $t}
   echo "== $t ($test, ${secs} s)"
   if ! CODE_INDEX_FUZZ_SECONDS=$secs CODE_INDEX_FUZZ=$t cargo test --release --workspace --lib -q "$test" -- --nocapture --test-threads 1 2>&1 \
-      | grep -E "^fuzz |panicked|failed after|minimal failing"; then
+      | grep -oE "fuzz [a-z_]+: [0-9]+ cases.*|panicked.*|failed after.*|minimal failing.*"; then
     status=1
   fi
 done

@@ -23,6 +23,14 @@
 #                     e.g. "--no-embeddings --threads 2"
 #   ZSTD_LEVEL        zstd level for the tarball (default 9; the Parquet
 #                     files are compressed already)
+#   CODE_INDEX_SIGNING_KEY  the secret key from `code-indexer keygen` (its
+#                     content; a CI secret): the manifest is signed, and
+#                     manifest.sig goes into the tarball and beside it as
+#                     <name>-<id>.manifest.sig. Servers started with
+#                     --trust-key <public key> refuse anything else.
+#   CODE_INDEX_ARGS may hold --secrets=fail: the build then fails, listing
+#                     the secrets found (kind, path, line, fingerprint),
+#                     instead of publishing them redacted.
 set -euo pipefail
 
 log() { printf '[publish-snapshot] %s\n' "$*" >&2; }
@@ -103,6 +111,11 @@ id=$(tr -d '[:space:]' <"$work/out/$name/latest")
 snap=$work/out/$name/$id
 [[ -n $id && -f $snap/manifest.json ]] || die "build output lacks $name/$id/manifest.json"
 
+# --- sign ----------------------------------------------------------------------
+if [[ -n ${CODE_INDEX_SIGNING_KEY:-} ]]; then
+  "$indexer" sign "$snap" >&2 || die "signing failed"
+fi
+
 # --- pack ----------------------------------------------------------------------
 base=$name-$id
 tarball=$out/$base.tar.zst
@@ -116,6 +129,9 @@ LC_ALL=C tar --create --file=- --directory="$snap" --format=gnu \
 mv -f "$out/.$base.tar.zst.tmp" "$tarball"
 cp "$snap/manifest.json" "$out/.$base.manifest.json.tmp"
 mv -f "$out/.$base.manifest.json.tmp" "$manifest"
+if [[ -f $snap/manifest.sig ]]; then
+  cp "$snap/manifest.sig" "$out/$base.manifest.sig"
+fi
 
 log "snapshot $id of $name: $(du -h "$tarball" | cut -f1) packed"
 printf '%s\n%s\n' "$tarball" "$manifest"

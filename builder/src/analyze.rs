@@ -70,19 +70,35 @@ fn lap(i: usize, t: &mut std::time::Instant) {
     *t = now;
 }
 
+/// Detect and mask the secrets of the file at `path` (unless the config
+/// ignores it); the findings.
+fn redact(path: &str, bytes: &mut [u8], cfg: &Effective) -> Vec<secrets::Finding> {
+    let findings = if cfg.secrets_ignore.is_match(path) {
+        Vec::new()
+    } else {
+        secrets::detect(path, bytes, &cfg.config.secrets.ignore_values)
+    };
+    secrets::redact(bytes, &findings);
+    findings
+}
+
+/// `files.content_sha256` of a file: the hash of its published (redacted)
+/// bytes, as an incremental build compares it with a previous snapshot's.
+pub fn published_sha256(path: &str, mut bytes: Vec<u8>, cfg: &Effective) -> String {
+    redact(path, &mut bytes, cfg);
+    sha256_hex(&bytes)
+}
+
 /// Analyze a file's bytes.
 pub fn analyze_bytes(path: &str, mut bytes: Vec<u8>, cfg: &Effective) -> Analysis {
     let lang = Lang::detect(path);
     let mut t = std::time::Instant::now();
-    let sha256 = sha256_hex(&bytes);
     let size = bytes.len() as u64;
     let line_count = count_lines(&bytes);
-    let findings = if cfg.secrets_ignore.is_match(path) {
-        Vec::new()
-    } else {
-        secrets::detect(&bytes, &cfg.config.secrets.ignore_values)
-    };
-    secrets::redact(&mut bytes, &findings);
+    let findings = redact(path, &mut bytes, cfg);
+    // The hash of what is published: a hash of the file before redaction
+    // would let a guess of a redacted secret be confirmed offline.
+    let sha256 = sha256_hex(&bytes);
     let (content, is_lossy) = match String::from_utf8(bytes) {
         Ok(s) => (s, false),
         Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),

@@ -101,6 +101,19 @@ pub struct SecretsConfig {
     /// Exact secret values known to be harmless (e.g. documented examples).
     #[serde(default)]
     pub ignore_values: Vec<String>,
+    /// What a build does with a secret: `redact` it (the default) or `fail`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<SecretsAction>,
+}
+
+/// What `index` does when it finds secrets.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SecretsAction {
+    /// Mask them (same length, '*') in the snapshot.
+    Redact,
+    /// Write no snapshot; list them (kind, path, line, fingerprint) and exit 2.
+    Fail,
 }
 
 /// Default test patterns (used when the config gives none).

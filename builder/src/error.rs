@@ -71,5 +71,8 @@ pub mod codes {
     pub const WALK: &str = "E_WALK";
     pub const WRITE: &str = "E_WRITE";
     pub const EMBEDDING_CACHE: &str = "E_EMBEDDING_CACHE";
+    pub const SECRETS_FOUND: &str = "E_SECRETS_FOUND";
+    pub const SIGNING_KEY: &str = "E_SIGNING_KEY";
+    pub const KEY_EXISTS: &str = "E_KEY_EXISTS";
     pub const INTERNAL: &str = "E_INTERNAL";
 }

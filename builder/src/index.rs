@@ -34,6 +34,8 @@ pub struct Options {
     pub progress: bool,
     /// `None`: no vectors (`--no-embeddings`).
     pub embeddings: Option<EmbedOptions>,
+    /// `--secrets`: overrides the config's `secrets.action`.
+    pub secrets: Option<config::SecretsAction>,
 }
 
 /// How chunks are embedded.
@@ -392,6 +394,16 @@ pub fn run(opts: &Options) -> Result<Summary> {
     };
     let walked = walk(&root, &cfg, threads)?;
     phase("walk");
+    let action = opts
+        .secrets
+        .or(cfg.config.secrets.action)
+        .unwrap_or(config::SecretsAction::Redact);
+    if action == config::SecretsAction::Fail {
+        let found = crate::secrets::scan(&walked.entries, &cfg, &pool);
+        if !found.is_empty() {
+            return Err(crate::secrets::gate_error(&found));
+        }
+    }
     if let Some(p) = walked.unreadable.first() {
         if !opts.skip_unreadable {
             return Err(unreadable_error(&root, p, "cannot read metadata"));
@@ -416,9 +428,10 @@ pub fn run(opts: &Options) -> Result<Summary> {
                         .entries
                         .par_iter()
                         .filter_map(|e| {
-                            std::fs::read(&e.abs)
-                                .ok()
-                                .map(|b| (e.rel.clone(), sha256_hex(&b)))
+                            std::fs::read(&e.abs).ok().map(|b| {
+                                let sha = crate::analyze::published_sha256(&e.rel, b, &cfg);
+                                (e.rel.clone(), sha)
+                            })
                         })
                         .collect()
                 });

@@ -1,5 +1,6 @@
 //! `code-indexer`: thin CLI over the builder library.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -7,7 +8,6 @@ use clap::{Parser, Subcommand};
 use code_index_builder::config::{self, CONFIG_FILE};
 use code_index_builder::error::{codes, Error, Result};
 use code_index_builder::{analyze, index, secrets, status, walk};
-use rayon::prelude::*;
 
 #[derive(Parser)]
 #[command(
@@ -56,6 +56,9 @@ enum Cmd {
         /// Skip files larger than this many bytes (default 1048576, as `rg --max-filesize 1M`).
         #[arg(long)]
         max_file_size: Option<u64>,
+        /// What to do with secrets found: redact them (default; or the config's secrets.action) or fail the build.
+        #[arg(long, value_enum)]
+        secrets: Option<code_index_builder::config::SecretsAction>,
         /// Leave unreadable files out (counted) instead of failing.
         #[arg(long)]
         skip_unreadable: bool,
@@ -125,14 +128,34 @@ enum Cmd {
         #[arg(long)]
         hook_json: bool,
     },
+    /// Make an ed25519 key pair for signing snapshots (the secret half is a CI secret).
+    Keygen {
+        /// Directory for code-index.key (secret) and code-index.pub.
+        #[arg(long, default_value = ".")]
+        out: PathBuf,
+        /// Overwrite existing key files.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Sign a snapshot's manifest (writes manifest.sig beside it).
+    Sign {
+        /// A snapshot directory, or <out>/<repo>/ (uses `latest`).
+        snapshot: PathBuf,
+        /// The secret key file from `keygen` (default: the CODE_INDEX_SIGNING_KEY variable's value).
+        #[arg(long)]
+        key: Option<PathBuf>,
+    },
     /// Scan a repository for secrets (what `index` would redact).
     Secrets {
         repo: PathBuf,
-        /// List every finding (path, line, kind, masked preview).
+        /// List every finding (path, line, kind, fingerprint; never the secret).
         #[arg(long)]
         list: bool,
         #[arg(long)]
         json: bool,
+        /// With --list: also print each secret, when stdout is a terminal (never into a log).
+        #[arg(long)]
+        reveal: bool,
     },
 }
 
@@ -198,6 +221,7 @@ fn run(cli: Cli) -> Result<()> {
             name,
             max_file_size,
             skip_unreadable,
+            secrets,
         } => {
             let embeddings = (!no_embeddings).then(|| index::EmbedOptions {
                 model,
@@ -214,6 +238,7 @@ fn run(cli: Cli) -> Result<()> {
                 max_file_size,
                 skip_unreadable,
                 progress: !json,
+                secrets,
             };
             let s = index::run(&opts)?;
             if json {
@@ -270,7 +295,14 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Cmd::Secrets { repo, list, json } => secrets_cmd(&repo, list, json),
+        Cmd::Keygen { out, force } => keygen(&out, force),
+        Cmd::Sign { snapshot, key } => sign(&snapshot, key.as_deref()),
+        Cmd::Secrets {
+            repo,
+            list,
+            json,
+            reveal,
+        } => secrets_cmd(&repo, list, json, reveal),
         Cmd::UpgradeEmbeddings {
             snapshot,
             model,
@@ -479,49 +511,136 @@ struct SecretRow {
     path: String,
     line: u32,
     kind: &'static str,
-    preview: String,
+    /// Names the finding without telling anything about the secret.
+    fingerprint: String,
+    /// The secret itself, with --reveal on a terminal only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value: Option<String>,
 }
 
-fn secrets_cmd(repo: &Path, list: bool, json: bool) -> Result<()> {
+fn secrets_cmd(repo: &Path, list: bool, json: bool, reveal: bool) -> Result<()> {
     let root = index::check_repo(repo)?;
     let cfg = config::load(&root, None)?;
     let walked = walk::walk(&root, &cfg, threads(None))?;
-    let mut rows: Vec<SecretRow> = walked
-        .entries
-        .par_iter()
-        .filter(|e| !cfg.secrets_ignore.is_match(&e.rel))
-        .flat_map_iter(|e| {
-            let bytes = std::fs::read(&e.abs).unwrap_or_default();
-            if memchr::memchr(0, &bytes).is_some() {
-                return Vec::new();
-            }
-            secrets::detect(&bytes, &cfg.config.secrets.ignore_values)
-                .into_iter()
-                .map(|f| SecretRow {
-                    path: e.rel.clone(),
-                    line: f.line,
-                    kind: f.kind,
-                    preview: f.preview,
-                })
-                .collect()
+    // Secrets go to a person, never to a log: only onto a terminal.
+    let reveal = reveal && std::io::stdout().is_terminal();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads(None))
+        .build()
+        .map_err(|e| Error::new(codes::INTERNAL, e.to_string(), "retry"))?;
+    let rows: Vec<SecretRow> = secrets::scan(&walked.entries, &cfg, &pool)
+        .into_iter()
+        .map(|l| SecretRow {
+            fingerprint: l.finding.fingerprint(&l.path),
+            line: l.finding.line,
+            kind: l.finding.kind,
+            value: reveal.then(|| String::from_utf8_lossy(&l.value).into_owned()),
+            path: l.path,
         })
         .collect();
-    rows.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
     if json {
         println!("{}", serde_json::to_string_pretty(&rows).unwrap());
         return Ok(());
     }
     if list {
         for r in &rows {
-            println!("{}:{}: {} {}", r.path, r.line, r.kind, r.preview);
+            match &r.value {
+                Some(v) => println!("{}:{}: {} {} {v}", r.path, r.line, r.kind, r.fingerprint),
+                None => println!("{}:{}: {} {}", r.path, r.line, r.kind, r.fingerprint),
+            }
         }
     }
     let files: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.path.as_str()).collect();
     println!(
-        "{} secret(s) in {} file(s); they are redacted in snapshots. Silence false positives with `secrets: {{ignore: [\"<glob>\"], ignore_values: [\"<value>\"]}}` in {CONFIG_FILE}.",
+        "{} secret(s) in {} file(s); they are redacted in snapshots (`index --secrets=fail` refuses to build instead). \
+         Silence a false alarm with `secrets: {{ignore: [\"<glob>\"], ignore_values: [\"<value>\"]}}` in {CONFIG_FILE}.",
         rows.len(),
         files.len()
     );
+    Ok(())
+}
+
+fn keygen(out: &Path, force: bool) -> Result<()> {
+    use code_index_schemas::signing;
+    let (secret, public) =
+        signing::generate().map_err(|e| Error::new(e.code, e.message, e.hint))?;
+    let (key, pubf) = (out.join("code-index.key"), out.join("code-index.pub"));
+    if !force && (key.exists() || pubf.exists()) {
+        return Err(Error::new(
+            codes::KEY_EXISTS,
+            format!("{} or {} exists", key.display(), pubf.display()),
+            "pass --force to replace the key pair (snapshots signed with the old key then need the old public key to verify)",
+        ));
+    }
+    std::fs::create_dir_all(out).map_err(|e| {
+        Error::io(
+            codes::OUT_DIR,
+            "cannot create",
+            out,
+            e,
+            "pass a writable --out",
+        )
+    })?;
+    write_private(&key, &format!("{secret}\n"))?;
+    std::fs::write(&pubf, format!("{public}\n"))
+        .map_err(|e| Error::io(codes::WRITE, "cannot write", &pubf, e, "check permissions"))?;
+    println!("{public}");
+    eprintln!(
+        "secret key: {} (store its content as the CI secret CODE_INDEX_SIGNING_KEY; never commit it)\n\
+         public key: {} (give it to `code-index-mcp serve --trust-key` or CODE_INDEX_TRUSTED_KEYS)",
+        key.display(),
+        pubf.display()
+    );
+    Ok(())
+}
+
+/// Write a file only its owner can read.
+fn write_private(path: &Path, text: &str) -> Result<()> {
+    use std::io::Write;
+    #[cfg(unix)]
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    o.mode(0o600);
+    o.open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| Error::io(codes::WRITE, "cannot write", path, e, "check permissions"))
+}
+
+fn sign(snapshot: &Path, key: Option<&Path>) -> Result<()> {
+    use code_index_schemas::signing;
+    let secret = match key {
+        Some(p) => std::fs::read_to_string(p).map_err(|e| {
+            Error::io(codes::SIGNING_KEY, "cannot read the signing key", p, e, "pass the code-index.key `keygen` wrote")
+        })?,
+        None => std::env::var("CODE_INDEX_SIGNING_KEY").map_err(|_| {
+            Error::new(
+                codes::SIGNING_KEY,
+                "no signing key: neither --key nor CODE_INDEX_SIGNING_KEY is set",
+                "make a key pair with `code-indexer keygen`, then pass --key code-index.key or set CODE_INDEX_SIGNING_KEY to its content",
+            )
+        })?,
+    };
+    let dir = code_index_builder::snapshot::resolve_dir(snapshot)?;
+    let mpath = dir.join(code_index_schemas::MANIFEST_FILE);
+    let manifest = std::fs::read(&mpath).map_err(|e| {
+        Error::io(
+            codes::SNAPSHOT_INVALID,
+            "cannot read",
+            &mpath,
+            e,
+            "pass a snapshot directory (it holds manifest.json)",
+        )
+    })?;
+    let sig =
+        signing::sign(&secret, &manifest).map_err(|e| Error::new(e.code, e.message, e.hint))?;
+    let spath = dir.join(signing::SIGNATURE_FILE);
+    let tmp = spath.with_extension("sig.tmp");
+    std::fs::write(&tmp, serde_json::to_string_pretty(&sig).unwrap() + "\n")
+        .and_then(|_| std::fs::rename(&tmp, &spath))
+        .map_err(|e| Error::io(codes::WRITE, "cannot write", &spath, e, "check permissions"))?;
+    println!("signed {} with key {}", dir.display(), sig.key_id);
     Ok(())
 }
 

@@ -13,6 +13,8 @@
 //! - schema 1, feature 1: first release (files, chunks, symbols, references, edges).
 //! - schema 1, feature 2: `vectors.faiss` (embeddings), `patterns.parquet`,
 //!   and `mentions` edges from navigation docs.
+//! - schema 1, feature 3: `files.content_sha256` hashes the published
+//!   (redacted) content, never a secret; wider secret detection.
 
 use std::sync::Arc;
 
@@ -20,6 +22,7 @@ use std::sync::Arc;
 pub mod embed;
 #[cfg(any(test, feature = "fuzz"))]
 pub mod fuzz;
+pub mod signing;
 #[cfg(feature = "embed")]
 pub mod vectors;
 
@@ -29,7 +32,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 2;
+pub const FEATURE_VERSION: u32 = 3;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
@@ -139,7 +142,7 @@ pub fn files_table() -> Table {
             c("language", Utf8, false, "Language id: python, javascript, typescript, tsx, rust, go, java, c, cpp, markdown, or 'text' for any other text file."),
             c("size_bytes", Int64, false, "Size of the file on disk in bytes."),
             c("line_count", Int32, false, "Number of lines (a final line without newline counts)."),
-            c("content_sha256", Utf8, false, "Hex sha256 of the file's bytes as read from disk (before redaction)."),
+            c("content_sha256", Utf8, false, "Hex sha256 of the content as published: the file's bytes with secrets masked (never a hash of a secret)."),
             c("is_test", Boolean, false, "Matches a test pattern (config `test_patterns` or the defaults)."),
             c("is_generated", Boolean, false, "Minified or bundled output: grep-able, but left out of chunks and symbols."),
             c("is_lossy", Boolean, false, "The file was not valid UTF-8; content holds a lossy conversion (U+FFFD)."),

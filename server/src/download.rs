@@ -160,6 +160,25 @@ pub fn fetch(url: &str, cache: &Path) -> Result<PathBuf, LoadError> {
                     )
                 },
             )?;
+            // Its signature, when it has one (checked by verify when keys are trusted).
+            let sig_url = format!("{dir_url}{}", code_index_schemas::signing::SIGNATURE_FILE);
+            if let Ok(resp) = client.get(&sig_url).send() {
+                if resp.status().is_success() {
+                    let body = resp.bytes().map_err(|e| {
+                        err(
+                            format!("cannot download {sig_url}: {e}"),
+                            "check the network",
+                        )
+                    })?;
+                    fs::write(tmp.join(code_index_schemas::signing::SIGNATURE_FILE), &body)
+                        .map_err(|e| {
+                            err(
+                                format!("cannot write the signature: {e}"),
+                                "check the cache directory",
+                            )
+                        })?;
+                }
+            }
             let got = snapshot::verify(&tmp)?;
             if got != manifest {
                 return Err(err(

@@ -19,6 +19,11 @@ use code_index_server::{cursor, download, snapshot, store, tools};
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
+    /// Trust snapshots signed by this public key only (ed25519:…, as `code-indexer keygen` prints;
+    /// repeatable; also CODE_INDEX_TRUSTED_KEYS, comma-separated). Unsigned or otherwise signed
+    /// snapshots are then refused.
+    #[arg(long, global = true)]
+    trust_key: Vec<String>,
 }
 
 #[derive(Subcommand)]
@@ -245,6 +250,20 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
 }
 
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    let mut keys = Vec::new();
+    let env = std::env::var("CODE_INDEX_TRUSTED_KEYS").unwrap_or_default();
+    for k in cli
+        .trust_key
+        .iter()
+        .map(String::as_str)
+        .chain(env.split([',', ' ', '\n']))
+        .filter(|k| !k.trim().is_empty())
+    {
+        keys.push(code_index_schemas::signing::PublicKey::parse(k)?);
+    }
+    if !keys.is_empty() {
+        code_index_server::snapshot::set_trusted_keys(keys);
+    }
     match cli.cmd {
         Cmd::Serve {
             index,

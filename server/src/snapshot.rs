@@ -66,6 +66,38 @@ enum Content {
     Lz4 { len: usize, bytes: Box<[u8]> },
 }
 
+/// Public keys a snapshot must be signed by (none: signatures not required).
+static TRUSTED: std::sync::OnceLock<Vec<code_index_schemas::signing::PublicKey>> =
+    std::sync::OnceLock::new();
+
+/// Require every snapshot loaded from now on to be signed by one of `keys`
+/// (`serve --trust-key`, `CODE_INDEX_TRUSTED_KEYS`). Set once.
+pub fn set_trusted_keys(keys: Vec<code_index_schemas::signing::PublicKey>) {
+    let _ = TRUSTED.set(keys);
+}
+
+fn trusted_keys() -> &'static [code_index_schemas::signing::PublicKey] {
+    TRUSTED.get().map(Vec::as_slice).unwrap_or(&[])
+}
+
+/// The signature status of the snapshot in `dir` whose manifest is
+/// `manifest`: with trusted keys, a signature that is missing, invalid or
+/// by another key is refused with its code.
+fn check_signature(dir: &Path, manifest: &[u8]) -> Result<Option<String>, LoadError> {
+    use code_index_schemas::signing;
+    let sig = std::fs::read(dir.join(signing::SIGNATURE_FILE)).ok();
+    if trusted_keys().is_empty() {
+        return Ok(sig.map(|_| "unverified".to_string()));
+    }
+    signing::verify(trusted_keys(), manifest, sig.as_deref())
+        .map(Some)
+        .map_err(|e| LoadError {
+            code: e.code,
+            message: format!("{}: {}", dir.display(), e.message),
+            hint: e.hint,
+        })
+}
+
 /// Shorter texts stay plain (LZ4 cannot shrink them much).
 const MIN_COMPRESSED: usize = 64;
 
@@ -169,6 +201,9 @@ impl FileEntry {
 pub struct Snapshot {
     pub dir: PathBuf,
     pub manifest: Manifest,
+    /// `Some(key id)`: its manifest.sig verified against a trusted key;
+    /// `Some("unverified")`: signed, but no key is trusted; `None`: unsigned.
+    pub signature: Option<String>,
     /// Sorted by path.
     pub files: Vec<FileEntry>,
 }
@@ -299,6 +334,7 @@ pub fn verify(dir: &Path) -> Result<Manifest, LoadError> {
             format!("{REBUILD} with code-indexer {}", env!("CARGO_PKG_VERSION")),
         ));
     }
+    check_signature(dir, text.as_bytes())?;
     for f in &manifest.files {
         if !code_index_schemas::is_plain_name(&f.name) || f.name == MANIFEST_FILE {
             return Err(err(
@@ -326,6 +362,8 @@ pub fn verify(dir: &Path) -> Result<Manifest, LoadError> {
 /// Verify and load a snapshot's files into memory.
 pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
     let manifest = verify(dir)?;
+    let text = std::fs::read(dir.join(MANIFEST_FILE)).unwrap_or_default();
+    let signature = check_signature(dir, &text)?;
     let p = dir.join("files.parquet");
     let file =
         File::open(&p).map_err(|e| err(format!("cannot open {}: {e}", p.display()), REBUILD))?;
@@ -376,6 +414,7 @@ pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Snapshot {
+        signature,
         dir: dir.to_path_buf(),
         manifest,
         files,

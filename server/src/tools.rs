@@ -708,6 +708,11 @@ pub struct SnapshotHealth {
     pub behind_head: Option<bool>,
     /// Commits in HEAD the snapshot lacks, when known.
     pub commits_behind: Option<u64>,
+    /// The snapshot carries a manifest.sig.
+    pub signed: bool,
+    /// Id of the trusted key its signature verified against (null: unsigned,
+    /// or no key is trusted, so it was not checked).
+    pub verified_by: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -1952,6 +1957,8 @@ impl Server {
                         .collect(),
                     behind_head: None,
                     commits_behind: None,
+                    signed: s.signature.is_some(),
+                    verified_by: s.signature.clone().filter(|k| k != "unverified"),
                 })
                 .map(|mut h| {
                     if let (Some(dir), Some(commit)) = (self.checkout_of(&h.repo), h.commit.clone())
