@@ -250,6 +250,10 @@ def test_bad_input_matrix(server_bin, django_snapshot):
                 if want == OK or want not in str(e):
                     failures.append(f"{uri[:80]}: expected {want}, got {e}")
             await good_call(s)
+        # A regex over the size limit is worded as ripgrep words it.
+        res = await s.call_tool("grep", {"pattern": "a{9999}{9999}"})
+        if "Compiled regex exceeds size limit of" not in body_of(res).get("message", ""):
+            failures.append(f"size limit wording: {body_of(res)}")
         # An absolute path through the checkout: the hint names the repo-relative one.
         res = await s.call_tool("read_file", {"path": "/home/me/django/django/db/models/query.py"})
         if '"django/db/models/query.py"' not in body_of(res).get("hint", ""):

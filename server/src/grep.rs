@@ -132,6 +132,15 @@ static MATCHERS: crate::recent::Recent<RegexMatcher> = crate::recent::Recent::ne
 fn build_matcher(b: &RegexMatcherBuilder, req: &GrepRequest) -> Result<RegexMatcher, ToolError> {
     b.build(&req.pattern).map_err(|e| {
         let msg = e.to_string();
+        if msg.contains("exceeds size limit") {
+            // Worded as ripgrep words it; our limit is rg's --regex-size-limit 10M
+            // (rg's default is 100M), so one request cannot take that much memory.
+            return ToolError::new(
+                codes::INVALID_PATTERN,
+                format!("Compiled regex exceeds size limit of {REGEX_SIZE_LIMIT} bytes."),
+                "simplify the pattern: large counted repetitions (a{1000}) and Unicode classes repeated many times multiply its size (the server's limit is `rg --regex-size-limit 10M`)",
+            );
+        }
         let hint = if msg.contains("literal \"\\n\"") || msg.contains("'\\n'") {
             "the pattern can match a newline: pass multiline: true to search across lines"
         } else if req.fixed_string {
