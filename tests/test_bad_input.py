@@ -250,6 +250,12 @@ def test_bad_input_matrix(server_bin, django_snapshot):
                 if want == OK or want not in str(e):
                     failures.append(f"{uri[:80]}: expected {want}, got {e}")
             await good_call(s)
+        # What was not searched is said: the binary files django's manifest counts.
+        for tool, args in [("grep", {"pattern": "def get_or_create"}), ("search", {"query": "get_or_create"})]:
+            res = await s.call_tool(tool, args)
+            ni = res.structured_content.get("not_indexed") or {}
+            if ni.get("binary") != skipped["binary"] or "not searched" not in res.content[0].text:
+                failures.append(f"{tool}: not_indexed {ni} against the manifest's {skipped}")
         # A regex over the size limit is worded as ripgrep words it.
         res = await s.call_tool("grep", {"pattern": "a{9999}{9999}"})
         if "Compiled regex exceeds size limit of" not in body_of(res).get("message", ""):
@@ -277,6 +283,8 @@ def test_bad_input_matrix(server_bin, django_snapshot):
         await good_call(s)
         return failures, slow
 
+    skipped = django_snapshot.manifest["skipped"]
+    assert skipped["binary"] > 0, "django has binary files: the not_indexed check needs them"
     failures, slow = session_run(server_bin, django_snapshot.dir, body)
     assert not failures, f"{len(failures)} of {len(CASES) + len(RESOURCE_CASES)} cases failed:\n" + "\n".join(failures)
     assert not slow, slow

@@ -579,6 +579,9 @@ pub struct SearchOut {
     pub next_cursor: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// Files not in the snapshots, so not searched (absent when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_indexed: Option<NotIndexed>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -1894,8 +1897,15 @@ impl Server {
             "no hits: drop a term, use case:no, or check field values (lang:python, file:REGEX)"
                 .to_string()
         });
+        // `search` covers every loaded repo.
+        let all: Vec<&Snapshot> = self.st.snaps.iter().collect();
+        let not_indexed = NotIndexed::of(&all);
+        if let (Some(n), 0) = (&not_indexed, offset) {
+            text.push_str(&n.line());
+        }
         Ok((
             SearchOut {
+                not_indexed,
                 query_plan: plan,
                 total_hits: hits.len() as u64,
                 files_matched,
