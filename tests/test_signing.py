@@ -64,8 +64,12 @@ def test_secrets_fail_gate(indexer, repo, tmp_path):
         assert "hint:" in r.stderr and "ignore_values" in r.stderr
         assert (out / "signed" / "latest").read_text().strip() == good.id
         assert sorted(p.name for p in (out / "signed").iterdir()) == sorted([good.id, "latest"])
-    # The flag overrides the config: redact publishes it masked.
+    # The flag overrides the config: redact publishes it masked, as a build
+    # without the setting would (the action is not part of the config hash).
     snap = build(indexer, repo, out, "--no-embeddings", "--secrets=redact")
+    (repo / ".code-index.yaml").unlink()
+    plain = build(indexer, repo, tmp_path / "plain", "--no-embeddings")
+    assert plain.id == snap.id
     content = {r["path"]: r["content"] for r in snap.read("files").to_pylist()}
     assert SECRET not in content["pkg/settings.py"] and "*" * len(SECRET) in content["pkg/settings.py"]
 

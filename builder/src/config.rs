@@ -311,8 +311,12 @@ pub fn effective(
     let max_file_size = max_flag
         .or(config.max_file_size)
         .unwrap_or(DEFAULT_MAX_FILE_SIZE);
+    // `secrets.action` decides whether a build happens, not what it writes:
+    // it stays out of the hash, so both modes give the same snapshot id.
+    let mut hashed = config.clone();
+    hashed.secrets.action = None;
     let canonical = serde_json::json!({
-        "config": config,
+        "config": hashed,
         "max_file_size": max_file_size,
         "test_patterns": tests_list,
         "navigation_docs": nav,
