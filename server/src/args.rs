@@ -76,17 +76,13 @@ pub fn clean_schema(v: &mut Value) {
 /// Check `args` against the object schema `schema` of tool `tool`. An
 /// integral float where an integer is asked (`5.0`, as some clients send
 /// numbers) is rewritten as that integer.
-pub fn check(
-    tool: &str,
-    schema: &Map<String, Value>,
-    args: &mut Map<String, Value>,
-) -> Result<(), ToolError> {
-    let root = Value::Object(schema.clone());
+pub fn check(tool: &str, schema: &Value, args: &mut Map<String, Value>) -> Result<(), ToolError> {
+    let root = schema;
+    let no_props = Map::new();
     let props = schema
         .get("properties")
         .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+        .unwrap_or(&no_props);
     for k in args.keys() {
         if !props.contains_key(k) {
             let valid: Vec<&str> = props.keys().map(String::as_str).collect();
@@ -103,7 +99,7 @@ pub fn check(
     if let Some(req) = schema.get("required").and_then(Value::as_array) {
         for r in req.iter().filter_map(Value::as_str) {
             if args.get(r).is_none_or(Value::is_null) {
-                let want = props.get(r).map(|p| describe(p, &root)).unwrap_or_default();
+                let want = props.get(r).map(|p| describe(p, root)).unwrap_or_default();
                 return Err(ToolError::invalid_argument(
                     format!("{tool} needs `{r}`"),
                     format!("pass `{r}`: {want}"),
@@ -112,8 +108,8 @@ pub fn check(
         }
     }
     for (k, v) in args.iter_mut() {
-        integral(v, &props[k], &root);
-        check_value(k, v, &props[k], &root).map_err(|e| with_description(e, &props[k]))?;
+        integral(v, &props[k], root);
+        check_value(k, v, &props[k], root).map_err(|e| with_description(e, &props[k]))?;
     }
     Ok(())
 }
@@ -362,7 +358,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn schema() -> Map<String, Value> {
+    fn schema() -> Value {
         let mut s = json!({
             "type": "object",
             "properties": {
@@ -376,7 +372,7 @@ mod tests {
             "$defs": {"OneOrMany": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}}
         });
         clean_schema(&mut s);
-        s.as_object().unwrap().clone()
+        s
     }
 
     fn err(mut args: Value) -> ToolError {
@@ -385,7 +381,7 @@ mod tests {
 
     #[test]
     fn formats_become_ranges() {
-        let s = Value::Object(schema());
+        let s = schema();
         assert!(!s.to_string().contains("uint"));
         assert_eq!(s["properties"]["limit"]["maximum"], 1000);
         assert_eq!(s["properties"]["max_count"]["minimum"], 0);

@@ -311,6 +311,8 @@ impl State {
 #[derive(Clone)]
 pub struct Server {
     tool_router: ToolRouter<Self>,
+    /// Each tool's input schema, cleaned, as the arguments are checked against it.
+    input_schemas: Arc<std::collections::HashMap<String, Value>>,
     pub(crate) st: Arc<State>,
 }
 
@@ -806,14 +808,16 @@ fn limit_of(v: Option<u32>, default: u32) -> Result<usize, ToolError> {
 impl Server {
     pub fn new(st: Arc<State>) -> Server {
         let mut tool_router = Self::tool_router() + Self::semantic_router();
+        let mut input_schemas = std::collections::HashMap::new();
         // Standard JSON Schema only (the TypeScript SDK's Ajv warns at every
         // start about schemars' `uint32`/`uint64` formats).
         for route in tool_router.map.values_mut() {
             let mut v = Value::Object((*route.attr.input_schema).clone());
             crate::args::clean_schema(&mut v);
-            if let Value::Object(m) = v {
-                route.attr.input_schema = Arc::new(m);
+            if let Value::Object(m) = &v {
+                route.attr.input_schema = Arc::new(m.clone());
             }
+            input_schemas.insert(route.attr.name.to_string(), v);
             if let Some(out) = &route.attr.output_schema {
                 let mut v = Value::Object((**out).clone());
                 crate::args::clean_schema(&mut v);
@@ -822,18 +826,22 @@ impl Server {
                 }
             }
         }
-        Server { tool_router, st }
+        Server {
+            tool_router,
+            input_schemas: Arc::new(input_schemas),
+            st,
+        }
     }
 
     /// The checks every call passes before its tool runs: the arguments
     /// against the tool's input schema, then the values that need the
     /// loaded snapshots (`lang`, `path`).
     fn check_call(&self, req: &mut CallToolRequestParams) -> Result<(), ToolError> {
-        let Some(route) = self.tool_router.map.get(req.name.as_ref()) else {
+        let Some(schema) = self.input_schemas.get(req.name.as_ref()) else {
             return Ok(());
         };
         let args = req.arguments.get_or_insert_with(JsonObject::new);
-        crate::args::check(&req.name, &route.attr.input_schema, args)?;
+        crate::args::check(&req.name, schema, args)?;
         if let Some(Value::String(l)) = args.get("lang") {
             self.st.check_lang(l)?;
         }
@@ -2524,12 +2532,11 @@ mod tests {
     #[test]
     fn fuzz_tool_arguments() {
         let mut router = Server::tool_router() + Server::semantic_router();
-        let mut tools: Vec<(String, JsonObject)> = Vec::new();
+        let mut tools: Vec<(String, Value)> = Vec::new();
         for (name, route) in router.map.iter_mut() {
             let mut v = Value::Object((*route.attr.input_schema).clone());
             crate::args::clean_schema(&mut v);
-            let Value::Object(m) = v else { unreachable!() };
-            tools.push((name.to_string(), m));
+            tools.push((name.to_string(), v));
         }
         tools.sort_by(|a, b| a.0.cmp(&b.0));
         let names: Vec<String> = tools
