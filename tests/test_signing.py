@@ -132,9 +132,11 @@ def test_keygen_sign_and_verify(indexer, server_bin, repo, tmp_path):
     (bad / "manifest.sig").write_text("{}")
     r = load(server_bin, bad, public)
     assert r.returncode != 0 and "E_SIGNATURE_INVALID" in r.stderr, r.stderr
-    # A malformed key is refused with its code.
-    r = load(server_bin, snap.dir, "ed25519:nope")
-    assert r.returncode != 0 and "E_SIGNING_KEY" in r.stderr, r.stderr
+    # A malformed key is refused with its code, and so is an empty one (`--trust-key "$UNSET"`
+    # must not turn the check off).
+    for bad_key in ("ed25519:nope", ""):
+        r = load(server_bin, snap.dir, bad_key)
+        assert r.returncode != 0 and "E_SIGNING_KEY" in r.stderr, r.stderr
     # Signing without a key says how to get one.
     r = run_cli(indexer, "sign", snap.dir, check=False, env={"PATH": "/usr/bin:/bin"})
     assert r.returncode == 2 and "E_SIGNING_KEY" in r.stderr and "keygen" in r.stderr

@@ -604,7 +604,15 @@ fn write_private(path: &Path, text: &str) -> Result<()> {
     #[cfg(unix)]
     o.mode(0o600);
     o.open(path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .and_then(|mut f| {
+            // An existing file keeps its mode on open: set it (keygen --force).
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+            }
+            f.write_all(text.as_bytes())
+        })
         .map_err(|e| Error::io(codes::WRITE, "cannot write", path, e, "check permissions"))
 }
 

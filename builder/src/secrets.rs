@@ -76,7 +76,7 @@ fn rule(kind: &'static str, pat: &str, group: usize, check: Check) -> Rule {
 }
 
 /// Words that make a key a secret's name, wherever they stand in it.
-const SECRET_WORDS: &str = r"(?:passwd|password|passphrase|pwd|secret|token|api[_.-]?key|apikey|access[_.-]?key|private[_.-]?key|client[_.-]?key|signing[_.-]?key|encryption[_.-]?key|master[_.-]?key|credentials?|auth[_.-]?key|webhook[_.-]?url|conn(?:ection)?[_.-]?str(?:ing)?|dsn)";
+const SECRET_WORDS: &str = r"(?:passwd|password|passphrase|pwd|secret|token|api[_.-]?key|apikey|access[_.-]?key|private[_.-]?key|client[_.-]?key|signing[_.-]?key|encryption[_.-]?key|master[_.-]?key|credentials?|creds?|auth[_.-]?key|webhook[_.-]?url|conn(?:ection)?[_.-]?str(?:ing)?|dsn)";
 
 fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
@@ -91,7 +91,7 @@ fn rules() -> &'static [Rule] {
             rule("aws_access_key_id", r"\b((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})\b", 1, Format),
             rule("aws_secret_access_key", r#"(?i)aws_?secret(?:_?access)?_?key["']?\s*(?:[:=]|:=|=>)\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)"#, 1, Context),
             // The secret key passed right after its key id: `new BasicAWSCredentials("AKIA…", "…")`.
-            rule("aws_secret_access_key", r#"\b(?:AKIA|ASIA)[A-Z0-9]{16}["'`]?[\s,;:]{1,40}["'`]([A-Za-z0-9/+=]{40})["'`]"#, 1, Context),
+            rule("aws_secret_access_key", r#"\b(?:AKIA|ASIA)[A-Z0-9]{16}["'`]?[\s,;:]{1,40}["'`]?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)"#, 1, Context),
             rule("discord_bot_token", r"\b([MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,})\b", 1, Random),
             rule("github_token", r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255})\b", 1, Format),
             rule("github_pat", r"\b(github_pat_[A-Za-z0-9_]{60,255})\b", 1, Format),
@@ -136,10 +136,10 @@ fn rules() -> &'static [Rule] {
             rule("cli_password", r#"(?:^|\s)--password[= ]([^\s"'$]{6,})"#, 1, Random),
             rule("curl_user_password", r#"\b(?:curl|wget|http)\b[^\n]*?\s(?:-u|--user|--http-user)[\s=]*["']?[^\s"':]+:([^\s"'@]{4,})["']?"#, 1, Context),
             // Every value of a Kubernetes Secret's data/stringData map (checked per line below).
-            rule("k8s_secret_data", r"(?m)^(?:data|stringData):[ \t]*\n((?:[ \t]+[A-Za-z0-9_.\-]+:[^\n]*\n?)+)", 1, Context),
+            rule("k8s_secret_data", r"(?m)^[ \t]*(?:data|stringData):[ \t]*\r?\n((?:[ \t]+[A-Za-z0-9_.\-]+:[^\n]*\n?)+)", 1, Context),
             // Assignments whose key names a secret.
-            rule("secret_assignment", &format!(r#"(?i)(?:^|[^A-Za-z0-9_.\-])({key})(?:\[\])?[\x22'`]?(?:\s*:\s*&?(?:'static\s+)?[A-Za-z_][A-Za-z0-9_<>]*(?:\[\])?)?\s*(?:=>|:=|::=|[:=])\s*(?:["'`]([^"'`\r\n]{{6,}})["'`]|([^\s"'`,;\]\}}\)]{{6,}}))"#), 0, Random),
-            rule("secret_assignment", &format!(r#"(?i)(?:^|[^A-Za-z0-9_.\-])({pass_key})[\x22'`]?\s*(?:=>|:=|[:=])\s*(?:["'`]([^"'`\r\n]{{6,}})["'`]|([^\s"'`,;\]\}}\)]{{6,}}))"#), 0, Random),
+            rule("secret_assignment", &format!(r#"(?i)(?:^|[^A-Za-z0-9_.\-])({key})(?:\[\])?[\x22'`]?(?:\s*:\s*&?(?:'static\s+)?[A-Za-z_][A-Za-z0-9_<>]*(?:\[\])?)?\s*(?:=>|:=|::=|[:=])\s*(?:"((?:[^"\\\r\n]|\\.){{6,}})"|'((?:[^'\\\r\n]|\\.){{6,}})'|`([^`\r\n]{{6,}})`|([^\s"'`]{{6,}}))"#), 0, Random),
+            rule("secret_assignment", &format!(r#"(?i)(?:^|[^A-Za-z0-9_.\-])({pass_key})[\x22'`]?\s*(?:=>|:=|[:=])\s*(?:"((?:[^"\\\r\n]|\\.){{6,}})"|'((?:[^'\\\r\n]|\\.){{6,}})'|`([^`\r\n]{{6,}})`|([^\s"'`]{{6,}}))"#), 0, Random),
             rule("secret_assignment", &format!(r"(?im)^\s*ENV\s+({key})\s+([^\s=\x22']{{6,}})\s*$"), 0, Random),
             rule("secret_assignment", &format!(r#"(?im)^\s*#\s*define\s+({key})\s+"([^"\r\n]{{6,}})""#), 0, Random),
             rule("secret_assignment", &format!(r#"(?i)\bname\s*=\s*["']({key})["'][^>]*>([^<\s]{{6,}})<"#), 0, Random),
@@ -256,11 +256,12 @@ fn is_placeholder(v: &[u8]) -> bool {
     if WEAK_DEFAULTS.contains(&lower.as_str()) {
         return true;
     }
-    // A value that spells the key's own word: "password1", "passwordPASSWORD", "my_secret".
-    if ["password", "passwd", "secret"]
+    // A value that is mostly the key's own word ("password1", "passwordPASSWORD",
+    // "my_secret"); "MySecret#2024x" keeps enough besides to be a password.
+    let rest = ["password", "passwd", "secret"]
         .iter()
-        .any(|w| lower.contains(w))
-    {
+        .fold(lower.clone(), |r, w| r.replace(w, ""));
+    if rest.len() < lower.len() && rest.len() < 6 {
         return true;
     }
     if PLACEHOLDER_WORDS.iter().any(|w| lower.contains(w)) || is_template(&s) {
@@ -388,7 +389,7 @@ fn k8s_values(content: &[u8], span: regex::bytes::Match) -> Vec<(usize, usize)> 
     static LINE: OnceLock<Regex> = OnceLock::new();
     let line = LINE.get_or_init(|| {
         RegexBuilder::new(
-            r"(?m)^[ \t]+[A-Za-z0-9_.\-]+:[ \t]*['\x22]?([^\s'\x22#]{6,})['\x22]?[ \t]*$",
+            r"(?m)^[ \t]+[A-Za-z0-9_.\-]+:[ \t]*['\x22]?([^\s'\x22#]{6,})['\x22]?[ \t]*\r?$",
         )
         .unicode(false)
         .build()
@@ -424,10 +425,17 @@ pub fn detect(path: &str, content: &[u8], ignore_values: &[String]) -> Vec<Findi
                 }
             } else if rule.kind == "secret_assignment" {
                 // Quoted when a quote stands right before the value.
-                match caps.get(2).or_else(|| caps.get(3)) {
+                match (2..caps.len()).find_map(|g| caps.get(g)) {
                     Some(m) => {
                         let quoted = m.start() > 0 && b"\"'`".contains(&content[m.start() - 1]);
-                        vec![(m.start(), m.end(), quoted)]
+                        let mut end = m.end();
+                        // An unquoted value runs to the end of the word; a trailing
+                        // delimiter of a flow map or a statement is not part of it.
+                        while !quoted && end > m.start() + 6 && b",;)]}".contains(&content[end - 1])
+                        {
+                            end -= 1;
+                        }
+                        vec![(m.start(), end, quoted)]
                     }
                     None => continue,
                 }
@@ -457,12 +465,6 @@ pub fn detect(path: &str, content: &[u8], ignore_values: &[String]) -> Vec<Findi
                 if !ok || ignore_values.iter().any(|v| v.as_bytes() == secret) {
                     continue;
                 }
-                if found
-                    .iter()
-                    .any(|f| f.start_byte < end && start < f.end_byte)
-                {
-                    continue;
-                }
                 let line = memchr::memchr_iter(b'\n', &content[..start]).count() as u32 + 1;
                 found.push(Finding {
                     kind: rule.kind,
@@ -473,8 +475,17 @@ pub fn detect(path: &str, content: &[u8], ignore_values: &[String]) -> Vec<Findi
             }
         }
     }
-    found.sort_by_key(|f| f.start_byte);
-    found
+    // Overlapping findings merge into one span (the first rule's kind):
+    // `AKIA…:<secret key>` is masked whole, not only the key id.
+    found.sort_by_key(|f| (f.start_byte, std::cmp::Reverse(f.end_byte)));
+    let mut merged: Vec<Finding> = Vec::with_capacity(found.len());
+    for f in found {
+        match merged.last_mut() {
+            Some(m) if f.start_byte < m.end_byte => m.end_byte = m.end_byte.max(f.end_byte),
+            _ => merged.push(f),
+        }
+    }
+    merged
 }
 
 /// Rule-specific checks of a contextual credential.
@@ -692,6 +703,62 @@ mod tests {
         assert_eq!(
             secrets_of("s.yaml", k8s),
             vec!["rYZ4Wg1kkIkceZPoZCSik8", "c2tfbGl2ZV91NmpzWVlKZGhHZXQ2M3Jl"]
+        );
+    }
+
+    #[test]
+    fn quotes_and_delimiters_inside_values_are_masked_whole() {
+        for (path, src, want) in [
+            (
+                "a.py",
+                r#"DB_PASSWORD = "Kx9$mQ2w'R7!pL4z""#,
+                r#"Kx9$mQ2w'R7!pL4z"#,
+            ),
+            (
+                "c.json",
+                r#"{"password": "Zq8\"rT2vLp9!xW4k"}"#,
+                r#"Zq8\"rT2vLp9!xW4k"#,
+            ),
+            (
+                ".env",
+                "DB_PASSWORD=Zq8#rT2v;Lp9!xW4k\n",
+                "Zq8#rT2v;Lp9!xW4k",
+            ),
+            (
+                "c.yaml",
+                "db: {password: Zq8rT2vLp9xW4k, user: app}\n",
+                "Zq8rT2vLp9xW4k",
+            ),
+            (
+                ".env",
+                "DB_PASSWORD=SuperSecret-9Qz7Lk\n",
+                "SuperSecret-9Qz7Lk",
+            ),
+            (
+                "a.sh",
+                "psql postgres://app:MySecret#2024@db/x\n",
+                "MySecret#2024",
+            ),
+        ] {
+            assert_eq!(
+                secrets_of(path, src),
+                vec![want.to_string()],
+                "{path}: {src}"
+            );
+        }
+        // The key id and the secret key after it are one masked span.
+        let src = "AWS_CREDS=\"AKIAZ7Q2W3E4R5T6Y7U8:Fa1lykVg5kpYYrDYo57oJP6hq6ItLy8k+QY0vPTo\"\n";
+        let f = detect(".env", src.as_bytes(), &[]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(
+            &src[f[0].start_byte..f[0].end_byte],
+            "AKIAZ7Q2W3E4R5T6Y7U8:Fa1lykVg5kpYYrDYo57oJP6hq6ItLy8k+QY0vPTo"
+        );
+        // Kubernetes Secrets with CRLF line ends.
+        let k8s = "kind: Secret\r\ndata:\r\n  tls.key: c2tfbGl2ZV91NmpzWVlKZGhHZXQ2M3Jl\r\n";
+        assert_eq!(
+            secrets_of("s.yaml", k8s),
+            vec!["c2tfbGl2ZV91NmpzWVlKZGhHZXQ2M3Jl"]
         );
     }
 

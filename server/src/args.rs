@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 
-/// Longest string argument, in bytes, unless the schema sets `maxLength`.
-pub const MAX_STRING_BYTES: usize = 16 * 1024;
+/// Longest string argument, in characters, unless the schema sets `maxLength`.
+pub const MAX_STRING_LEN: usize = 16 * 1024;
 /// Most items of an array argument (e.g. globs).
 pub const MAX_ARRAY_ITEMS: usize = 256;
 
@@ -300,10 +300,11 @@ fn check_value(name: &str, v: &Value, s: &Value, root: &Value) -> Result<(), Too
             let max = s
                 .get("maxLength")
                 .and_then(Value::as_u64)
-                .map_or(MAX_STRING_BYTES, |m| m as usize);
-            if t.len() > max {
+                .map_or(MAX_STRING_LEN, |m| m as usize);
+            let n = t.chars().count();
+            if n > max {
                 return Err(ToolError::invalid_argument(
-                    format!("`{name}` is {} bytes; the limit is {max}", t.len()),
+                    format!("`{name}` is {n} characters; the limit is {max}"),
                     format!("shorten `{name}`"),
                 ));
             }
@@ -435,7 +436,7 @@ mod tests {
             e.message.contains("`querry`") && e.hint.contains("pattern"),
             "{e}"
         );
-        let e = err(json!({"pattern": "x".repeat(MAX_STRING_BYTES + 1)}));
+        let e = err(json!({"pattern": "x".repeat(MAX_STRING_LEN + 1)}));
         assert!(e.message.contains("the limit is 16384"), "{e}");
         let e = err(json!({"pattern": "a\u{0}b"}));
         assert!(e.message.contains("NUL"), "{e}");

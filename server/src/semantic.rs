@@ -191,7 +191,14 @@ fn load_patterns(
     let p = snap.dir.join("patterns.parquet");
     let mut chunks = Vec::new();
     let mut members = HashMap::new();
-    if !p.is_file() {
+    // Only a table the manifest lists (and so verified) is read.
+    if !p.is_file()
+        || !snap
+            .manifest
+            .files
+            .iter()
+            .any(|f| f.name == "patterns.parquet")
+    {
         return Ok((chunks, members));
     }
     let reader = open_table(&p)?;

@@ -222,8 +222,19 @@ impl Store {
             ),
             hint: "set CODE_INDEX_CACHE to a writable directory".into(),
         };
-        let mut ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
+        // Keyed by each manifest's content (it holds every table's sha256), not
+        // only by the ids a manifest claims: a forged snapshot reusing an id
+        // never shares a cache with the real one.
+        let mut ids: Vec<String> = snaps
+            .iter()
+            .map(|s| {
+                use sha2::{Digest, Sha256};
+                let m = serde_json::to_vec(&s.manifest).unwrap_or_default();
+                format!("{}:{}", s.id(), hex::encode(&Sha256::digest(&m)[..12]))
+            })
+            .collect();
         ids.sort();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
         let key = crate::cursor::fingerprint("tables", env!("CARGO_PKG_VERSION"), &ids);
         std::fs::create_dir_all(cache_dir).map_err(io)?;
         let db = cache_dir.join(format!("{key}.duckdb"));

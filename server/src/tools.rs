@@ -432,12 +432,13 @@ pub struct NotIndexed {
 impl NotIndexed {
     /// What the manifests of `snaps` say was left out, when anything was.
     fn of(snaps: &[&Snapshot]) -> Option<NotIndexed> {
+        let sum = |f: fn(&Snapshot) -> u64| snaps.iter().fold(0u64, |a, s| a.saturating_add(f(s)));
         let n = NotIndexed {
-            too_large: snaps.iter().map(|s| s.manifest.skipped.too_large).sum(),
-            binary: snaps.iter().map(|s| s.manifest.skipped.binary).sum(),
-            unreadable: snaps.iter().map(|s| s.manifest.skipped.unreadable).sum(),
+            too_large: sum(|s| s.manifest.skipped.too_large),
+            binary: sum(|s| s.manifest.skipped.binary),
+            unreadable: sum(|s| s.manifest.skipped.unreadable),
         };
-        (n.too_large + n.binary + n.unreadable > 0).then_some(n)
+        (n.too_large > 0 || n.binary > 0 || n.unreadable > 0).then_some(n)
     }
 
     /// One line for the text answer.
@@ -584,6 +585,9 @@ pub struct SearchOut {
     /// Files not in the snapshots, so not searched (absent when none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_indexed: Option<NotIndexed>,
+    /// The 10 s scan budget ran out: files past it were not searched; narrow the query.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -842,7 +846,7 @@ impl Server {
         };
         let args = req.arguments.get_or_insert_with(JsonObject::new);
         crate::args::check(&req.name, schema, args)?;
-        if let Some(Value::String(l)) = args.get("lang") {
+        if let Some(Value::String(l)) = args.get("lang").filter(|l| l.as_str() != Some("")) {
             self.st.check_lang(l)?;
         }
         if let Some(Value::String(p)) = args.get("path") {
@@ -1662,9 +1666,13 @@ impl Server {
         ))
     }
 
-    fn search_hits(&self, q: &crate::query::Query) -> Result<Vec<SearchHit>, ToolError> {
+    /// The hits of `q` in every loaded file, and whether the scan budget ran
+    /// out first (files past it are not searched).
+    fn search_hits(&self, q: &crate::query::Query) -> Result<(Vec<SearchHit>, bool), ToolError> {
         use crate::query::{Atom, Case};
         use rayon::prelude::*;
+        let t0 = Instant::now();
+        let partial = std::sync::atomic::AtomicBool::new(false);
         // Compile every atom once.
         let atoms = crate::query::atoms(&q.expr);
         let case_sensitive = match q.case {
@@ -1754,6 +1762,10 @@ impl Server {
         let hits: Vec<Vec<SearchHit>> = files
             .par_iter()
             .map(|(repo, f)| {
+                if t0.elapsed() > SCAN_BUDGET {
+                    partial.store(true, std::sync::atomic::Ordering::Relaxed);
+                    return Vec::new();
+                }
                 // Lazily evaluated atom results for this file.
                 let mut cache: Vec<Option<Vec<SearchHit>>> = vec![None; compiled.len()];
                 let mut eval_atom = |i: usize| -> Vec<SearchHit> {
@@ -1848,7 +1860,7 @@ impl Server {
                 hits
             })
             .collect();
-        Ok(hits.into_iter().flatten().collect())
+        Ok((hits.into_iter().flatten().collect(), partial.into_inner()))
     }
 
     fn search_impl(&self, a: SearchArgs) -> Result<(SearchOut, String), ToolError> {
@@ -1862,12 +1874,16 @@ impl Server {
         let ids: Vec<&str> = self.st.snaps.iter().map(|s| s.id()).collect();
         let key = format!("{}|{plan}", ids.join(","));
         let cached = self.st.cache.get(&key);
-        let hits = match cached {
-            Some(h) => h,
+        let (hits, partial) = match cached {
+            Some(h) => (h, false),
             None => {
-                let h = Arc::new(self.search_hits(&q)?);
-                self.st.cache.put(key, h.clone());
-                h
+                let (h, partial) = self.search_hits(&q)?;
+                let h = Arc::new(h);
+                // A partial result is not kept: the next call scans again.
+                if !partial {
+                    self.st.cache.put(key, h.clone());
+                }
+                (h, partial)
             }
         };
         let fp = cursor::fingerprint("search", &plan, &ids);
@@ -1905,6 +1921,9 @@ impl Server {
             "no hits: drop a term, use case:no, or check field values (lang:python, file:REGEX)"
                 .to_string()
         });
+        if partial {
+            text.push_str("partial: the 10 s scan budget ran out before every file was searched; narrow the query (file:, lang:, repo:)\n");
+        }
         // `search` covers every loaded repo.
         let all: Vec<&Snapshot> = self.st.snaps.iter().collect();
         let not_indexed = NotIndexed::of(&all);
@@ -1913,6 +1932,7 @@ impl Server {
         }
         Ok((
             SearchOut {
+                partial,
                 not_indexed,
                 query_plan: plan,
                 total_hits: hits.len() as u64,
@@ -2372,13 +2392,10 @@ impl ServerHandler for Server {
             };
             for (k, v) in [("path", &path), ("query", &query), ("repo", &repo)] {
                 if v.as_ref()
-                    .is_some_and(|v| v.len() > crate::args::MAX_STRING_BYTES)
+                    .is_some_and(|v| v.len() > crate::args::MAX_STRING_LEN)
                 {
                     return Err(as_error(ToolError::invalid_argument(
-                        format!(
-                            "`{k}` is longer than {} bytes",
-                            crate::args::MAX_STRING_BYTES
-                        ),
+                        format!("`{k}` is longer than {} bytes", crate::args::MAX_STRING_LEN),
                         format!("shorten `{k}`"),
                     )));
                 }
