@@ -14,8 +14,8 @@ struct Raw {
     q: String,
     /// Position: tool-specific numbers (e.g. file index, match index).
     p: Vec<u64>,
-    /// Check of `q` and `p`: an edited or truncated cursor is refused
-    /// instead of pointing a tool at a position it never issued.
+    /// Check of `q` and `p` (unkeyed: it catches a cursor edited or cut
+    /// by mistake, not a deliberate forgery; positions are bounded anyway).
     #[serde(default)]
     k: String,
 }
