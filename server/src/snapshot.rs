@@ -319,6 +319,11 @@ fn sha256_file(path: &Path) -> std::io::Result<(u64, String)> {
 
 /// Read and verify a snapshot's manifest and data files.
 pub fn verify(dir: &Path) -> Result<Manifest, LoadError> {
+    verify_signed(dir).map(|(m, _)| m)
+}
+
+/// [`verify`], with the signature status [`check_signature`] found.
+fn verify_signed(dir: &Path) -> Result<(Manifest, Option<String>), LoadError> {
     let mp = dir.join(MANIFEST_FILE);
     let text = std::fs::read_to_string(&mp)
         .map_err(|e| err(format!("cannot read {}: {e}", mp.display()), REBUILD))?;
@@ -334,7 +339,7 @@ pub fn verify(dir: &Path) -> Result<Manifest, LoadError> {
             format!("{REBUILD} with code-indexer {}", env!("CARGO_PKG_VERSION")),
         ));
     }
-    check_signature(dir, text.as_bytes())?;
+    let signature = check_signature(dir, text.as_bytes())?;
     for f in &manifest.files {
         if !code_index_schemas::is_plain_name(&f.name) || f.name == MANIFEST_FILE {
             return Err(err(
@@ -356,14 +361,12 @@ pub fn verify(dir: &Path) -> Result<Manifest, LoadError> {
             ));
         }
     }
-    Ok(manifest)
+    Ok((manifest, signature))
 }
 
 /// Verify and load a snapshot's files into memory.
 pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
-    let manifest = verify(dir)?;
-    let text = std::fs::read(dir.join(MANIFEST_FILE)).unwrap_or_default();
-    let signature = check_signature(dir, &text)?;
+    let (manifest, signature) = verify_signed(dir)?;
     let p = dir.join("files.parquet");
     let file =
         File::open(&p).map_err(|e| err(format!("cannot open {}: {e}", p.display()), REBUILD))?;
