@@ -1,0 +1,171 @@
+//! JavaScript, TypeScript and TSX (one set of rules: the TypeScript
+//! grammars extend the JavaScript one, and kinds a grammar lacks never
+//! occur in it). Functions, classes, methods, fields, interfaces, types,
+//! enums, namespaces, function-valued and module-level bindings; heritage
+//! clauses; `import`/`export ... from`, `require()` and `import()`.
+
+use super::rules::{
+    each_type, string_content, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules,
+    RefRules, Step,
+};
+
+pub static RULES: LangRules = LangRules {
+    defs: &[
+        DefRule::scope("function_declaration", "function"),
+        DefRule::scope("generator_function_declaration", "function"),
+        DefRule::scope("function_signature", "function"),
+        DefRule::class("class_declaration", "class"),
+        DefRule::class("abstract_class_declaration", "class"),
+        DefRule::class("class", "class"),
+        DefRule::class("interface_declaration", "interface"),
+        DefRule::leaf("type_alias_declaration", "type"),
+        DefRule::class("enum_declaration", "enum"),
+        DefRule::scope("internal_module", "namespace"),
+        DefRule::scope("module", "namespace"),
+    ],
+    def_fn: definition,
+    def_edges: heritage,
+    imports,
+    calls: &[
+        CallRule::last("new_expression", "constructor"),
+        CallRule::last("call_expression", "function"),
+    ],
+    callee: CalleePath {
+        names: &[
+            "identifier",
+            "property_identifier",
+            "type_identifier",
+            "private_property_identifier",
+        ],
+        steps: &[
+            ("member_expression", Step::Field("property")),
+            ("generic_type", Step::FirstNamed),
+        ],
+    },
+    refs: RefRules {
+        identifiers: &[
+            "identifier",
+            "type_identifier",
+            "property_identifier",
+            "shorthand_property_identifier",
+            "private_property_identifier",
+        ],
+        types: &["type_identifier"],
+        fields: &["property_identifier"],
+        ..RefRules::NONE
+    },
+    doc: Doc::CommentsAbove {
+        wrappers: &["export_statement"],
+    },
+    ..LangRules::NONE
+};
+
+fn definition<'t>(at: &At<'t, '_>) -> Option<Def<'t>> {
+    match at.kind {
+        "method_definition" | "method_signature" | "abstract_method_signature" => {
+            let n = at.field("name")?;
+            let k = if at.text(n) == "constructor" {
+                "constructor"
+            } else {
+                "method"
+            };
+            Some(Def::scope(k, n))
+        }
+        "public_field_definition" | "field_definition" | "property_signature" => {
+            let n = at.field("name").or_else(|| at.field("property"))?;
+            let is_fn = value_is(at, &["arrow_function", "function_expression", "function"]);
+            Some(if is_fn {
+                Def::scope("method", n)
+            } else {
+                Def::leaf("property", n)
+            })
+        }
+        "variable_declarator" => variable(at),
+        _ => None,
+    }
+}
+
+/// Is the `value` field one of these kinds?
+fn value_is(at: &At, kinds: &[&str]) -> bool {
+    at.field("value").is_some_and(|v| kinds.contains(&v.kind()))
+}
+
+/// `const f = () => ...` anywhere; other bindings at module level only.
+fn variable<'t>(at: &At<'t, '_>) -> Option<Def<'t>> {
+    let n = at.field("name")?;
+    if n.kind() != "identifier" {
+        return None;
+    }
+    let function_kinds = [
+        "arrow_function",
+        "function_expression",
+        "function",
+        "generator_function",
+    ];
+    if value_is(at, &function_kinds) {
+        return Some(Def::scope("function", n));
+    }
+    let decl = at.up(0)?;
+    let top = at.up(1)?;
+    let at_top = top.kind() == "program"
+        || (top.kind() == "export_statement" && at.up(2).is_some_and(|p| p.kind() == "program"));
+    if !at_top || !at.at_top {
+        return None;
+    }
+    let is_const = decl.child(0).is_some_and(|c| at.text(c) == "const");
+    Some(Def::leaf(if is_const { "constant" } else { "variable" }, n))
+}
+
+/// `extends` / `implements` clauses of classes and interfaces.
+fn heritage(at: &At, e: &mut DefEdges) {
+    let node = at.node;
+    if !matches!(
+        node.kind(),
+        "class_declaration" | "abstract_class_declaration" | "class" | "interface_declaration"
+    ) {
+        return;
+    }
+    let mut c = node.walk();
+    for ch in node.named_children(&mut c) {
+        match ch.kind() {
+            "class_heritage" => {
+                let mut c2 = ch.walk();
+                for h in ch.named_children(&mut c2) {
+                    match h.kind() {
+                        "extends_clause" => {
+                            if let Some(v) = h.child_by_field_name("value") {
+                                e.base("extends", v);
+                            }
+                        }
+                        "implements_clause" => each_type(h, &mut |t| e.base("implements", t)),
+                        _ => e.base("extends", h),
+                    }
+                }
+            }
+            "extends_type_clause" => each_type(ch, &mut |t| e.base("extends", t)),
+            _ => {}
+        }
+    }
+}
+
+fn imports(at: &At) -> Option<Vec<(String, u32)>> {
+    let l = at.line();
+    match at.kind {
+        "import_statement" | "export_statement" => {
+            Some(vec![(string_content(at.field("source")?, at.src), l)])
+        }
+        // `require("x")` and `import("x")`.
+        "call_expression" => {
+            let f = at.field("function")?;
+            if at.text(f) != "require" && f.kind() != "import" {
+                return None;
+            }
+            let a = at.field("arguments")?.named_child(0)?;
+            if a.kind() != "string" {
+                return None;
+            }
+            Some(vec![(string_content(a, at.src), l)])
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,499 @@
+//! Extracts definitions, references and raw relations from one file's syntax
+//! tree. One iterative walk per file (no recursion, so deeply nested
+//! generated code cannot overflow the stack), the same for every language:
+//! what a language's node kinds mean is one [`LangRules`] value in its own
+//! file (`python.rs`, `rust.rs`, ...), and [`rules`] is the one place that
+//! picks it. Adding a language is a rules file and an arm there (besides
+//! its `Lang` and grammar in `language.rs`).
+
+mod c_family;
+mod go;
+mod java;
+mod js_family;
+mod python;
+mod rules;
+mod rust;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use tree_sitter::{Node, Parser, Tree};
+
+use crate::ids::stable_id;
+use crate::language::Lang;
+pub(crate) use rules::LangRules;
+use rules::{line, text, At, Def, DefEdges, Doc};
+
+/// A definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Symbol {
+    pub id: i64,
+    pub name: String,
+    pub qualified_name: String,
+    pub kind: &'static str,
+    pub container: Option<String>,
+    pub parent_id: Option<i64>,
+    pub signature: String,
+    pub doc: Option<String>,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub start_byte: u64,
+    pub end_byte: u64,
+    pub name_line: u32,
+}
+
+/// An identifier occurrence that is not a definition's name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference {
+    pub name: String,
+    pub line: u32,
+    pub column: u32,
+    pub start_byte: u64,
+    pub ref_kind: &'static str,
+    pub enclosing: Option<Arc<str>>,
+}
+
+/// A relation as written in the file, before cross-file resolution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawEdge {
+    pub kind: &'static str,
+    pub src_symbol: Option<Arc<str>>,
+    pub dst_name: String,
+    pub line: u32,
+}
+
+/// Everything extracted from one file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Parsed {
+    pub symbols: Vec<Symbol>,
+    pub references: Vec<Reference>,
+    pub edges: Vec<RawEdge>,
+}
+
+/// The rules of a language: the only `match` on the language in parsing.
+pub(crate) fn rules(lang: Lang) -> &'static LangRules {
+    match lang {
+        Lang::Python => &python::RULES,
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &js_family::RULES,
+        Lang::Rust => &rust::RULES,
+        Lang::Go => &go::RULES,
+        Lang::Java => &java::RULES,
+        Lang::C | Lang::Cpp => &c_family::RULES,
+        Lang::Markdown | Lang::Text => &LangRules::NONE,
+    }
+}
+
+/// The static copy of a kind read back from a snapshot (symbol, reference or
+/// edge kind, as `schemas` lists them; an unknown one is leaked once).
+pub fn static_kind(s: &str) -> &'static str {
+    use code_index_schemas::{EDGE_KINDS, REF_KINDS, SYMBOL_KINDS};
+    SYMBOL_KINDS
+        .iter()
+        .chain(REF_KINDS)
+        .chain(EDGE_KINDS)
+        .find(|k| **k == s)
+        .copied()
+        .unwrap_or_else(|| Box::leak(s.to_string().into_boxed_str()))
+}
+
+/// Node kind names by kind id, per language: `Node::kind` measures and
+/// validates a C string on every call, and the walk asks for every node.
+fn kind_names(lang: Lang) -> &'static [&'static str] {
+    static TABLES: std::sync::OnceLock<Vec<Vec<&'static str>>> = std::sync::OnceLock::new();
+    let tables = TABLES.get_or_init(|| {
+        Lang::ALL
+            .iter()
+            .map(|l| match l.grammar() {
+                Some(g) => (0..g.node_kind_count() as u16)
+                    .map(|id| -> &'static str {
+                        Box::leak(
+                            g.node_kind_for_id(id)
+                                .unwrap_or("")
+                                .to_string()
+                                .into_boxed_str(),
+                        )
+                    })
+                    .collect(),
+                None => Vec::new(),
+            })
+            .collect()
+    });
+    &tables[Lang::ALL.iter().position(|l| *l == lang).unwrap()]
+}
+
+thread_local! {
+    static PARSERS: std::cell::RefCell<Vec<(Lang, Parser)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Parse `src` with the grammar of `lang` (parsers are reused per thread).
+pub fn parse_tree(lang: Lang, src: &[u8]) -> Option<Tree> {
+    let grammar = lang.grammar()?;
+    PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let idx = match parsers.iter().position(|(l, _)| *l == lang) {
+            Some(i) => i,
+            None => {
+                let mut p = Parser::new();
+                p.set_language(&grammar).ok()?;
+                parsers.push((lang, p));
+                parsers.len() - 1
+            }
+        };
+        let p = &mut parsers[idx].1;
+        // A generous time budget per file: pathological inputs are chunked as text instead.
+        p.reset();
+        p.parse(src, None)
+    })
+}
+
+/// Extract symbols, references and raw edges from a parsed file.
+pub fn extract(lang: Lang, path: &str, src: &[u8], tree: &Tree) -> Parsed {
+    let names = kind_names(lang);
+    let mut walk = Walk {
+        rules: rules(lang),
+        path,
+        src,
+        scopes: Vec::new(),
+        def_names: HashSet::new(),
+        callees: HashSet::new(),
+        import_end: 0,
+        out: Parsed::default(),
+    };
+    let mut cursor = tree.walk();
+    // Ancestors of the current node (Node::parent is O(depth) in tree-sitter).
+    let mut anc: Vec<Node> = Vec::new();
+    loop {
+        let node = cursor.node();
+        if node.start_byte() >= walk.import_end {
+            walk.import_end = 0;
+        }
+        // Anonymous nodes (keywords, punctuation) define, import, call and name nothing.
+        if node.is_named() {
+            let kind = names.get(node.kind_id() as usize).copied().unwrap_or("");
+            walk.visit(node, kind, &anc);
+        }
+        if cursor.goto_first_child() {
+            anc.push(node);
+            continue;
+        }
+        loop {
+            // Scopes opened at this depth or below end with their node.
+            while walk.scopes.last().is_some_and(|s| s.depth >= anc.len()) {
+                walk.scopes.pop();
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                fix_parents(&mut walk.out.symbols);
+                return walk.out;
+            }
+            anc.pop();
+        }
+    }
+}
+
+/// Link each symbol to its container's id when the container is a symbol of this file.
+fn fix_parents(symbols: &mut [Symbol]) {
+    let map: std::collections::HashMap<String, i64> = symbols
+        .iter()
+        .map(|s| (s.qualified_name.clone(), s.id))
+        .collect();
+    for s in symbols.iter_mut() {
+        if s.parent_id.is_none() {
+            if let Some(c) = &s.container {
+                s.parent_id = map.get(c).copied();
+            }
+        }
+    }
+}
+
+/// An open definition scope.
+struct Scope {
+    /// Depth of the node that opened it.
+    depth: usize,
+    qname: Arc<str>,
+    symbol_id: Option<i64>,
+    class_like: bool,
+}
+
+/// The state of one file's walk.
+struct Walk<'s> {
+    rules: &'static LangRules,
+    path: &'s str,
+    src: &'s [u8],
+    scopes: Vec<Scope>,
+    /// Start bytes of definition names (not references).
+    def_names: HashSet<usize>,
+    /// Start bytes of callee names (references of kind `call`).
+    callees: HashSet<usize>,
+    /// End of the import statement being walked (0: none).
+    import_end: usize,
+    out: Parsed,
+}
+
+impl<'s> Walk<'s> {
+    fn enclosing(&self) -> Option<Arc<str>> {
+        self.scopes.last().map(|s| s.qname.clone())
+    }
+
+    /// A named node: the first of definition, scope, import, call or
+    /// reference that it is.
+    fn visit<'t>(&mut self, node: Node<'t>, kind: &'static str, anc: &[Node<'t>]) {
+        let rules = self.rules;
+        let at = At {
+            node,
+            kind,
+            src: self.src,
+            anc,
+            in_class: self.scopes.last().is_some_and(|s| s.class_like),
+            at_top: self.scopes.is_empty(),
+        };
+        if let Some(def) = rules.definition(&at) {
+            self.define(&at, def);
+        } else if let Some(rule) = rules.scopes.iter().find(|r| r.node == kind) {
+            if let Some(name) = (rule.name)(&at, &mut self.out.edges) {
+                self.scopes.push(Scope {
+                    depth: anc.len(),
+                    qname: Arc::from(name),
+                    symbol_id: None,
+                    class_like: true,
+                });
+            }
+        } else if let Some(specs) = (rules.imports)(&at) {
+            self.import_end = node.end_byte();
+            let enclosing = self.enclosing();
+            for (spec, l) in specs {
+                self.out.edges.push(RawEdge {
+                    kind: "imports",
+                    src_symbol: enclosing.clone(),
+                    dst_name: spec,
+                    line: l,
+                });
+            }
+        } else if let Some(callee) = rules.call_target(&at) {
+            let name = text(callee, self.src);
+            if !name.is_empty() {
+                self.callees.insert(callee.start_byte());
+                self.out.edges.push(RawEdge {
+                    kind: "calls",
+                    src_symbol: self.enclosing(),
+                    dst_name: name.to_string(),
+                    line: line(callee),
+                });
+            }
+        } else if rules.refs.identifiers.contains(&kind) && node.child_count() == 0 {
+            self.reference(&at);
+        }
+    }
+
+    /// Record a definition: its symbol, `contains` edge, other edges and scope.
+    fn define<'t>(&mut self, at: &At<'t, '_>, def: Def<'t>) {
+        let node = at.node;
+        let enclosing = self.enclosing();
+        let name = text(def.name, self.src).to_string();
+        if name.is_empty() {
+            return;
+        }
+        self.def_names.insert(def.name.start_byte());
+        let container = def
+            .container
+            .clone()
+            .or_else(|| enclosing.as_deref().map(str::to_string));
+        let qualified_name = match &container {
+            Some(c) => format!("{c}.{name}"),
+            None => name.clone(),
+        };
+        let id = stable_id(&[
+            self.path.as_bytes(),
+            def.kind.as_bytes(),
+            qualified_name.as_bytes(),
+            node.start_byte().to_string().as_bytes(),
+        ]);
+        let parent_id = if def.container.is_none() {
+            self.scopes.last().and_then(|s| s.symbol_id)
+        } else {
+            None
+        };
+        self.out.edges.push(RawEdge {
+            kind: "contains",
+            src_symbol: container.as_deref().map(Arc::from),
+            dst_name: qualified_name.clone(),
+            line: line(def.name),
+        });
+        self.out.symbols.push(Symbol {
+            id,
+            name,
+            qualified_name: qualified_name.clone(),
+            kind: def.kind,
+            container,
+            parent_id,
+            signature: signature(node, self.src),
+            doc: doc_of(&self.rules.doc, node, self.src),
+            start_line: line(node),
+            end_line: node.end_position().row as u32 + 1,
+            start_byte: node.start_byte() as u64,
+            end_byte: node.end_byte() as u64,
+            name_line: line(def.name),
+        });
+        let mut edges = DefEdges::new(
+            &qualified_name,
+            enclosing.as_ref(),
+            self.src,
+            &mut self.out.edges,
+        );
+        (self.rules.def_edges)(at, &mut edges);
+        if def.opens_scope {
+            self.scopes.push(Scope {
+                depth: at.anc.len(),
+                qname: Arc::from(qualified_name),
+                symbol_id: Some(id),
+                class_like: def.class_like,
+            });
+        }
+    }
+
+    /// An identifier leaf that is not a definition's name.
+    fn reference(&mut self, at: &At) {
+        let refs = &self.rules.refs;
+        let (node, kind) = (at.node, at.kind);
+        let start = node.start_byte();
+        if self.def_names.contains(&start) {
+            return;
+        }
+        let name = text(node, self.src);
+        if name.is_empty() || refs.ignored.contains(&name) {
+            return;
+        }
+        let parent = at.up(0);
+        let ref_kind = if self.callees.contains(&start) {
+            "call"
+        } else if self.import_end > start {
+            "import"
+        } else if refs.types.contains(&kind)
+            || refs
+                .type_parent
+                .is_some_and(|t| parent.is_some_and(|p| p.kind() == t))
+        {
+            "type"
+        } else if refs.fields.contains(&kind)
+            || refs.field_of.is_some_and(|(pk, field)| {
+                parent.is_some_and(|p| p.kind() == pk && p.child_by_field_name(field) == Some(node))
+            })
+        {
+            "field"
+        } else {
+            "identifier"
+        };
+        self.out.references.push(Reference {
+            name: name.to_string(),
+            line: line(node),
+            column: node.start_position().column as u32 + 1,
+            start_byte: start as u64,
+            ref_kind,
+            enclosing: self.enclosing(),
+        });
+    }
+}
+
+/// Header text of a definition: up to its body, whitespace collapsed, capped.
+fn signature(node: Node, src: &[u8]) -> String {
+    let end = node
+        .child_by_field_name("body")
+        .map(|b| b.start_byte())
+        .unwrap_or_else(|| node.end_byte().min(node.start_byte() + 400));
+    let raw = String::from_utf8_lossy(&src[node.start_byte()..end]);
+    let first = if node.child_by_field_name("body").is_none() {
+        raw.lines().next().unwrap_or("").to_string()
+    } else {
+        raw.to_string()
+    };
+    let mut s: String = first.split_whitespace().collect::<Vec<_>>().join(" ");
+    while s.ends_with(':') || s.ends_with('{') || s.ends_with(' ') {
+        s.pop();
+    }
+    truncate_chars(&s, 300)
+}
+
+fn truncate_chars(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// First paragraph of a definition's documentation.
+fn doc_of(doc: &Doc, node: Node, src: &[u8]) -> Option<String> {
+    match doc {
+        Doc::Custom(f) => f(node, src),
+        Doc::CommentsAbove { wrappers } => comments_above(node, src, wrappers),
+    }
+}
+
+/// The comment block ending on the line above the definition (or its wrapper).
+fn comments_above(node: Node, src: &[u8], wrappers: &[&str]) -> Option<String> {
+    let mut anchor = node;
+    while let Some(p) = anchor.parent() {
+        if wrappers.contains(&p.kind()) {
+            anchor = p;
+        } else {
+            break;
+        }
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut expect_row = anchor.start_position().row;
+    let mut prev = anchor.prev_sibling();
+    while let Some(c) = prev {
+        if !(c.kind().contains("comment")) || c.end_position().row + 1 < expect_row {
+            break;
+        }
+        let t = text(c, src);
+        let mut block: Vec<String> = t.lines().map(clean_comment_line).collect();
+        block.extend(lines);
+        lines = block;
+        expect_row = c.start_position().row;
+        prev = c.prev_sibling();
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    first_paragraph(&lines.join("\n"))
+}
+
+fn clean_comment_line(l: &str) -> String {
+    let l = l.trim();
+    let l = l
+        .trim_start_matches("/**")
+        .trim_start_matches("/*!")
+        .trim_start_matches("/*")
+        .trim_start_matches("///")
+        .trim_start_matches("//!")
+        .trim_start_matches("//");
+    let l = l.trim_end_matches("*/");
+    let l = l.trim();
+    let l = l.strip_prefix('*').unwrap_or(l);
+    l.trim().to_string()
+}
+
+/// The first non-empty paragraph, lines joined, capped.
+fn first_paragraph(raw: &str) -> Option<String> {
+    let mut para = Vec::new();
+    for l in raw.lines() {
+        let t = l.trim();
+        if t.is_empty() {
+            if para.is_empty() {
+                continue;
+            }
+            break;
+        }
+        para.push(t);
+    }
+    let s = para.join(" ");
+    if s.is_empty() {
+        None
+    } else {
+        Some(truncate_chars(&s, 300))
+    }
+}

@@ -1,0 +1,144 @@
+//! Python: classes, functions (methods in classes), module and class level
+//! assignments; docstrings; `import` / `from ... import`.
+
+use tree_sitter::Node;
+
+use super::first_paragraph;
+use super::rules::{
+    text, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules, RefRules, Step,
+};
+
+pub static RULES: LangRules = LangRules {
+    defs: &[
+        DefRule::class("class_definition", "class"),
+        DefRule::scope("function_definition", "function").method_in_class(),
+    ],
+    def_fn: assignment,
+    def_edges: superclasses,
+    imports,
+    calls: &[CallRule::last("call", "function")],
+    callee: CalleePath {
+        names: &["identifier"],
+        steps: &[
+            ("attribute", Step::Field("attribute")),
+            ("generic_type", Step::FirstNamed),
+        ],
+    },
+    refs: RefRules {
+        identifiers: &["identifier"],
+        type_parent: Some("type"),
+        field_of: Some(("attribute", "attribute")),
+        ignored: &["self", "cls"],
+        ..RefRules::NONE
+    },
+    doc: Doc::Custom(docstring),
+    ..LangRules::NONE
+};
+
+/// `X = ...` at module level (a constant when upper case) or in a class body (a field).
+fn assignment<'t>(at: &At<'t, '_>) -> Option<Def<'t>> {
+    if at.kind != "assignment" {
+        return None;
+    }
+    let stmt = at.up(0)?;
+    if stmt.kind() != "expression_statement" {
+        return None;
+    }
+    let holder = at.up(1)?;
+    let at_module = holder.kind() == "module";
+    let at_class =
+        holder.kind() == "block" && at.up(2).is_some_and(|p| p.kind() == "class_definition");
+    if !(at_module || at_class) {
+        return None;
+    }
+    let left = at.field("left")?;
+    if left.kind() != "identifier" {
+        return None;
+    }
+    let k = if at_class {
+        "field"
+    } else if is_constant_name(at.text(left)) {
+        "constant"
+    } else {
+        "variable"
+    };
+    Some(Def::leaf(k, left))
+}
+
+fn is_constant_name(n: &str) -> bool {
+    n.len() > 1
+        && n.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && n.chars().any(|c| c.is_ascii_uppercase())
+}
+
+/// `class A(B, m.C)`: extends edges.
+fn superclasses(at: &At, e: &mut DefEdges) {
+    if at.node.kind() != "class_definition" {
+        return;
+    }
+    if let Some(sup) = at.field("superclasses") {
+        let mut c = sup.walk();
+        for a in sup.named_children(&mut c) {
+            if matches!(a.kind(), "identifier" | "attribute") {
+                e.base("extends", a);
+            }
+        }
+    }
+}
+
+fn imports(at: &At) -> Option<Vec<(String, u32)>> {
+    let (node, l) = (at.node, at.line());
+    match at.kind {
+        "import_statement" => {
+            let mut v = Vec::new();
+            let mut c = node.walk();
+            for n in node.children_by_field_name("name", &mut c) {
+                v.push((at.text(imported_name(n)?).to_string(), l));
+            }
+            Some(v)
+        }
+        "import_from_statement" => {
+            let module = at.text(at.field("module_name")?).to_string();
+            let mut v = Vec::new();
+            let mut c = node.walk();
+            for n in node.children_by_field_name("name", &mut c) {
+                let m = imported_name(n)?;
+                // "from a import b": b may be a module or a name in a.
+                let sep = if module.ends_with('.') { "" } else { "." };
+                v.push((format!("{module}{sep}{}", at.text(m)), l));
+            }
+            if v.is_empty() {
+                v.push((module, l));
+            }
+            Some(v)
+        }
+        _ => None,
+    }
+}
+
+/// `a.b` of `import a.b as c`.
+fn imported_name(n: Node) -> Option<Node> {
+    if n.kind() == "aliased_import" {
+        n.child_by_field_name("name")
+    } else {
+        Some(n)
+    }
+}
+
+/// The first paragraph of the docstring: the string that opens the body.
+fn docstring(node: Node, src: &[u8]) -> Option<String> {
+    let body = node.child_by_field_name("body")?;
+    let first = body.named_child(0)?;
+    if first.kind() != "expression_statement" {
+        return None;
+    }
+    let s = first.named_child(0)?;
+    if s.kind() != "string" {
+        return None;
+    }
+    let raw = text(s, src);
+    let raw = raw.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    let raw = raw.trim_matches(|c| c == '"' || c == '\'');
+    first_paragraph(raw)
+}

@@ -1,0 +1,146 @@
+//! Rust: items, fields and variants; `impl` blocks as scopes (with
+//! `implements` edges); `use` trees and `mod x;` as imports; macro calls.
+
+use tree_sitter::Node;
+
+use super::rules::{
+    base_type_name, each_type, text, At, CallRule, CalleePath, DefEdges, DefRule, Doc, LangRules,
+    RefRules, ScopeRule, Step,
+};
+use super::RawEdge;
+
+pub static RULES: LangRules = LangRules {
+    defs: &[
+        DefRule::scope("function_item", "function").method_in_class(),
+        DefRule::scope("function_signature_item", "function").method_in_class(),
+        DefRule::class("struct_item", "struct"),
+        DefRule::class("enum_item", "enum"),
+        DefRule::class("union_item", "union"),
+        DefRule::class("trait_item", "trait"),
+        DefRule::leaf("type_item", "type"),
+        DefRule::leaf("const_item", "constant"),
+        DefRule::leaf("static_item", "constant"),
+        DefRule::scope("mod_item", "module"),
+        DefRule::leaf("macro_definition", "macro"),
+        DefRule::leaf("field_declaration", "field"),
+        DefRule::leaf("enum_variant", "constant"),
+    ],
+    def_edges,
+    scopes: &[ScopeRule {
+        node: "impl_item",
+        name: impl_scope,
+    }],
+    imports,
+    calls: &[
+        CallRule::last("macro_invocation", "macro"),
+        CallRule::last("call_expression", "function"),
+    ],
+    callee: CalleePath {
+        names: &["identifier", "field_identifier", "type_identifier"],
+        steps: &[
+            ("field_expression", Step::Field("field")),
+            ("scoped_identifier", Step::Field("name")),
+            ("scoped_type_identifier", Step::Field("name")),
+            ("generic_function", Step::FieldOr("function", "name")),
+            ("generic_type", Step::FirstNamed),
+        ],
+    },
+    refs: RefRules {
+        identifiers: &["identifier", "type_identifier", "field_identifier"],
+        types: &["type_identifier"],
+        fields: &["field_identifier"],
+        ..RefRules::NONE
+    },
+    doc: Doc::CommentsAbove {
+        wrappers: &["attribute_item"],
+    },
+    ..LangRules::NONE
+};
+
+/// Supertraits (`trait A: B + C`) are extended; `mod x;` imports `x`.
+/// (`mod x;` is a definition, so the walk never asks [`imports`] about it.)
+fn def_edges(at: &At, e: &mut DefEdges) {
+    match at.node.kind() {
+        "trait_item" => {
+            if let Some(b) = at.field("bounds") {
+                each_type(b, &mut |t| e.base("extends", t));
+            }
+        }
+        "mod_item" if at.field("body").is_none() => {
+            let name = e.qname.rsplit('.').next().unwrap_or(e.qname);
+            e.edges.push(RawEdge {
+                kind: "imports",
+                src_symbol: e.enclosing.cloned(),
+                dst_name: format!("mod {name}"),
+                line: at.line(),
+            });
+        }
+        _ => {}
+    }
+}
+
+/// `impl [Trait for] Type`: a scope named after the type, and an
+/// `implements` edge for a trait.
+fn impl_scope(at: &At, edges: &mut Vec<RawEdge>) -> Option<String> {
+    let ty = at.field("type")?;
+    let tname = base_type_name(at.text(ty));
+    if let Some(tr) = at.field("trait") {
+        edges.push(RawEdge {
+            kind: "implements",
+            src_symbol: Some(tname.as_str().into()),
+            dst_name: at.text(tr).to_string(),
+            line: at.line(),
+        });
+    }
+    Some(tname)
+}
+
+fn imports(at: &At) -> Option<Vec<(String, u32)>> {
+    if at.kind != "use_declaration" {
+        return None;
+    }
+    let arg = at.field("argument")?;
+    let mut v = Vec::new();
+    use_paths(arg, at.src, "", &mut v);
+    let l = at.line();
+    Some(v.into_iter().map(|p| (p, l)).collect())
+}
+
+/// Every path a `use` tree brings in (`a::{b, c::d}` → `a::b`, `a::c::d`).
+fn use_paths(n: Node, src: &[u8], prefix: &str, out: &mut Vec<String>) {
+    let join = |a: &str, b: &str| {
+        if a.is_empty() {
+            b.to_string()
+        } else {
+            format!("{a}::{b}")
+        }
+    };
+    match n.kind() {
+        "scoped_use_list" => {
+            let p = n
+                .child_by_field_name("path")
+                .map(|p| text(p, src))
+                .unwrap_or("");
+            let np = join(prefix, p);
+            if let Some(list) = n.child_by_field_name("list") {
+                use_paths(list, src, &np, out);
+            }
+        }
+        "use_list" => {
+            let mut c = n.walk();
+            for ch in n.named_children(&mut c) {
+                use_paths(ch, src, prefix, out);
+            }
+        }
+        "use_as_clause" => {
+            if let Some(p) = n.child_by_field_name("path") {
+                out.push(join(prefix, text(p, src)));
+            }
+        }
+        "use_wildcard" => {
+            let t = text(n, src).trim_end_matches("::*").trim_end_matches('*');
+            out.push(join(prefix, t));
+        }
+        _ => out.push(join(prefix, text(n, src))),
+    }
+}
