@@ -217,12 +217,6 @@ pub fn key(model_id: &str, input: &str) -> [u8; 32] {
     h.finalize().into()
 }
 
-/// Default cache directory: `~/.cache/code-index/embeddings`.
-pub fn default_cache_dir() -> PathBuf {
-    let home = std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into());
-    PathBuf::from(home).join(".cache/code-index/embeddings")
-}
-
 /// The persistent embedding cache of one model.
 pub struct Cache {
     path: Option<PathBuf>,
@@ -492,24 +486,23 @@ pub struct UpgradeSummary {
 
 /// The embedding inputs of a snapshot's chunks (from its tables), in table order.
 pub fn snapshot_items(dir: &Path, model_id: &str) -> Result<Vec<Pending>> {
-    use arrow_array::{Array, Int64Array, StringArray};
-    let col = |b: &arrow_array::RecordBatch, n: &str| -> Result<arrow_array::ArrayRef> {
-        b.column_by_name(n).cloned().ok_or_else(|| {
-            Error::new(
-                codes::SNAPSHOT_INVALID,
-                format!("{} lacks column {n}", dir.display()),
-                "rebuild the snapshot with `code-indexer index`",
-            )
-        })
+    use code_index_schemas::table::Nullable;
+    use code_index_schemas::{chunks_table, files_table, patterns_table, symbols_table, Table};
+    // Unreadable files are E_PREVIOUS_INVALID (as they have always been
+    // here); missing or retyped columns E_SNAPSHOT_INVALID.
+    let open = |table: &Table, columns: &[&str]| {
+        crate::previous::open_table(
+            dir,
+            table,
+            columns,
+            codes::SNAPSHOT_INVALID,
+            "rebuild the snapshot with `code-indexer index`",
+        )
     };
     let mut content: HashMap<String, String> = HashMap::new();
-    for b in crate::previous::read_table(dir, "files.parquet")? {
-        let p = col(&b, "path")?;
-        let c = col(&b, "content")?;
-        let (p, c) = (
-            p.as_any().downcast_ref::<StringArray>().unwrap(),
-            c.as_any().downcast_ref::<StringArray>().unwrap(),
-        );
+    for b in open(&files_table(), &["path", "content"])? {
+        let b = b?;
+        let (p, c) = (b.str("path"), b.str("content"));
         for i in 0..b.num_rows() {
             content.insert(p.value(i).to_string(), c.value(i).to_string());
         }
@@ -524,61 +517,70 @@ pub fn snapshot_items(dir: &Path, model_id: &str) -> Result<Vec<Pending>> {
         Option<String>,
     );
     let mut defs: HashMap<String, Vec<Def>> = HashMap::new();
-    for b in crate::previous::read_table(dir, "symbols.parquet")? {
+    for b in open(
+        &symbols_table(),
+        &[
+            "path",
+            "kind",
+            "start_byte",
+            "end_byte",
+            "doc",
+            "signature",
+            "container",
+        ],
+    )? {
+        let b = b?;
         let (p, k, sb, eb, d, sg, ct) = (
-            col(&b, "path")?,
-            col(&b, "kind")?,
-            col(&b, "start_byte")?,
-            col(&b, "end_byte")?,
-            col(&b, "doc")?,
-            col(&b, "signature")?,
-            col(&b, "container")?,
+            b.str("path"),
+            b.str("kind"),
+            b.i64("start_byte"),
+            b.i64("end_byte"),
+            b.str("doc"),
+            b.str("signature"),
+            b.str("container"),
         );
-        let sg = sg.as_any().downcast_ref::<StringArray>().unwrap();
-        let ct = ct.as_any().downcast_ref::<StringArray>().unwrap();
-        let p = p.as_any().downcast_ref::<StringArray>().unwrap();
-        let k = k.as_any().downcast_ref::<StringArray>().unwrap();
-        let sb = sb.as_any().downcast_ref::<Int64Array>().unwrap();
-        let eb = eb.as_any().downcast_ref::<Int64Array>().unwrap();
-        let d = d.as_any().downcast_ref::<StringArray>().unwrap();
         for i in 0..b.num_rows() {
             defs.entry(p.value(i).to_string()).or_default().push((
                 k.value(i).to_string(),
                 sb.value(i) as u64,
                 eb.value(i) as u64,
-                (!d.is_null(i)).then(|| d.value(i).to_string()),
-                (!sg.is_null(i)).then(|| sg.value(i).to_string()),
-                (!ct.is_null(i)).then(|| ct.value(i).to_string()),
+                d.opt(i).map(str::to_string),
+                sg.opt(i).map(str::to_string),
+                ct.opt(i).map(str::to_string),
             ));
         }
     }
     let mut items = Vec::new();
-    for b in crate::previous::read_table(dir, "chunks.parquet")? {
-        let kind = col(&b, "kind")?;
-        let kind = kind.as_any().downcast_ref::<StringArray>().unwrap();
-        let (id, path, header, text, sb, eb) = (
-            col(&b, "chunk_id")?,
-            col(&b, "path")?,
-            col(&b, "context_header")?,
-            col(&b, "text")?,
-            col(&b, "start_byte")?,
-            col(&b, "end_byte")?,
+    for b in open(
+        &chunks_table(),
+        &[
+            "kind",
+            "chunk_id",
+            "path",
+            "context_header",
+            "text",
+            "start_byte",
+            "end_byte",
+        ],
+    )? {
+        let b = b?;
+        let (kind, id, path, header, text, sb, eb) = (
+            b.str("kind"),
+            b.i64("chunk_id"),
+            b.str("path"),
+            b.str("context_header"),
+            b.str("text"),
+            b.i64("start_byte"),
+            b.i64("end_byte"),
         );
-        let id = id.as_any().downcast_ref::<Int64Array>().unwrap();
-        let path = path.as_any().downcast_ref::<StringArray>().unwrap();
-        let header = header.as_any().downcast_ref::<StringArray>().unwrap();
-        let text = text.as_any().downcast_ref::<StringArray>().unwrap();
-        let sb = sb.as_any().downcast_ref::<Int64Array>().unwrap();
-        let eb = eb.as_any().downcast_ref::<Int64Array>().unwrap();
         for i in 0..b.num_rows() {
-            let body = if text.is_null(i) {
-                content
+            let body = match text.opt(i) {
+                Some(t) => t.to_string(),
+                None => content
                     .get(path.value(i))
                     .and_then(|c| c.get(sb.value(i) as usize..eb.value(i) as usize))
                     .unwrap_or("")
-                    .to_string()
-            } else {
-                text.value(i).to_string()
+                    .to_string(),
             };
             let c = Chunk {
                 id: id.value(i),
@@ -623,15 +625,14 @@ pub fn snapshot_items(dir: &Path, model_id: &str) -> Result<Vec<Pending>> {
     }
     // Pattern chunks, as `index` embeds them (after the chunks, in table order).
     if dir.join("patterns.parquet").is_file() {
-        for b in crate::previous::read_table(dir, "patterns.parquet")? {
-            let (id, text) = (col(&b, "pattern_id")?, col(&b, "text")?);
-            let id = id.as_any().downcast_ref::<Int64Array>().unwrap();
-            let text = text.as_any().downcast_ref::<StringArray>().unwrap();
+        for b in open(&patterns_table(), &["pattern_id", "text"])? {
+            let b = b?;
+            let (id, text) = (b.i64("pattern_id"), b.str("text"));
             for i in 0..b.num_rows() {
-                if text.is_null(i) {
+                let Some(input) = text.opt(i) else {
                     continue;
-                }
-                let input = text.value(i).to_string();
+                };
+                let input = input.to_string();
                 items.push(Pending {
                     id: id.value(i),
                     key: key(model_id, &input),

@@ -163,7 +163,7 @@ fn cache_dir(arg: Option<PathBuf>) -> Option<PathBuf> {
     match arg {
         Some(p) if p.as_os_str() == "none" => None,
         Some(p) => Some(p),
-        None => Some(code_index_builder::embeddings::default_cache_dir()),
+        None => Some(code_index_schemas::dirs::embeddings_cache()),
     }
 }
 

@@ -4,14 +4,13 @@
 //! config; otherwise the build is a full one (and says so).
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::Path;
 
-use arrow_array::{
-    Array, BooleanArray, Float32Array, Int32Array, Int64Array, RecordBatch, StringArray,
+use code_index_schemas::table::{Batch, Nullable, StringArray, TableError, TableReader};
+use code_index_schemas::{
+    chunks_table, edges_table, files_table, references_table, symbols_table, Manifest, Table,
+    FEATURE_VERSION, SCHEMA_VERSION,
 };
-use code_index_schemas::{Manifest, FEATURE_VERSION, SCHEMA_VERSION};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::analyze::{Analysis, FileRecord};
 use crate::chunk::Chunk;
@@ -46,102 +45,97 @@ pub fn incompatibility(m: &Manifest, config_hash: &str) -> Option<String> {
     None
 }
 
-pub fn read_table(dir: &Path, file: &str) -> Result<Vec<RecordBatch>> {
-    let p = dir.join(file);
-    let f = File::open(&p).map_err(|e| {
-        Error::io(
-            codes::PREVIOUS_INVALID,
-            "cannot open",
-            &p,
-            e,
-            "pass a complete snapshot to --previous, or drop the flag",
-        )
-    })?;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(f)
-        .and_then(|b| b.with_batch_size(65536).build())
-        .map_err(|e| {
-            Error::new(
-                codes::PREVIOUS_INVALID,
-                format!("cannot read {}: {e}", p.display()),
-                "pass a complete snapshot to --previous, or drop the flag",
-            )
-        })?;
-    reader
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| {
-            Error::new(
-                codes::PREVIOUS_INVALID,
-                format!("cannot read {}: {e}", p.display()),
-                "rebuild without --previous",
-            )
-        })
+const HINT_OPEN: &str = "pass a complete snapshot to --previous, or drop the flag";
+
+/// A `Result` iterator over a table's batches, its errors as this crate's.
+pub type Batches = Box<dyn Iterator<Item = Result<Batch>>>;
+
+/// Open the file of `table` in the snapshot `dir`, reading `columns` (checked
+/// now against the table's definition). Unreadable files and their batches
+/// are `E_PREVIOUS_INVALID`; a missing, retyped or NULL-holding column is
+/// `column_code` with `column_hint`.
+pub fn open_table(
+    dir: &Path,
+    table: &Table,
+    columns: &[&str],
+    column_code: &'static str,
+    column_hint: &'static str,
+) -> Result<Batches> {
+    let to_error = move |e: TableError, hint: &str| match e {
+        TableError::Open { path, source } => {
+            Error::io(codes::PREVIOUS_INVALID, "cannot open", &path, source, hint)
+        }
+        e if e.is_column_error() => Error::new(column_code, e.to_string(), column_hint),
+        e => Error::new(codes::PREVIOUS_INVALID, e.to_string(), hint),
+    };
+    let reader = TableReader::open_in(dir, table, columns)
+        .map_err(|e| to_error(e, HINT_OPEN))?
+        .batch_size(65536);
+    Ok(Box::new(reader.map(move |b| {
+        b.map_err(|e| to_error(e, "rebuild without --previous"))
+    })))
 }
 
-struct Cols<'a>(&'a RecordBatch);
-
-impl<'a> Cols<'a> {
-    fn get<T: 'static>(&self, name: &str) -> &'a T {
-        self.0
-            .column_by_name(name)
-            .and_then(|c| c.as_any().downcast_ref::<T>())
-            .unwrap_or_else(|| panic!("previous snapshot lacks column {name}"))
-    }
-    fn s(&self, name: &str, i: usize) -> String {
-        self.get::<StringArray>(name).value(i).to_string()
-    }
-    fn os(&self, name: &str, i: usize) -> Option<String> {
-        let a = self.get::<StringArray>(name);
-        if a.is_null(i) {
-            None
-        } else {
-            Some(a.value(i).to_string())
-        }
-    }
-    fn i32(&self, name: &str, i: usize) -> i32 {
-        self.get::<Int32Array>(name).value(i)
-    }
-    fn i64(&self, name: &str, i: usize) -> i64 {
-        self.get::<Int64Array>(name).value(i)
-    }
-    fn oi64(&self, name: &str, i: usize) -> Option<i64> {
-        let a = self.get::<Int64Array>(name);
-        if a.is_null(i) {
-            None
-        } else {
-            Some(a.value(i))
-        }
-    }
-    fn b(&self, name: &str, i: usize) -> bool {
-        self.get::<BooleanArray>(name).value(i)
-    }
+/// [`open_table`] for `--previous`.
+fn previous_table(dir: &Path, table: &Table, columns: &[&str]) -> Result<Batches> {
+    open_table(dir, table, columns, codes::PREVIOUS_INVALID, HINT_OPEN)
 }
 
 /// Load the previous snapshot's rows for the files in `wanted` (path → content sha256).
 pub fn load(dir: &Path, wanted: &HashMap<String, String>) -> Result<Previous> {
     let m = crate::snapshot::read_manifest(dir)?;
     let mut files: HashMap<String, Analysis> = HashMap::new();
-    for batch in read_table(dir, "files.parquet")? {
-        let c = Cols(&batch);
-        for i in 0..batch.num_rows() {
-            let path = c.s("path", i);
-            let sha = c.s("content_sha256", i);
-            if wanted.get(&path) != Some(&sha) {
+    let owned = |a: &StringArray, i: usize| a.opt(i).map(str::to_string);
+    for batch in previous_table(
+        dir,
+        &files_table(),
+        &[
+            "path",
+            "content_sha256",
+            "language",
+            "size_bytes",
+            "line_count",
+            "is_test",
+            "is_generated",
+            "is_lossy",
+            "secret_count",
+            "content",
+        ],
+    )? {
+        let b = batch?;
+        let (path, sha, lang, size, lines) = (
+            b.str("path"),
+            b.str("content_sha256"),
+            b.str("language"),
+            b.i64("size_bytes"),
+            b.i32("line_count"),
+        );
+        let (test, generated, lossy, secrets, content) = (
+            b.bool("is_test"),
+            b.bool("is_generated"),
+            b.bool("is_lossy"),
+            b.i32("secret_count"),
+            b.str("content"),
+        );
+        for i in 0..b.num_rows() {
+            let (p, sha) = (path.value(i), sha.value(i));
+            if wanted.get(p).map(String::as_str) != Some(sha) {
                 continue;
             }
             let rec = FileRecord {
-                lang: Lang::from_id(&c.s("language", i)),
-                size: c.i64("size_bytes", i) as u64,
-                line_count: c.i32("line_count", i) as u32,
-                sha256: sha,
-                is_test: c.b("is_test", i),
-                is_generated: c.b("is_generated", i),
-                is_lossy: c.b("is_lossy", i),
-                secret_count: c.i32("secret_count", i) as u32,
-                content: c.s("content", i),
-                path: path.clone(),
+                lang: Lang::from_id(lang.value(i)),
+                size: size.value(i) as u64,
+                line_count: lines.value(i) as u32,
+                sha256: sha.to_string(),
+                is_test: test.value(i),
+                is_generated: generated.value(i),
+                is_lossy: lossy.value(i),
+                secret_count: secrets.value(i) as u32,
+                content: content.value(i).to_string(),
+                path: p.to_string(),
             };
             files.insert(
-                path,
+                p.to_string(),
                 Analysis {
                     file: rec,
                     parsed: Parsed::default(),
@@ -150,88 +144,192 @@ pub fn load(dir: &Path, wanted: &HashMap<String, String>) -> Result<Previous> {
             );
         }
     }
-    for batch in read_table(dir, "symbols.parquet")? {
-        let c = Cols(&batch);
-        for i in 0..batch.num_rows() {
-            let Some(a) = files.get_mut(&c.s("path", i)) else {
+    for batch in previous_table(
+        dir,
+        &symbols_table(),
+        &[
+            "path",
+            "symbol_id",
+            "name",
+            "qualified_name",
+            "kind",
+            "container",
+            "parent_id",
+            "signature",
+            "doc",
+            "start_line",
+            "end_line",
+            "start_byte",
+            "end_byte",
+            "name_line",
+        ],
+    )? {
+        let b = batch?;
+        let (path, id, name, qualified, kind, container, parent) = (
+            b.str("path"),
+            b.i64("symbol_id"),
+            b.str("name"),
+            b.str("qualified_name"),
+            b.str("kind"),
+            b.str("container"),
+            b.i64("parent_id"),
+        );
+        let (signature, doc, sl, el, sb, eb, nl) = (
+            b.str("signature"),
+            b.str("doc"),
+            b.i32("start_line"),
+            b.i32("end_line"),
+            b.i64("start_byte"),
+            b.i64("end_byte"),
+            b.i32("name_line"),
+        );
+        for i in 0..b.num_rows() {
+            let Some(a) = files.get_mut(path.value(i)) else {
                 continue;
             };
             a.parsed.symbols.push(Symbol {
-                id: c.i64("symbol_id", i),
-                name: c.s("name", i),
-                qualified_name: c.s("qualified_name", i),
-                kind: crate::parse::static_kind(&c.s("kind", i)),
-                container: c.os("container", i),
-                parent_id: c.oi64("parent_id", i),
-                signature: c.s("signature", i),
-                doc: c.os("doc", i),
-                start_line: c.i32("start_line", i) as u32,
-                end_line: c.i32("end_line", i) as u32,
-                start_byte: c.i64("start_byte", i) as u64,
-                end_byte: c.i64("end_byte", i) as u64,
-                name_line: c.i32("name_line", i) as u32,
+                id: id.value(i),
+                name: name.value(i).to_string(),
+                qualified_name: qualified.value(i).to_string(),
+                kind: crate::parse::static_kind(kind.value(i)),
+                container: owned(container, i),
+                parent_id: parent.opt(i),
+                signature: signature.value(i).to_string(),
+                doc: owned(doc, i),
+                start_line: sl.value(i) as u32,
+                end_line: el.value(i) as u32,
+                start_byte: sb.value(i) as u64,
+                end_byte: eb.value(i) as u64,
+                name_line: nl.value(i) as u32,
             });
         }
     }
-    for batch in read_table(dir, "references.parquet")? {
-        let c = Cols(&batch);
-        for i in 0..batch.num_rows() {
-            let Some(a) = files.get_mut(&c.s("path", i)) else {
+    for batch in previous_table(
+        dir,
+        &references_table(),
+        &[
+            "path",
+            "name",
+            "line",
+            "column",
+            "start_byte",
+            "ref_kind",
+            "enclosing_symbol",
+        ],
+    )? {
+        let b = batch?;
+        let (path, name, line, column, sb, kind, enclosing) = (
+            b.str("path"),
+            b.str("name"),
+            b.i32("line"),
+            b.i32("column"),
+            b.i64("start_byte"),
+            b.str("ref_kind"),
+            b.str("enclosing_symbol"),
+        );
+        for i in 0..b.num_rows() {
+            let Some(a) = files.get_mut(path.value(i)) else {
                 continue;
             };
             a.parsed.references.push(Reference {
-                name: c.s("name", i),
-                line: c.i32("line", i) as u32,
-                column: c.i32("column", i) as u32,
-                start_byte: c.i64("start_byte", i) as u64,
-                ref_kind: crate::parse::static_kind(&c.s("ref_kind", i)),
-                enclosing: c.os("enclosing_symbol", i).map(std::sync::Arc::from),
+                name: name.value(i).to_string(),
+                line: line.value(i) as u32,
+                column: column.value(i) as u32,
+                start_byte: sb.value(i) as u64,
+                ref_kind: crate::parse::static_kind(kind.value(i)),
+                enclosing: enclosing.opt(i).map(std::sync::Arc::from),
             });
         }
     }
-    for batch in read_table(dir, "edges.parquet")? {
-        let c = Cols(&batch);
-        for i in 0..batch.num_rows() {
-            let Some(a) = files.get_mut(&c.s("src_path", i)) else {
+    for batch in previous_table(
+        dir,
+        &edges_table(),
+        &["src_path", "kind", "src_symbol", "dst_name", "line"],
+    )? {
+        let b = batch?;
+        let (src_path, kind, src_symbol, dst_name, line) = (
+            b.str("src_path"),
+            b.str("kind"),
+            b.str("src_symbol"),
+            b.str("dst_name"),
+            b.i32("line"),
+        );
+        for i in 0..b.num_rows() {
+            let Some(a) = files.get_mut(src_path.value(i)) else {
                 continue;
             };
-            if c.s("kind", i) == "mentions" {
+            if kind.value(i) == "mentions" {
                 continue; // derived from the docs and the whole tree: recomputed every build
             }
             a.parsed.edges.push(RawEdge {
-                kind: crate::parse::static_kind(&c.s("kind", i)),
-                src_symbol: c.os("src_symbol", i).map(std::sync::Arc::from),
-                dst_name: c.s("dst_name", i),
-                line: c.i32("line", i) as u32,
+                kind: crate::parse::static_kind(kind.value(i)),
+                src_symbol: src_symbol.opt(i).map(std::sync::Arc::from),
+                dst_name: dst_name.value(i).to_string(),
+                line: line.value(i) as u32,
             });
         }
     }
-    for batch in read_table(dir, "chunks.parquet")? {
-        let c = Cols(&batch);
-        let _w = c.get::<Float32Array>("retrieval_weight");
-        for i in 0..batch.num_rows() {
-            let Some(a) = files.get_mut(&c.s("path", i)) else {
+    for batch in previous_table(
+        dir,
+        &chunks_table(),
+        &[
+            "path",
+            "chunk_id",
+            "chunk_type",
+            "kind",
+            "symbol",
+            "heading_path",
+            "start_line",
+            "end_line",
+            "start_byte",
+            "end_byte",
+            "token_count",
+            "context_header",
+            "text",
+        ],
+    )? {
+        let b = batch?;
+        let (path, id, chunk_type, kind, symbol, heading) = (
+            b.str("path"),
+            b.i64("chunk_id"),
+            b.str("chunk_type"),
+            b.str("kind"),
+            b.str("symbol"),
+            b.str("heading_path"),
+        );
+        let (sl, el, sb, eb, tokens, header, text) = (
+            b.i32("start_line"),
+            b.i32("end_line"),
+            b.i64("start_byte"),
+            b.i64("end_byte"),
+            b.i32("token_count"),
+            b.str("context_header"),
+            b.str("text"),
+        );
+        for i in 0..b.num_rows() {
+            let Some(a) = files.get_mut(path.value(i)) else {
                 continue;
             };
-            let (sb, eb) = (
-                c.i64("start_byte", i) as usize,
-                c.i64("end_byte", i) as usize,
-            );
-            let text = c
-                .os("text", i)
-                .unwrap_or_else(|| a.file.content.get(sb..eb).unwrap_or_default().to_string());
+            let (start, end) = (sb.value(i) as usize, eb.value(i) as usize);
+            let text = owned(text, i).unwrap_or_else(|| {
+                a.file
+                    .content
+                    .get(start..end)
+                    .unwrap_or_default()
+                    .to_string()
+            });
             a.chunks.push(Chunk {
-                id: c.i64("chunk_id", i),
-                chunk_type: c.s("chunk_type", i),
-                kind: c.s("kind", i),
-                symbol: c.os("symbol", i),
-                heading_path: c.os("heading_path", i),
-                start_line: c.i32("start_line", i) as u32,
-                end_line: c.i32("end_line", i) as u32,
-                start_byte: c.i64("start_byte", i) as u64,
-                end_byte: c.i64("end_byte", i) as u64,
-                token_count: c.i32("token_count", i) as u32,
-                context_header: c.s("context_header", i),
+                id: id.value(i),
+                chunk_type: chunk_type.value(i).to_string(),
+                kind: kind.value(i).to_string(),
+                symbol: owned(symbol, i),
+                heading_path: owned(heading, i),
+                start_line: sl.value(i) as u32,
+                end_line: el.value(i) as u32,
+                start_byte: sb.value(i) as u64,
+                end_byte: eb.value(i) as u64,
+                token_count: tokens.value(i) as u32,
+                context_header: header.value(i).to_string(),
                 text,
             });
         }

@@ -126,12 +126,9 @@ pub trait Embedder: Send + Sync {
 
 /// Directory of the offline model: `$CODE_INDEX_MODEL_DIR`, else
 /// `~/.cache/code-index/models/all-minilm-l6-v2` (what setup installs).
+/// (the rule is [`crate::dirs::model_dir`]).
 pub fn default_model_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("CODE_INDEX_MODEL_DIR") {
-        return PathBuf::from(d);
-    }
-    let home = std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into());
-    PathBuf::from(home).join(".cache/code-index/models/all-minilm-l6-v2")
+    crate::dirs::model_dir()
 }
 
 /// Create the embedder a spec names. Remote providers read their key and

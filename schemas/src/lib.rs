@@ -18,11 +18,13 @@
 
 use std::sync::Arc;
 
+pub mod dirs;
 #[cfg(feature = "embed")]
 pub mod embed;
 #[cfg(any(test, feature = "fuzz"))]
 pub mod fuzz;
 pub mod signing;
+pub mod table;
 #[cfg(feature = "embed")]
 pub mod vectors;
 

@@ -180,7 +180,7 @@ fn offline_server(index: &[PathBuf]) -> Result<tools::Server, Box<dyn std::error
 }
 
 fn cache_dir() -> PathBuf {
-    cache_root().join("tables")
+    code_index_schemas::dirs::server_tables()
 }
 
 fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn std::error::Error>> {

@@ -6,9 +6,8 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use arrow_array::{Array, BooleanArray, Int64Array, StringArray};
-use code_index_schemas::{Manifest, MANIFEST_FILE, SCHEMA_VERSION};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use code_index_schemas::table::TableReader;
+use code_index_schemas::{files_table, Manifest, MANIFEST_FILE, SCHEMA_VERSION};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
@@ -367,47 +366,42 @@ fn verify_signed(dir: &Path) -> Result<(Manifest, Option<String>), LoadError> {
 /// Verify and load a snapshot's files into memory.
 pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
     let (manifest, signature) = verify_signed(dir)?;
-    let p = dir.join("files.parquet");
-    let file =
-        File::open(&p).map_err(|e| err(format!("cannot open {}: {e}", p.display()), REBUILD))?;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-        .and_then(|b| b.with_batch_size(8192).build())
-        .map_err(|e| err(format!("cannot read {}: {e}", p.display()), REBUILD))?;
+    let reader = TableReader::open_in(
+        dir,
+        &files_table(),
+        &[
+            "path",
+            "language",
+            "content",
+            "size_bytes",
+            "is_test",
+            "is_generated",
+        ],
+    )
+    .map_err(|e| err(e.to_string(), REBUILD))?
+    .batch_size(8192);
     let mut files = Vec::new();
     for batch in reader {
-        let batch = batch.map_err(|e| err(format!("cannot read {}: {e}", p.display()), REBUILD))?;
-        let s = |n: &str| {
-            batch
-                .column_by_name(n)
-                .and_then(|c| c.as_any().downcast_ref::<StringArray>().cloned())
-        };
-        let (Some(path), Some(lang), Some(content)) = (s("path"), s("language"), s("content"))
-        else {
-            return Err(err(
-                format!("{} lacks path/language/content columns", p.display()),
-                REBUILD,
-            ));
-        };
-        let size = batch
-            .column_by_name("size_bytes")
-            .and_then(|c| c.as_any().downcast_ref::<Int64Array>().cloned());
-        let b = |n: &str| {
-            batch
-                .column_by_name(n)
-                .and_then(|c| c.as_any().downcast_ref::<BooleanArray>().cloned())
-        };
-        let (is_test, is_gen) = (b("is_test"), b("is_generated"));
+        let batch = batch.map_err(|e| err(e.to_string(), REBUILD))?;
+        let (path, lang, content) = (
+            batch.str("path"),
+            batch.str("language"),
+            batch.str("content"),
+        );
+        let (size, is_test, is_gen) = (
+            batch.i64("size_bytes"),
+            batch.bool("is_test"),
+            batch.bool("is_generated"),
+        );
         let rows: Vec<FileEntry> = (0..batch.num_rows())
             .into_par_iter()
             .map(|i| {
                 FileEntry::new(
                     path.value(i).to_string(),
                     lang.value(i).to_string(),
-                    size.as_ref().map(|a| a.value(i) as u64).unwrap_or(0),
-                    is_test
-                        .as_ref()
-                        .is_some_and(|a| !a.is_null(i) && a.value(i)),
-                    is_gen.as_ref().is_some_and(|a| !a.is_null(i) && a.value(i)),
+                    size.value(i) as u64,
+                    is_test.value(i),
+                    is_gen.value(i),
                     content.value(i),
                     compress_by_default(content.value(i)),
                 )
