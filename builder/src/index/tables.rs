@@ -1,0 +1,119 @@
+//! The tables written after the analysis: edges (resolved across files, plus
+//! `mentions` from navigation docs) and patterns; then every table closed.
+
+use std::path::Path;
+
+use code_index_schemas::{edges_table, patterns_table, ManifestFile};
+use rayon::prelude::*;
+
+use super::analyse::Writers;
+use super::{Build, STEP};
+use crate::error::Result;
+use crate::mentions::Mentions;
+use crate::modules::Modules;
+use crate::patterns::{Interner, Pattern, Shape};
+use crate::resolve::{Edge, FileFacts, Resolver};
+use crate::snapshot;
+use crate::write::TableWriter;
+
+/// Resolve every file's edges (in parallel, in parts) and write them.
+pub(super) fn write_edges(
+    b: &Build,
+    dir: &Path,
+    kv: &[(String, String)],
+    facts: Vec<FileFacts>,
+    modules: &Modules,
+    nav_docs: &[(String, String)],
+) -> Result<TableWriter> {
+    let resolver = Resolver::new(&facts, modules);
+    let mentions = Mentions::new(&facts, nav_docs);
+    b.timer.phase("resolve index");
+    let mut ew = TableWriter::create(dir, edges_table(), kv)?;
+    let idx: Vec<usize> = (0..facts.len()).collect();
+    for part in idx.chunks(4 * STEP) {
+        let edges: Vec<Vec<Edge>> = b.pool.install(|| {
+            part.par_iter()
+                .map(|&fi| file_edges(&resolver, &mentions, &facts, fi))
+                .collect()
+        });
+        for e in edges.iter().flatten() {
+            ew.s(e.kind);
+            ew.s(&e.src_path);
+            ew.os(e.src_symbol.as_deref());
+            ew.oi64(e.src_symbol_id);
+            ew.s(&e.dst_name);
+            ew.os(e.dst_path.as_deref());
+            ew.oi64(e.dst_symbol_id);
+            ew.i32(e.line as i64);
+            ew.b(e.resolved);
+            ew.end_row(e.dst_name.len() + e.src_path.len() + 60)?;
+        }
+    }
+    Ok(ew)
+}
+
+/// The edges of file `fi`: resolved ones, and the files a doc mentions.
+fn file_edges(
+    resolver: &Resolver,
+    mentions: &Mentions,
+    facts: &[FileFacts],
+    fi: usize,
+) -> Vec<Edge> {
+    let mut e = resolver.file_edges(fi);
+    if let Some(extra) = mentions.edges(&facts[fi].path) {
+        e.extend(extra);
+        e.sort_by(|a, b| (a.kind, a.line, &a.dst_name).cmp(&(b.kind, b.line, &b.dst_name)));
+    }
+    e
+}
+
+/// Patterns: families of similarly shaped files, one row per member.
+pub(super) fn write_patterns(
+    b: &Build,
+    dir: &Path,
+    kv: &[(String, String)],
+    shapes: Vec<Shape>,
+    interner: Interner,
+) -> Result<(TableWriter, Vec<Pattern>)> {
+    let pats = crate::patterns::detect(&shapes, &b.cfg.config.pattern_dirs, &interner);
+    drop(shapes);
+    drop(interner);
+    let mut pw = TableWriter::create(dir, patterns_table(), kv)?;
+    for p in &pats {
+        for (path, sim) in &p.members {
+            pw.i64(p.id);
+            pw.s(&p.name);
+            pw.os(p.module.as_deref());
+            pw.s(&p.canonical_path);
+            pw.i32(p.members.len() as i64);
+            pw.f32(p.similarity);
+            pw.s(path);
+            pw.f32(*sim);
+            pw.os((*path == p.canonical_path).then_some(p.text.as_str()));
+            pw.end_row(p.name.len() + path.len() + 80)?;
+        }
+    }
+    Ok((pw, pats))
+}
+
+/// Close every table, in manifest order, and describe each.
+pub(super) fn finish(
+    dir: &Path,
+    writers: Writers,
+    edges: TableWriter,
+    patterns: TableWriter,
+) -> Result<Vec<ManifestFile>> {
+    let Writers {
+        files,
+        chunks,
+        symbols,
+        references,
+    } = writers;
+    let mut out = Vec::new();
+    for w in [files, chunks, symbols, references, edges, patterns] {
+        let file = w.table.file;
+        let rows = w.finish()?;
+        out.push(snapshot::describe(dir, file, rows)?);
+    }
+    Ok(out)
+}
