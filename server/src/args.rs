@@ -354,6 +354,37 @@ fn type_fits(v: &Value, s: &Value) -> bool {
     })
 }
 
+/// A repo-relative `path` argument: not absolute, not leaving the repo.
+pub(crate) fn check_path(p: &str) -> Result<(), ToolError> {
+    let bad = |why: &str| {
+        ToolError::invalid_argument(
+            format!("path {p:?} {why}"),
+            "paths are relative to the repository root, e.g. \"src/app.py\" or \"src/\" (see search_files)",
+        )
+    };
+    if p.starts_with('/')
+        || p.starts_with('\\')
+        || p.get(1..3) == Some(":\\")
+        || p.get(1..3) == Some(":/")
+    {
+        return Err(bad("is absolute"));
+    }
+    let mut depth = 0i32;
+    for part in p.split(['/', '\\']) {
+        match part {
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return Err(bad("leaves the repository"));
+                }
+            }
+            "" | "." => {}
+            _ => depth += 1,
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -442,5 +473,74 @@ mod tests {
         assert!(e.message.contains("NUL"), "{e}");
         let e = err(json!({"pattern": "x", "glob": vec!["*"; MAX_ARRAY_ITEMS + 1]}));
         assert!(e.message.contains("items"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::*;
+    use crate::error::codes;
+    use code_index_schemas::fuzz;
+    use proptest::prelude::*;
+
+    /// Where `p` lands from a repo root, or None when it climbs above it.
+    fn depth_after(p: &str) -> Option<usize> {
+        let mut d: Vec<&str> = Vec::new();
+        for part in p.split(['/', '\\']) {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    d.pop()?;
+                }
+                x => d.push(x),
+            }
+        }
+        Some(d.len())
+    }
+
+    #[test]
+    fn fuzz_path_arguments() {
+        for p in [
+            "/etc",
+            "..",
+            "a/../..",
+            "C:\\x",
+            "\\\\server\\share",
+            "a/./../b",
+        ] {
+            let _ = check_path(p);
+        }
+        assert!(check_path("a/../..").is_err() && check_path("a/./../b").is_ok());
+        let part = prop_oneof![
+            Just("..".to_string()),
+            Just(".".to_string()),
+            Just("".to_string()),
+            "[a-z]{1,3}",
+            any::<String>(),
+        ];
+        let path = (
+            prop::collection::vec(part, 0..8),
+            prop::sample::select(vec!["/", "\\"]),
+            any::<bool>(),
+        )
+            .prop_map(|(v, sep, lead)| format!("{}{}", if lead { sep } else { "" }, v.join(sep)));
+        fuzz::run("path_arguments", path, |p| {
+            let absolute = p.starts_with('/') || p.starts_with('\\');
+            match check_path(&p) {
+                Ok(()) => {
+                    prop_assert!(!absolute);
+                    prop_assert!(depth_after(&p).is_some(), "{p:?} leaves the repo");
+                }
+                Err(e) => {
+                    prop_assert_eq!(e.code, codes::INVALID_ARGUMENT);
+                    prop_assert!(
+                        absolute
+                            || depth_after(&p).is_none()
+                            || p.get(1..3).is_some_and(|x| x.starts_with(':'))
+                    );
+                }
+            }
+            Ok(())
+        });
     }
 }

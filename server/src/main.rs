@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use code_index_server::grep::{self, GrepRequest};
-use code_index_server::{cursor, download, snapshot, store, tools};
+use code_index_server::{cursor, download, mcp, snapshot, state, store, tools};
 
 #[derive(Parser)]
 #[command(
@@ -168,15 +168,15 @@ fn cache_root() -> PathBuf {
         })
 }
 
-/// A server without the MCP transport (for the command-line subcommands).
-fn offline_server(index: &[PathBuf]) -> Result<tools::Server, Box<dyn std::error::Error>> {
+/// The server's state without the MCP transport (for the command-line subcommands).
+fn offline_server(index: &[PathBuf]) -> Result<state::State, Box<dyn std::error::Error>> {
     let snaps = load_all(index)?;
     let store = store::Store::load(&snaps, &cache_dir())?;
-    let mut state = tools::State::new(snaps, store, std::time::Instant::now());
+    let mut state = state::State::new(snaps, store, std::time::Instant::now());
     if let Ok(cwd) = std::env::current_dir() {
         state = state.with_default_repo_from(&cwd);
     }
-    Ok(tools::Server::new(std::sync::Arc::new(state)))
+    Ok(state)
 }
 
 fn cache_dir() -> PathBuf {
@@ -203,11 +203,11 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
         "code-index-mcp: ready in {:.2}s",
         started.elapsed().as_secs_f64()
     );
-    let mut state = tools::State::new(snaps, store, started);
+    let mut state = state::State::new(snaps, store, started);
     if let Some(p) = synonyms {
         let text = std::fs::read_to_string(p)
             .map_err(|e| format!("cannot read synonyms file {}: {e}", p.display()))?;
-        let extra = code_index_server::semtools::parse_synonyms(&text).map_err(|e| {
+        let extra = code_index_server::retrieval::parse_synonyms(&text).map_err(|e| {
             format!(
                 "synonyms file {}: {e} (expected lines like `auth: [login, session]`)",
                 p.display()
@@ -241,7 +241,7 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let running = tools::Server::new(state)
+        let running = mcp::Server::new(state)
             .serve(rmcp::transport::stdio())
             .await?;
         running.waiting().await?;
@@ -288,8 +288,12 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             repo,
         } => {
             let server = offline_server(&index)?;
-            let md =
-                server.relevant_markdown(path.as_deref(), query.as_deref(), repo.as_deref())?;
+            let md = code_index_server::resources::relevant_markdown(
+                &server,
+                path.as_deref(),
+                query.as_deref(),
+                repo.as_deref(),
+            )?;
             print!("{md}");
             Ok(())
         }
@@ -301,7 +305,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             repo,
         } => {
             let server = offline_server(&index)?;
-            let out = server.search_code_cli(query, mode, limit, repo)?;
+            let out = tools::search_code::cli(&server, query, mode, limit, repo)?;
             println!("{}", serde_json::to_string_pretty(&out)?);
             Ok(())
         }

@@ -1,0 +1,210 @@
+//! The retrieval engine behind `search_code`: chunk metadata, a BM25 keyword
+//! index, vector search, fusion, ranking, query routing and graph
+//! expansion. Built once per server from the loaded snapshots; the tools
+//! read it through [`Ctx`].
+//!
+//! **Invariant:** reads snapshots and the store only; knows nothing of MCP.
+
+mod chunks;
+mod fusion;
+mod graph;
+mod keyword;
+mod rank;
+mod route;
+mod suggest;
+#[cfg(test)]
+mod tests;
+mod vectors;
+
+pub use chunks::{intern, ChunkMeta};
+pub use fusion::rrf;
+pub use graph::FileGraph;
+pub use keyword::{split_ident, stem, terms, Bm25};
+pub use rank::{Ranked, Scope, Tests};
+pub use route::{classify, is_explanation, looks_like_symbol, QueryType, Relation};
+pub use suggest::{parse_synonyms, Suggestion, DEFAULT_SYNONYMS};
+pub use vectors::SnapVectors;
+
+use chunks::{load_chunks, load_patterns};
+use vectors::load_vectors;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use code_index_schemas::embed::{self, Embedder, ModelSpec};
+use duckdb::types::Value;
+use rayon::prelude::*;
+
+use crate::error::ToolError;
+use crate::snapshot::Snapshot;
+use crate::store::Store;
+
+/// A chunk filter (shared by the parallel scorers).
+pub type Allowed<'a> = dyn Fn(usize) -> bool + Sync + 'a;
+
+/// Candidates taken from each ranker before fusion.
+pub(crate) const CANDIDATES: usize = 300;
+/// Most results a query keeps (pages are cut from these).
+pub(crate) const MAX_RESULTS: usize = 200;
+
+type OpenedModel = Result<Arc<dyn Embedder>, embed::EmbedError>;
+/// (model id, query, vector).
+type CachedQuery = (String, String, Arc<Vec<f32>>);
+
+/// Everything search_code needs, built once per server.
+pub struct Engine {
+    pub chunks: Vec<ChunkMeta>,
+    pub bm25: Bm25,
+    /// Per snapshot (same order as `State::snaps`): vectors, or why none.
+    pub vectors: Vec<Result<SnapVectors, String>>,
+    embedders: Mutex<HashMap<String, OpenedModel>>,
+    query_cache: Mutex<Vec<CachedQuery>>,
+    /// (snapshot, file) → range of its chunks in `chunks` (pattern chunks excluded).
+    pub file_chunks: HashMap<(u32, u32), (usize, usize)>,
+    /// (snapshot, file) → name of the pattern the file follows.
+    pub follows: HashMap<(u32, u32), String>,
+    pub build_seconds: f64,
+}
+
+/// Run `f` over a chunk's text.
+pub fn with_chunk_text<R>(c: &ChunkMeta, snaps: &[Snapshot], f: impl FnOnce(&str) -> R) -> R {
+    if let Some(t) = &c.text {
+        return f(t);
+    }
+    snaps[c.snap as usize].files[c.file as usize].with_content(|content| {
+        let (s, e) = (
+            c.start_byte as usize,
+            (c.end_byte as usize).min(content.len()),
+        );
+        f(content.get(s..e).unwrap_or(""))
+    })
+}
+
+impl Engine {
+    /// Build from loaded snapshots (chunks, BM25, vectors).
+    pub fn build(snaps: &[Snapshot]) -> Engine {
+        let t0 = std::time::Instant::now();
+        let mut chunks = Vec::new();
+        let mut vectors = Vec::new();
+        let mut follows = HashMap::new();
+        for (si, s) in snaps.iter().enumerate() {
+            let base = chunks.len();
+            match load_chunks(si, s) {
+                Ok(c) => chunks.extend(c),
+                Err(e) => eprintln!("code-index-mcp: chunks of {}: {e}", s.repo()),
+            }
+            match load_patterns(si, s) {
+                Ok((pc, members)) => {
+                    chunks.extend(pc);
+                    follows.extend(members);
+                }
+                Err(e) => eprintln!("code-index-mcp: patterns of {}: {e}", s.repo()),
+            }
+            vectors.push(load_vectors(s, &chunks[base..], base));
+        }
+        // Extending by the pattern chunks doubled the capacity: 13 MB of
+        // go-stdlib's 26 MB were unused.
+        chunks.shrink_to_fit();
+        let bm25 = Bm25::build(&chunks, snaps);
+        let mut file_chunks: HashMap<(u32, u32), (usize, usize)> = HashMap::new();
+        for (i, c) in chunks
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.kind != "pattern")
+        {
+            file_chunks
+                .entry((c.snap, c.file))
+                .and_modify(|r| r.1 = i + 1)
+                .or_insert((i, i + 1));
+        }
+        // Give the build's scratch memory back to the OS.
+        crate::memory::trim_heap();
+        Engine {
+            follows,
+            file_chunks,
+            chunks,
+            bm25,
+            vectors,
+            embedders: Mutex::new(HashMap::new()),
+            query_cache: Mutex::new(Vec::new()),
+            build_seconds: t0.elapsed().as_secs_f64(),
+        }
+    }
+
+    /// The chunk of a file that best holds `line`: the smallest span
+    /// containing it (definitions and methods before summaries).
+    pub fn chunk_at(&self, snap: u32, file: u32, line: u32) -> Option<usize> {
+        let (a, b) = *self.file_chunks.get(&(snap, file))?;
+        (a..b)
+            .filter(|&i| {
+                let c = &self.chunks[i];
+                c.start_line <= line && line <= c.end_line && c.kind != "pattern"
+            })
+            .min_by_key(|&i| {
+                let c = &self.chunks[i];
+                (c.kind == "class_summary", c.end_line - c.start_line, i)
+            })
+            .or(Some(a))
+    }
+}
+
+/// Keep the k best (highest score, then lowest index) in order.
+pub fn top_k(v: &mut Vec<(usize, f32)>, k: usize) {
+    let cmp = |a: &(usize, f32), b: &(usize, f32)| {
+        b.1.partial_cmp(&a.1)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.0.cmp(&b.0))
+    };
+    if v.len() > k && k > 0 {
+        v.select_nth_unstable_by(k - 1, cmp);
+        v.truncate(k);
+    }
+    v.sort_by(cmp);
+}
+
+/// What a ranking reads: the loaded snapshots (in `State::snaps` order),
+/// their tables, the engine and the synonyms for suggestions.
+pub struct Ctx<'a> {
+    pub snaps: &'a [Snapshot],
+    pub store: &'a Store,
+    pub eng: &'a Engine,
+    pub synonyms: &'a HashMap<String, Vec<String>>,
+    /// File graphs by snapshot index, built on first use.
+    pub graphs: &'a Mutex<HashMap<usize, Arc<FileGraph>>>,
+}
+
+pub(crate) fn val_str(v: &Value) -> String {
+    match v {
+        Value::Text(s) => s.clone(),
+        Value::Null => String::new(),
+        other => format!("{other:?}"),
+    }
+}
+
+pub(crate) fn val_i64(v: &Value) -> i64 {
+    match v {
+        Value::TinyInt(x) => *x as i64,
+        Value::SmallInt(x) => *x as i64,
+        Value::Int(x) => *x as i64,
+        Value::BigInt(x) => *x,
+        Value::UBigInt(x) => *x as i64,
+        Value::UInt(x) => *x as i64,
+        Value::HugeInt(x) => *x as i64,
+        _ => 0,
+    }
+}
+
+pub(crate) fn file_index(s: &Snapshot, path: &str) -> Option<u32> {
+    s.files
+        .binary_search_by(|f| f.path.as_str().cmp(path))
+        .ok()
+        .map(|i| i as u32)
+}
+
+pub(crate) fn repos_in(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|r| crate::store::quote(r))
+        .collect::<Vec<_>>()
+        .join(",")
+}

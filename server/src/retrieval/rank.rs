@@ -1,0 +1,475 @@
+//! Ranking: candidates from keyword and vectors, fused, weighted (tests
+//! down, named definitions up, navigation docs for explanations), routed
+//! answers first, then one best chunk per file.
+
+use super::fusion::fuse;
+use super::*;
+
+/// A ranked result list (before paging), cached per query.
+pub struct Ranked {
+    pub query_type: String,
+    pub mode: String,
+    /// (chunk index, score, why).
+    pub hits: Vec<(usize, f32, String)>,
+    pub semantic: bool,
+    pub notice: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+pub enum Tests {
+    Include,
+    Exclude,
+    Only,
+}
+
+/// Which chunks a query may return.
+pub struct Scope {
+    /// By snapshot index: selected.
+    pub snaps: Vec<bool>,
+    pub lang: Option<String>,
+    pub path: Option<String>,
+    pub module: Option<String>,
+    pub tests: Tests,
+}
+
+impl Scope {
+    pub fn allows(&self, c: &ChunkMeta, snaps: &[Snapshot]) -> bool {
+        if !self.snaps[c.snap as usize] || c.kind == "pattern" && self.path.is_some() {
+            return false;
+        }
+        match self.tests {
+            Tests::Exclude if c.is_test => return false,
+            Tests::Only if !c.is_test => return false,
+            _ => {}
+        }
+        let f = &snaps[c.snap as usize].files[c.file as usize];
+        if let Some(l) = &self.lang {
+            if &f.language != l {
+                return false;
+            }
+        }
+        if let Some(p) = &self.path {
+            if !(f.path == *p || f.path.starts_with(&format!("{p}/")) || p.is_empty()) {
+                return false;
+            }
+        }
+        if let Some(m) = &self.module {
+            let mp = c.module.as_deref().unwrap_or("");
+            let ok = mp == m
+                || mp.starts_with(&format!("{m}."))
+                || mp.starts_with(&format!("{m}/"))
+                || mp.starts_with(&format!("{m}::"));
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// The names a query gives as identifiers, lowercased: words written as code
+/// (`parse_date`, `QuerySet`, `reset()`; of `Header.FileInfo` the last part), every word of a
+/// short query (three words or fewer: `queryset filter`), and every word of
+/// an explanation question (`how does the autodetector work`). In a sentence
+/// such as "Reset clears the block", `Reset` is English, not a name: boosting
+/// every `Reset` method for it cost 0.05-0.13 MRR@10 on the Go evaluation.
+pub(crate) fn named_identifiers(q: &str, explain: bool) -> Vec<String> {
+    let words: Vec<&str> = q.split_whitespace().collect();
+    let all = explain || words.len() <= 3;
+    let mut out = Vec::new();
+    for w in words {
+        let w = w.trim_matches(|c: char| {
+            !(c.is_alphanumeric() || c == '_' || c == '(' || c == ')' || c == '.' || c == ':')
+        });
+        let w = w.trim_end_matches('.');
+        let code_like = w.contains('_')
+            || w.ends_with("()")
+            || w.contains("::")
+            || (w.contains('.') && !w.ends_with('.'))
+            || w.chars().skip(1).any(|c| c.is_uppercase()) && w.chars().any(|c| c.is_lowercase());
+        if !(all || code_like) {
+            continue;
+        }
+        // `time.gmtime()` names gmtime; `Header.FileInfo` names FileInfo.
+        if let Some(last) = w
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .rfind(|p| !p.is_empty())
+        {
+            out.push(last.to_lowercase());
+        }
+    }
+    out
+}
+
+/// Move a chunk lying inside a higher-ranked class summary of the same file
+/// just above that summary when it scores at least 60% of it.
+pub(crate) fn specific_first(hits: &mut [(usize, f32, String)], chunks: &[ChunkMeta]) {
+    let n = hits.len().min(MAX_RESULTS * 2);
+    for i in 0..n {
+        let ci = hits[i].0;
+        let c = &chunks[ci];
+        if c.kind != "class_summary" {
+            continue;
+        }
+        let best_inside = (i + 1..n).find(|&j| {
+            let d = &chunks[hits[j].0];
+            d.snap == c.snap
+                && d.file == c.file
+                && d.kind != "pattern"
+                && d.start_line >= c.start_line
+                && d.end_line <= c.end_line
+                && hits[j].1 >= 0.6 * hits[i].1
+        });
+        if let Some(j) = best_inside {
+            hits[i..=j].rotate_right(1);
+            hits[i].1 = hits[i + 1].1;
+        }
+    }
+}
+
+impl Ctx<'_> {
+    /// Weights after fusion: tests down, definitions named in the query up,
+    /// navigation docs up for explanation questions.
+    pub(crate) fn weight(&self, c: &ChunkMeta, q_idents: &[String], explain: bool) -> f32 {
+        let mut w = if c.is_test { 0.5 } else { 1.0 };
+        if explain && c.weight > 1.0 {
+            w *= c.weight;
+        }
+        if let Some(s) = &c.symbol {
+            let last = s.rsplit(['.', ':']).next().unwrap_or(s).to_lowercase();
+            if q_idents.contains(&last) {
+                w *= 1.5;
+            }
+        }
+        w
+    }
+
+    pub(crate) fn keyword_list(&self, q: &str, allowed: &Allowed) -> Vec<(usize, f32)> {
+        self.eng.bm25.search(q, allowed, CANDIDATES)
+    }
+
+    /// Semantic candidates over the selected snapshots; Err = why not available.
+    pub(crate) fn semantic_list(
+        &self,
+        q: &str,
+        snaps: &[usize],
+        allowed: &Allowed,
+    ) -> Result<Vec<(usize, f32)>, String> {
+        let eng = self.eng;
+        let mut all = Vec::new();
+        let mut why = Vec::new();
+        let mut any = false;
+        for &si in snaps {
+            match &eng.vectors[si] {
+                Ok(sv) => match eng.query_vector(&sv.model, q) {
+                    Ok(qv) => {
+                        any = true;
+                        all.extend(eng.semantic(si, &qv, allowed, CANDIDATES));
+                    }
+                    Err(e) => why.push(format!(
+                        "{}: cannot embed the query with {} ({}: {})",
+                        self.snaps[si].repo(),
+                        sv.model,
+                        e.code,
+                        e.message
+                    )),
+                },
+                Err(e) => why.push(format!("{}: {e}", self.snaps[si].repo())),
+            }
+        }
+        if !any {
+            return Err(why.join("; "));
+        }
+        top_k(&mut all, CANDIDATES);
+        Ok(all)
+    }
+
+    /// The ranked chunks for `query` in `mode` over the snapshots `snaps`
+    /// (indexes into `Ctx::snaps`) within `scope`, at most `per_file` chunks
+    /// of a file and [`MAX_RESULTS`] in all.
+    pub fn rank(
+        &self,
+        query: &str,
+        mode: &str,
+        per_file: usize,
+        scope: &Scope,
+        snaps: &[usize],
+    ) -> Result<Ranked, ToolError> {
+        let mut r = self.fused(query, mode, scope, snaps)?;
+        let chunks = &self.eng.chunks;
+        // A class summary yields to a chunk inside it that scores nearly
+        // as well (the method the query is about is the better answer).
+        specific_first(&mut r.hits, chunks);
+        // One best chunk per file unless asked.
+        let mut per: HashMap<(u32, u32, bool), usize> = HashMap::new();
+        r.hits.retain(|(ci, _, _)| {
+            let c = &chunks[*ci];
+            // A pattern chunk does not take its canonical file's place.
+            let n = per
+                .entry((c.snap, c.file, c.kind == "pattern"))
+                .or_insert(0);
+            *n += 1;
+            *n <= per_file
+        });
+        r.hits.truncate(MAX_RESULTS);
+        Ok(r)
+    }
+
+    /// Routed answers first, then the fused and weighted text candidates.
+    pub(crate) fn fused(
+        &self,
+        query: &str,
+        mode: &str,
+        scope: &Scope,
+        snaps: &[usize],
+    ) -> Result<Ranked, ToolError> {
+        let eng = self.eng;
+        let chunks = &eng.chunks;
+        let all_snaps = self.snaps;
+        let allowed = |i: usize| scope.allows(&chunks[i], all_snaps);
+        let mode = mode.to_string();
+        let q = query.trim();
+        if mode == "regex" {
+            return self.rank_regex(q, scope, snaps);
+        }
+        if !["hybrid", "semantic", "keyword"].contains(&mode.as_str()) {
+            return Err(ToolError::invalid_argument(
+                format!("mode {mode:?} is not one of the values"),
+                "use hybrid (default), semantic, keyword or regex",
+            ));
+        }
+        let repos: Vec<String> = snaps
+            .iter()
+            .map(|&i| all_snaps[i].repo().to_string())
+            .collect();
+        let is_symbol = |w: &str| {
+            self.store
+                .rows(
+                    &format!(
+                        "SELECT 1 FROM symbols WHERE name = ? AND repo IN ({}) LIMIT 1",
+                        repos_in(&repos)
+                    ),
+                    &[Value::Text(w.to_string())],
+                )
+                .map(|r| !r.is_empty())
+                .unwrap_or(false)
+        };
+        let qt = classify(q, &is_symbol);
+        let mut notice = None;
+        // Routed answers come first (relations, flows, definitions).
+        let mut routed: Vec<(usize, f32, String)> = Vec::new();
+        match &qt {
+            QueryType::Relationship { relation, target } => {
+                routed = self.relation_hits(*relation, target, &repos, &allowed)?;
+                if routed.is_empty() {
+                    notice = Some(format!(
+                        "no {} of {target:?} in the edges table; showing text results instead",
+                        relation.name()
+                    ));
+                }
+            }
+            QueryType::Symbol(name) => {
+                routed = self.definition_hits(name, &repos, &allowed)?;
+            }
+            QueryType::Pattern(subject) => {
+                routed = self.pattern_hits(subject, &allowed);
+                if routed.is_empty() {
+                    notice = Some(format!(
+                        "no detected pattern matches {subject:?}; showing concept results"
+                    ));
+                }
+            }
+            QueryType::Flow { from, to } => {
+                routed = self.flow_hits(from, to, snaps, &allowed)?;
+                if routed.is_empty() {
+                    notice = Some(format!(
+                        "no import/call path found from {from:?} to {to:?}; showing results for both ends"
+                    ));
+                }
+            }
+            _ => {}
+        }
+        let text_query = match &qt {
+            QueryType::Relationship { target, .. } => target.clone(),
+            QueryType::Pattern(subject) => subject.clone(),
+            QueryType::Flow { from, to } => format!("{from} {to}"),
+            _ => q.to_string(),
+        };
+        let explain = is_explanation(q) || matches!(qt, QueryType::Pattern(_));
+        let mut semantic_on = false;
+        let kw = if mode != "semantic" || eng.vectors.iter().all(|v| v.is_err()) {
+            self.keyword_list(&text_query, &allowed)
+        } else {
+            Vec::new()
+        };
+        let mut sem = Vec::new();
+        let mut effective = mode.clone();
+        if mode != "keyword" {
+            match self.semantic_list(&text_query, snaps, &allowed) {
+                Ok(v) => {
+                    sem = v;
+                    semantic_on = true;
+                }
+                Err(why) => {
+                    let n = format!("semantic search unavailable ({why}); ran keyword only");
+                    notice = Some(match notice {
+                        Some(p) => format!("{p}; {n}"),
+                        None => n,
+                    });
+                    effective = "keyword".into();
+                }
+            }
+        }
+        let kw = if effective == "keyword" && kw.is_empty() && mode == "semantic" {
+            self.keyword_list(&text_query, &allowed)
+        } else {
+            kw
+        };
+        let kw_set: HashSet<usize> = kw.iter().map(|x| x.0).collect();
+        let sem_set: HashSet<usize> = sem.iter().map(|x| x.0).collect();
+        let fused: Vec<(usize, f32)> = match effective.as_str() {
+            "keyword" => kw.clone(),
+            "semantic" => sem.clone(),
+            _ => fuse(&kw, &sem),
+        };
+        // Names to boost. `CODE_INDEX_BOOST=all` (for comparison in
+        // bench/eval_search.py) boosts every query word, the earlier rule.
+        static BOOST_ALL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let boost_all =
+            *BOOST_ALL.get_or_init(|| std::env::var("CODE_INDEX_BOOST").as_deref() == Ok("all"));
+        let idents = if boost_all {
+            text_query
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .map(|w| w.to_lowercase())
+                .collect()
+        } else {
+            named_identifiers(&text_query, explain)
+        };
+        let mut scored: Vec<(usize, f32, String)> = fused
+            .into_iter()
+            .map(|(i, s)| {
+                let why = match (kw_set.contains(&i), sem_set.contains(&i)) {
+                    (true, true) => "keyword+semantic",
+                    (true, false) => "keyword",
+                    _ => "semantic",
+                };
+                (
+                    i,
+                    s * self.weight(&chunks[i], &idents, explain),
+                    why.to_string(),
+                )
+            })
+            .collect();
+        scored.sort_by(|a, b| {
+            b.1.partial_cmp(&a.1)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(a.0.cmp(&b.0))
+        });
+        // Routed hits first, scored above the best text result.
+        let top = scored.first().map(|x| x.1).unwrap_or(1.0).max(1e-6);
+        let n = routed.len() as f32;
+        let mut hits: Vec<(usize, f32, String)> = routed
+            .into_iter()
+            .enumerate()
+            .map(|(r, (i, _, why))| (i, top * (2.0 + (n - r as f32) / n.max(1.0)), why))
+            .collect();
+        let seen: HashSet<usize> = hits.iter().map(|h| h.0).collect();
+        hits.extend(scored.into_iter().filter(|h| !seen.contains(&h.0)));
+        Ok(Ranked {
+            query_type: qt.label().into(),
+            mode: effective,
+            hits,
+            semantic: semantic_on,
+            notice,
+        })
+    }
+
+    pub(crate) fn rank_regex(
+        &self,
+        q: &str,
+        scope: &Scope,
+        snaps: &[usize],
+    ) -> Result<Ranked, ToolError> {
+        let eng = self.eng;
+        let req = crate::grep::GrepRequest {
+            pattern: q.to_string(),
+            fixed_string: false,
+            case_sensitive: None,
+            whole_word: false,
+            multiline: false,
+            globs: Vec::new(),
+            path: scope.path.clone(),
+            lang: scope.lang.clone(),
+            before: 0,
+            after: 0,
+            max_count: None,
+            limit: 1000,
+            budget: crate::grep::SCAN_BUDGET,
+            per_file_limit: None,
+        };
+        let sel: Vec<&Snapshot> = snaps.iter().map(|&i| &self.snaps[i]).collect();
+        let (compiled, files) = crate::grep::compile_scoped(&req, &sel).map_err(|e| {
+            e.pattern_hint("fix the regex (Rust regex syntax, as ripgrep), or use mode keyword for plain words")
+        })?;
+        let page = crate::grep::scan_up_to(&files, &compiled, (0, 0), 5000);
+        let mut per_chunk: HashMap<usize, (f32, u64)> = HashMap::new();
+        for m in &page.matches {
+            let Some(si) = self.snaps.iter().position(|s| s.repo() == m.repo) else {
+                continue;
+            };
+            let Some(fi) = file_index(&self.snaps[si], &m.path) else {
+                continue;
+            };
+            if let Some(ci) = eng.chunk_at(si as u32, fi, m.line as u32) {
+                if scope.allows(&eng.chunks[ci], self.snaps) {
+                    let e = per_chunk.entry(ci).or_insert((0.0, m.line));
+                    e.0 += 1.0;
+                }
+            }
+        }
+        let mut hits: Vec<(usize, f32, String)> = per_chunk
+            .into_iter()
+            .map(|(ci, (n, line))| (ci, n, format!("regex match at line {line}")))
+            .collect();
+        hits.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap().then(a.0.cmp(&b.0)));
+        Ok(Ranked {
+            query_type: "regex".into(),
+            mode: "regex".into(),
+            hits,
+            semantic: false,
+            notice: page.partial.then(|| {
+                "the scan budget ran out: results are partial; narrow path or lang".to_string()
+            }),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_names_written_as_code_are_boosted_in_sentences() {
+        assert!(named_identifiers("Reset clears the block with all zeros.", false).is_empty());
+        let v = named_identifiers("Returns an fs.FileInfo for the Header.", false);
+        assert_eq!(v, vec!["fileinfo"]);
+        let v = named_identifiers(
+            "Return UTC time tuple compatible with time.gmtime().",
+            false,
+        );
+        assert_eq!(v, vec!["gmtime"]);
+        let v = named_identifiers("where is parse_date called from the views", false);
+        assert_eq!(v, vec!["parse_date"]);
+        assert_eq!(
+            named_identifiers("call reset() twice on errors", false),
+            vec!["reset"]
+        );
+        assert_eq!(
+            named_identifiers("queryset filter", false),
+            vec!["queryset", "filter"]
+        );
+        let v = named_identifiers("how does the autodetector work", true);
+        assert!(v.contains(&"autodetector".to_string()));
+    }
+}

@@ -1,0 +1,334 @@
+//! Routing: what kind of question a query is (a name, a relation, a flow,
+//! a pattern, a concept), and the routed answers read from the tables.
+
+use super::*;
+
+/// What kind of question a query is (no LLM: patterns over the words).
+#[derive(Clone, Debug, PartialEq)]
+pub enum QueryType {
+    /// A name: `parse_date`, `QuerySet.filter`, `http.Server`.
+    Symbol(String),
+    /// A relation: `what calls X`, `who imports Y`, `subclasses of Z`, `what does X call`.
+    Relationship { relation: Relation, target: String },
+    /// A path through the code: `from the API to the DB`.
+    Flow { from: String, to: String },
+    /// How a family of similar files works: `how do importers work`.
+    Pattern(String),
+    /// Anything else: a description of behaviour.
+    Concept,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Relation {
+    Callers,
+    Callees,
+    Importers,
+    Imports,
+    Subclasses,
+}
+
+impl Relation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Relation::Callers => "callers",
+            Relation::Callees => "callees",
+            Relation::Importers => "importers",
+            Relation::Imports => "imports",
+            Relation::Subclasses => "subclasses",
+        }
+    }
+}
+
+impl QueryType {
+    pub fn label(&self) -> &'static str {
+        match self {
+            QueryType::Symbol(_) => "symbol",
+            QueryType::Relationship { .. } => "relationship",
+            QueryType::Flow { .. } => "flow",
+            QueryType::Pattern(_) => "pattern",
+            QueryType::Concept => "concept",
+        }
+    }
+}
+
+pub(crate) fn clean_target(s: &str) -> String {
+    s.trim()
+        .trim_end_matches(['?', '.', '!'])
+        .trim()
+        .trim_matches(['`', '"', '\''])
+        .trim_start_matches("the ")
+        .trim_end_matches("()")
+        .trim()
+        .to_string()
+}
+
+/// Is `s` shaped like a code name (not an English word)?
+pub fn looks_like_symbol(s: &str) -> bool {
+    let re =
+        regex::Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?$")
+            .unwrap();
+    if !re.is_match(s) {
+        return false;
+    }
+    let core = s.trim_end_matches("()");
+    core.contains('_')
+        || core.contains('.')
+        || core.contains("::")
+        || s.ends_with("()")
+        || core.chars().skip(1).any(|c| c.is_uppercase())
+        || core.chars().next().is_some_and(|c| c.is_uppercase())
+}
+
+/// Classify a query. `is_symbol` says whether a bare word names a definition.
+pub fn classify(q: &str, is_symbol: &dyn Fn(&str) -> bool) -> QueryType {
+    let q = q.trim();
+    let lq = q.to_lowercase();
+    let rel = |re: &str| regex::Regex::new(re).unwrap().captures(&lq);
+    let original = |lc: &str| -> String {
+        // Recover the original casing of a captured span.
+        match lq.find(lc) {
+            Some(i) if q.len() == lq.len() => clean_target(&q[i..i + lc.len()]),
+            _ => clean_target(lc),
+        }
+    };
+    let pats: [(&str, Relation); 8] = [
+        (
+            r"^(?:what|who|which\s+\w+)\s+(?:calls|invokes|uses)\s+(.+)$",
+            Relation::Callers,
+        ),
+        (
+            r"^(?:callers|usages|uses|call sites|references)\s+(?:of|to)\s+(.+)$",
+            Relation::Callers,
+        ),
+        (
+            r"^where\s+is\s+(.+?)\s+(?:called|used|invoked|referenced)\b.*$",
+            Relation::Callers,
+        ),
+        (
+            r"^(?:what|who|which\s+\w+)\s+(?:imports|depends on|requires)\s+(.+)$",
+            Relation::Importers,
+        ),
+        (
+            r"^(?:importers|dependents)\s+of\s+(.+)$",
+            Relation::Importers,
+        ),
+        (
+            r"^(?:what|who|which\s+\w+)\s+(?:extends|implements|inherits from|subclasses)\s+(.+)$",
+            Relation::Subclasses,
+        ),
+        (
+            r"^(?:subclasses|implementations|implementers)\s+of\s+(.+)$",
+            Relation::Subclasses,
+        ),
+        (r"^what\s+does\s+(.+?)\s+call\??$", Relation::Callees),
+    ];
+    for (re, r) in pats {
+        if let Some(c) = rel(re) {
+            let t = original(c.get(1).unwrap().as_str());
+            if !t.is_empty() {
+                return QueryType::Relationship {
+                    relation: r,
+                    target: t,
+                };
+            }
+        }
+    }
+    if let Some(c) = rel(r"^what\s+does\s+(.+?)\s+(?:import|depend on)\??$") {
+        return QueryType::Relationship {
+            relation: Relation::Imports,
+            target: original(c.get(1).unwrap().as_str()),
+        };
+    }
+    // A flow question starts with "from" ("from the API to the DB", "flow from
+    // X to Y") or asks how something goes/gets/flows from X to Y; a sentence
+    // such as "create a dict with keys from iterable and values set to value"
+    // is not one.
+    let flowish = regex::Regex::new(
+        r"^(?:(?:the\s+)?(?:data\s+|request\s+|call\s+)?(?:flow|path|trace)\s+)?from\s",
+    )
+    .unwrap()
+    .is_match(&lq)
+        || regex::Regex::new(
+            r"\b(?:flows?|path|trace|travels?|goes|go|gets?|pass(?:es)?|moves?)\b[^.]*?\bfrom\s",
+        )
+        .unwrap()
+        .is_match(&lq);
+    if let Some(c) =
+        rel(r"\bfrom\s+(?:the\s+)?(.+?)\s+(?:to|into|down to|through to)\s+(?:the\s+)?(.+?)\??$")
+            .filter(|_| flowish)
+    {
+        let (f, t) = (clean_target(&c[1]), clean_target(&c[2]));
+        if !f.is_empty() && !t.is_empty() && f.split_whitespace().count() <= 4 {
+            return QueryType::Flow { from: f, to: t };
+        }
+    }
+    if let Some(c) = rel(r"^how\s+(?:do|are)\s+(?:the\s+|all\s+)?(.+?)\s+(?:work|implemented|written|structured|defined|registered|organized)\??$")
+        .or_else(|| rel(r"^how\s+(?:do\s+i|to|should\s+i)\s+(?:write|add|implement|create|make)\s+(?:a\s+|an\s+|another\s+|new\s+)*(.+?)\??$"))
+    {
+        return QueryType::Pattern(clean_target(&c[1]));
+    }
+    let words: Vec<&str> = q.split_whitespace().collect();
+    if words.len() == 1 {
+        let w = words[0].trim_end_matches("()");
+        if looks_like_symbol(words[0]) || is_symbol(w) {
+            return QueryType::Symbol(w.to_string());
+        }
+    }
+    QueryType::Concept
+}
+
+/// "How does X work"-style questions, where navigation docs help.
+pub fn is_explanation(q: &str) -> bool {
+    let l = q.to_lowercase();
+    [
+        "how does",
+        "how do",
+        "how is",
+        "how are",
+        "what is",
+        "explain",
+        "overview",
+        "architecture",
+        "why",
+    ]
+    .iter()
+    .any(|p| l.starts_with(p))
+}
+
+impl Ctx<'_> {
+    /// Pattern chunks matching a subject, each followed by its canonical file.
+    pub(crate) fn pattern_hits(
+        &self,
+        subject: &str,
+        allowed: &Allowed,
+    ) -> Vec<(usize, f32, String)> {
+        let eng = self.eng;
+        let only = |i: usize| eng.chunks[i].kind == "pattern" && allowed(i);
+        let mut out = Vec::new();
+        for (ci, _) in eng.bm25.search(subject, &only, 3) {
+            let c = &eng.chunks[ci];
+            let name = c.symbol.as_deref().unwrap_or_default();
+            out.push((ci, 1.0, format!("pattern: {name}")));
+            if let Some(&(lo, hi)) = eng.file_chunks.get(&(c.snap, c.file)) {
+                let best = (lo..hi)
+                    .filter(|&i| allowed(i))
+                    .find(|&i| {
+                        matches!(eng.chunks[i].kind, "definition" | "class_summary" | "file")
+                    })
+                    .unwrap_or(lo);
+                out.push((best, 1.0, format!("canonical example of pattern: {name}")));
+            }
+        }
+        out
+    }
+
+    /// Chunks holding the definitions of `name`.
+    pub(crate) fn definition_hits(
+        &self,
+        name: &str,
+        repos: &[String],
+        allowed: &Allowed,
+    ) -> Result<Vec<(usize, f32, String)>, ToolError> {
+        let last = name.rsplit(['.', ':']).next().unwrap_or(name);
+        let rows = self.store.rows(
+            &format!(
+                "SELECT repo, path, start_line, qualified_name, kind FROM symbols WHERE (name = ? OR qualified_name = ? OR ends_with(qualified_name, ?)) AND repo IN ({}) \
+                 AND kind NOT IN ('field', 'variable') \
+                 ORDER BY CASE WHEN qualified_name = ? THEN 0 WHEN ends_with(qualified_name, ?) THEN 1 ELSE 2 END, is_test, repo, path, start_line LIMIT 50",
+                repos_in(repos)
+            ),
+            &[
+                Value::Text(last.to_string()),
+                Value::Text(name.to_string()),
+                Value::Text(format!(".{name}")),
+                Value::Text(name.to_string()),
+                Value::Text(format!(".{name}")),
+            ],
+        )?;
+        Ok(self.rows_to_chunks(rows, allowed, |r| {
+            format!("definition of {} ({})", val_str(&r[3]), val_str(&r[4]))
+        }))
+    }
+
+    /// Map (repo, path, line, ...) rows to distinct chunks.
+    pub(crate) fn rows_to_chunks(
+        &self,
+        rows: Vec<Vec<Value>>,
+        allowed: &Allowed,
+        why: impl Fn(&[Value]) -> String,
+    ) -> Vec<(usize, f32, String)> {
+        let eng = self.eng;
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        for r in rows {
+            let repo = val_str(&r[0]);
+            let Some(si) = self.snaps.iter().position(|s| s.repo() == repo) else {
+                continue;
+            };
+            let Some(fi) = file_index(&self.snaps[si], &val_str(&r[1])) else {
+                continue;
+            };
+            let line = val_i64(&r[2]).max(1) as u32;
+            if let Some(ci) = eng.chunk_at(si as u32, fi, line) {
+                if allowed(ci) && seen.insert(ci) {
+                    out.push((ci, 1.0, why(&r)));
+                }
+            }
+        }
+        out
+    }
+
+    pub(crate) fn relation_hits(
+        &self,
+        rel: Relation,
+        target: &str,
+        repos: &[String],
+        allowed: &Allowed,
+    ) -> Result<Vec<(usize, f32, String)>, ToolError> {
+        let last = target
+            .rsplit(['.', ':', '/'])
+            .next()
+            .unwrap_or(target)
+            .to_string();
+        let rs = repos_in(repos);
+        let t = Value::Text(last.clone());
+        let dotted = Value::Text(format!(".{last}"));
+        let (sql, params): (String, Vec<Value>) = match rel {
+            Relation::Callers => (
+                format!("SELECT repo, src_path, line, coalesce(src_symbol, ''), dst_name FROM edges WHERE kind = 'calls' AND (dst_name = ? OR ends_with(dst_name, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line LIMIT 2000"),
+                vec![t, dotted],
+            ),
+            Relation::Subclasses => (
+                format!("SELECT repo, src_path, line, coalesce(src_symbol, ''), dst_name FROM edges WHERE kind IN ('extends', 'implements') AND (dst_name = ? OR ends_with(dst_name, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line LIMIT 2000"),
+                vec![t, dotted],
+            ),
+            Relation::Importers => (
+                format!("SELECT repo, path, line, coalesce(enclosing_symbol, ''), name FROM refs WHERE ref_kind = 'import' AND name = ? AND repo IN ({rs}) \
+                         UNION ALL SELECT repo, src_path, line, '', dst_name FROM edges WHERE kind = 'imports' AND (dst_name = ? OR ends_with(dst_name, ?) OR ends_with(dst_name, ?) OR ends_with(coalesce(dst_path, ''), ?)) AND repo IN ({rs}) \
+                         ORDER BY 1, 2, 3 LIMIT 2000"),
+                vec![t.clone(), t, dotted, Value::Text(format!("/{last}")), Value::Text(last.clone())],
+            ),
+            Relation::Callees => (
+                format!("SELECT s.repo, s.path, s.start_line, e.src_symbol, s.qualified_name FROM edges e JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.dst_symbol_id \
+                         WHERE e.kind = 'calls' AND (e.src_symbol = ? OR ends_with(e.src_symbol, ?)) AND e.repo IN ({rs}) ORDER BY e.repo, e.src_path, e.line LIMIT 2000"),
+                vec![Value::Text(target.to_string()), dotted],
+            ),
+            Relation::Imports => (
+                format!("SELECT repo, dst_path, 1, src_path, dst_name FROM edges WHERE kind = 'imports' AND dst_path IS NOT NULL AND (src_path = ? OR contains(src_path, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line LIMIT 2000"),
+                vec![Value::Text(target.to_string()), Value::Text(last.clone())],
+            ),
+        };
+        let rows = self.store.rows(&sql, &params)?;
+        Ok(self.rows_to_chunks(rows, allowed, |r| match rel {
+            Relation::Callers => format!("calls {} at line {}", val_str(&r[4]), val_i64(&r[2])),
+            Relation::Subclasses => format!(
+                "extends/implements {} at line {}",
+                val_str(&r[4]),
+                val_i64(&r[2])
+            ),
+            Relation::Importers => format!("imports {} at line {}", val_str(&r[4]), val_i64(&r[2])),
+            Relation::Callees => format!("called by {}", val_str(&r[3])),
+            Relation::Imports => format!("imported by {}", val_str(&r[3])),
+        }))
+    }
+}

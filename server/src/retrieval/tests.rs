@@ -1,0 +1,117 @@
+use super::*;
+
+#[test]
+fn chunk_metadata_stays_small() {
+    // A hundred thousand of these live for the server's life (go-stdlib: 98k).
+    assert!(
+        std::mem::size_of::<ChunkMeta>() <= 136,
+        "{}",
+        std::mem::size_of::<ChunkMeta>()
+    );
+}
+
+#[test]
+fn identifiers_split_and_stem() {
+    assert_eq!(
+        split_ident("parseHTTPRequest_v2"),
+        vec!["parse", "HTTP", "Request", "v2"]
+    );
+    let mut t = Vec::new();
+    terms("def get_or_create(self, defaults): Parsers", &mut t);
+    assert!(t.contains(&"get_or_create".to_string()));
+    assert!(t.contains(&"create".to_string()));
+    assert!(t.contains(&"default".to_string()));
+    assert!(t.contains(&"parser".to_string()));
+    assert!(!t.contains(&"self".to_string()));
+}
+
+#[test]
+fn classification() {
+    let no = |_: &str| false;
+    let yes = |_: &str| true;
+    assert_eq!(
+        classify("get_or_create", &no),
+        QueryType::Symbol("get_or_create".into())
+    );
+    assert_eq!(
+        classify("QuerySet.filter", &no),
+        QueryType::Symbol("QuerySet.filter".into())
+    );
+    assert_eq!(classify("cache", &no), QueryType::Concept);
+    assert_eq!(classify("cache", &yes), QueryType::Symbol("cache".into()));
+    assert_eq!(
+        classify("what calls get_or_create?", &no),
+        QueryType::Relationship {
+            relation: Relation::Callers,
+            target: "get_or_create".into()
+        }
+    );
+    assert_eq!(
+        classify("Who imports QuerySet", &no),
+        QueryType::Relationship {
+            relation: Relation::Importers,
+            target: "QuerySet".into()
+        }
+    );
+    assert_eq!(
+        classify("subclasses of Field", &no),
+        QueryType::Relationship {
+            relation: Relation::Subclasses,
+            target: "Field".into()
+        }
+    );
+    assert_eq!(
+        classify("what does save call", &no),
+        QueryType::Relationship {
+            relation: Relation::Callees,
+            target: "save".into()
+        }
+    );
+    assert_eq!(
+        classify("flow from the request handler to the database", &no),
+        QueryType::Flow {
+            from: "request handler".into(),
+            to: "database".into()
+        }
+    );
+    assert_eq!(
+        classify("how does a request get from the view to the database?", &no),
+        QueryType::Flow {
+            from: "view".into(),
+            to: "database".into()
+        }
+    );
+    assert_eq!(
+        classify(
+            "Create a new ordered dictionary with keys from iterable and values set to value.",
+            &no
+        ),
+        QueryType::Concept
+    );
+    assert_eq!(
+        classify("copy bytes from src to dst", &no),
+        QueryType::Concept
+    );
+    assert_eq!(
+        classify("how do importers work", &no),
+        QueryType::Pattern("importers".into())
+    );
+    assert_eq!(
+        classify("how to write a middleware", &no),
+        QueryType::Pattern("middleware".into())
+    );
+    assert_eq!(classify("how does caching work", &no), QueryType::Concept);
+    assert_eq!(
+        classify("parse a date string into a datetime", &no),
+        QueryType::Concept
+    );
+}
+
+#[test]
+fn fusion_prefers_agreement() {
+    let a = vec![(1, 9.0), (2, 8.0), (3, 7.0)];
+    let b = vec![(3, 0.9), (1, 0.8), (4, 0.7)];
+    let f = rrf(&[(&a, 1.0), (&b, 1.0)], 60.0);
+    assert_eq!(f[0].0, 1);
+    assert_eq!(f[1].0, 3);
+}

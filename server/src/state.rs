@@ -1,0 +1,285 @@
+//! The server's state: the loaded snapshots, the store, the retrieval
+//! engine and the caches, with the checks every tool shares (which repos a
+//! call selects, a known language, repo-relative paths) and the release of
+//! memory when the server is idle.
+//!
+//! **Invariant:** everything here is read-only after load; caches hold
+//! results keyed by snapshot ids, never source from disk.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::error::{codes, ToolError};
+use crate::grep;
+use crate::query::SearchHit;
+use crate::snapshot::Snapshot;
+use crate::store::Store;
+
+/// Loaded snapshots and server facts.
+pub struct State {
+    pub snaps: Vec<Snapshot>,
+    pub store: Store,
+    pub started: Instant,
+    /// When the last tool call ended (ms since `started`).
+    pub last_call: std::sync::atomic::AtomicU64,
+    /// Tool calls running now.
+    pub in_flight: std::sync::atomic::AtomicUsize,
+    /// A release of memory is scheduled.
+    pub release_pending: std::sync::atomic::AtomicBool,
+    /// Recent `search` results by (snapshot ids, normalized query).
+    pub cache: crate::recent::Recent<Arc<Vec<SearchHit>>>,
+    /// Complete grep results by cursor fingerprint (small result sets), so
+    /// later pages are slices instead of rescans.
+    pub grep_cache: crate::recent::Recent<Arc<grep::GrepAll>>,
+    /// count_only results (counts per file, partial), so their pages index one list.
+    pub count_cache: crate::recent::Recent<Arc<grep::Counts>>,
+    /// How many matches the response budget let a recent grep page hold, by
+    /// query fingerprint (a next page scans about that many).
+    pub grep_fit: crate::recent::Recent<usize>,
+    /// Fingerprints of the grep results being filled in the background.
+    pub grep_filling: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// The loaded repo named like the working directory or one of its parents.
+    pub default_repo: Option<String>,
+    /// That directory: its git HEAD (never its files) tells whether the snapshot is behind.
+    pub default_checkout: Option<std::path::PathBuf>,
+    /// The semantic engine (chunks, BM25, vectors), built once in the background.
+    pub engine: std::sync::OnceLock<crate::retrieval::Engine>,
+    /// Recent search_code rankings by cursor fingerprint.
+    pub code_cache: crate::recent::Recent<Arc<crate::retrieval::Ranked>>,
+    /// Synonyms for empty-result suggestions.
+    pub synonyms: std::collections::HashMap<String, Vec<String>>,
+    /// File graphs (imports and resolved calls) by snapshot index, built on first use.
+    pub file_graphs:
+        std::sync::Mutex<std::collections::HashMap<usize, Arc<crate::retrieval::FileGraph>>>,
+    /// The languages of the loaded files, sorted (for `lang` arguments).
+    pub langs: Vec<String>,
+}
+
+impl State {
+    /// Pick the default repo from a working directory (by directory names only).
+    pub fn with_default_repo_from(mut self, cwd: &std::path::Path) -> State {
+        let found = cwd.ancestors().find_map(|a| {
+            let n = a.file_name()?.to_string_lossy().to_string();
+            self.snaps
+                .iter()
+                .any(|s| s.repo() == n)
+                .then(|| (n, a.to_path_buf()))
+        });
+        if let Some((name, dir)) = found {
+            self.default_repo = Some(name);
+            self.default_checkout = Some(dir);
+        }
+        self
+    }
+
+    pub fn new(snaps: Vec<Snapshot>, store: Store, started: Instant) -> State {
+        let langs: std::collections::BTreeSet<String> = snaps
+            .iter()
+            .flat_map(|s| s.files.iter().map(|f| f.language.clone()))
+            .collect();
+        State {
+            langs: langs.into_iter().collect(),
+            snaps,
+            store,
+            started,
+            last_call: std::sync::atomic::AtomicU64::new(0),
+            in_flight: std::sync::atomic::AtomicUsize::new(0),
+            release_pending: std::sync::atomic::AtomicBool::new(false),
+            cache: crate::recent::Recent::new(CACHE_ENTRIES),
+            grep_cache: crate::recent::Recent::new(4),
+            count_cache: crate::recent::Recent::new(4),
+            grep_filling: std::sync::Mutex::new(std::collections::HashSet::new()),
+            grep_fit: crate::recent::Recent::new(16),
+            default_repo: None,
+            default_checkout: None,
+            engine: std::sync::OnceLock::new(),
+            code_cache: crate::recent::Recent::new(16),
+            synonyms: crate::retrieval::parse_synonyms(crate::retrieval::DEFAULT_SYNONYMS)
+                .unwrap_or_default(),
+            file_graphs: std::sync::Mutex::new(std::collections::HashMap::new()),
+        }
+    }
+
+    /// The semantic engine (built on first use; `serve` starts it in the background).
+    /// The `search_code` engine, built on first use (the server starts it in
+    /// the background). The build runs in a pool of its own at low priority:
+    /// in rayon's global pool, grep's scans would queue behind it (on the
+    /// Linux kernel the build takes ≈ 40 s, and a grep waited that long).
+    pub fn engine(&self) -> &crate::retrieval::Engine {
+        self.engine.get_or_init(|| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(std::thread::available_parallelism().map_or(2, |n| n.get()))
+                .thread_name(|i| format!("code-index-engine-{i}"))
+                .panic_handler(crate::guard::log_pool_panic)
+                .start_handler(|_| {
+                    // Linux: nice applies to the calling thread only.
+                    // SAFETY: plain libc call without pointers.
+                    unsafe {
+                        libc::nice(10);
+                    }
+                })
+                .build();
+            match pool {
+                Ok(pool) => pool.install(|| crate::retrieval::Engine::build(&self.snaps)),
+                Err(_) => crate::retrieval::Engine::build(&self.snaps),
+            }
+        })
+    }
+
+    /// For an absolute path that runs through a loaded repo's name
+    /// (`/home/me/django/django/db/models.py`), the hint names the
+    /// repo-relative path.
+    pub fn suggest_relative(&self, p: &str, e: ToolError) -> ToolError {
+        for s in &self.snaps {
+            let needle = format!("/{}/", s.repo());
+            for (i, _) in p.match_indices(&needle) {
+                let rel = &p[i + needle.len()..];
+                let i = s.files.partition_point(|f| f.path.as_str() < rel);
+                if !rel.is_empty() && s.files.get(i).is_some_and(|f| f.path.starts_with(rel)) {
+                    return ToolError {
+                        hint: format!(
+                            "paths are relative to the repository root: use {rel:?} (repo {})",
+                            s.repo()
+                        ),
+                        ..e
+                    };
+                }
+            }
+        }
+        e
+    }
+
+    /// A `lang` value must name a language of the loaded files.
+    pub fn check_lang(&self, l: &str) -> Result<(), ToolError> {
+        if self.langs.iter().any(|x| x == l) {
+            return Ok(());
+        }
+        let lower = l.to_ascii_lowercase();
+        let hint = if self.langs.contains(&lower) {
+            format!("language ids are lower case: use {lower:?}")
+        } else {
+            format!("use one of the loaded languages: {}", self.langs.join(", "))
+        };
+        Err(ToolError::new(
+            codes::UNKNOWN_LANG,
+            format!("no loaded file has language {l:?}"),
+            hint,
+        ))
+    }
+
+    /// What the retrieval engine reads (builds the engine on first use).
+    pub fn ctx(&self) -> crate::retrieval::Ctx<'_> {
+        crate::retrieval::Ctx {
+            snaps: &self.snaps,
+            store: &self.store,
+            eng: self.engine(),
+            synonyms: &self.synonyms,
+            graphs: &self.file_graphs,
+        }
+    }
+
+    pub fn synonyms(&self) -> &std::collections::HashMap<String, Vec<String>> {
+        &self.synonyms
+    }
+
+    /// Name of the pattern a file follows (snapshot index, file index).
+    pub fn pattern_of(&self, snap: u32, file: u32) -> Option<String> {
+        self.engine().follows.get(&(snap, file)).cloned()
+    }
+}
+
+/// Hands free memory back to the OS: DuckDB's cached table blocks, the
+/// heap's free pages and DuckDB's allocator's free pages.
+pub fn release_free_memory(st: &State) {
+    st.store.release_buffers();
+    crate::memory::trim_heap();
+    crate::memory::purge_duckdb_allocator();
+}
+
+/// A tool call in progress. Dropped when the call ends, however it ends
+/// (answered, failed, panicked or cancelled): it notes the time and
+/// schedules a release of memory for when the server is idle.
+pub(crate) struct Busy(Arc<State>);
+
+impl Busy {
+    pub(crate) fn new(st: &Arc<State>) -> Busy {
+        st.in_flight
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Busy(st.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        use std::sync::atomic::Ordering;
+        let st = &self.0;
+        st.last_call
+            .store(st.started.elapsed().as_millis() as u64, Ordering::Release);
+        st.in_flight.fetch_sub(1, Ordering::AcqRel);
+        schedule_release(st);
+    }
+}
+
+/// Release memory once no call has run for a second: at most once a second
+/// (a release takes ≈ 1 ms of one core), never while a call runs nor in the
+/// middle of a burst of calls (the pages of one query stay warm).
+fn schedule_release(st: &Arc<State>) {
+    use std::sync::atomic::Ordering;
+    let Ok(rt) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    if st.release_pending.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let st = st.clone();
+    rt.spawn(async move {
+        loop {
+            tokio::time::sleep(IDLE_RELEASE).await;
+            // A call may end between the two reads: saturate, do not wrap.
+            let idle = (st.started.elapsed().as_millis() as u64)
+                .saturating_sub(st.last_call.load(Ordering::Acquire));
+            if idle >= IDLE_RELEASE.as_millis() as u64 && st.in_flight.load(Ordering::Acquire) == 0
+            {
+                break;
+            }
+        }
+        st.release_pending.store(false, Ordering::Release);
+        let _ = tokio::task::spawn_blocking(move || release_free_memory(&st)).await;
+    });
+}
+
+/// Idle time after which the server gives memory back.
+const IDLE_RELEASE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Entries kept in the result cache.
+const CACHE_ENTRIES: usize = 16;
+
+impl State {
+    /// Snapshots selected by a `repo` argument: absent = the working
+    /// directory's repo when one is loaded (matched by directory name, the
+    /// checkout itself is never read), else all; "all" = every one.
+    pub(crate) fn select(&self, repo: Option<&str>) -> Result<Vec<&Snapshot>, ToolError> {
+        let repo = match repo {
+            None | Some("") => self.default_repo.as_deref(),
+            r => r,
+        };
+        match repo {
+            None | Some("all") => Ok(self.snaps.iter().collect()),
+            Some(r) => {
+                let v: Vec<&Snapshot> = self.snaps.iter().filter(|s| s.repo() == r).collect();
+                if v.is_empty() {
+                    let known: Vec<&str> = self.snaps.iter().map(|s| s.repo()).collect();
+                    return Err(ToolError::new(
+                        codes::UNKNOWN_REPO,
+                        format!("repo {r:?} is not loaded"),
+                        format!(
+                            "use one of: {}, or \"all\" for every loaded repo",
+                            known.join(", ")
+                        ),
+                    ));
+                }
+                Ok(v)
+            }
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! `call_graph`: callers or callees of a function from the resolved call
+//! edges, up to depth 3.
+
+use crate::retrieval::{repos_in, val_i64, val_str};
+use duckdb::types::Value;
+use std::collections::HashSet;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{codes, ToolError};
+use crate::state::State;
+
+/// The tool's description (what the agent reads in tools/list).
+pub const DESCRIPTION: &str = "Who calls a function (direction: callers) or what it calls (callees), up to depth 3, from the resolved call edges.\n\
+    {\"symbol\": \"QuerySet.get_or_create\", \"direction\": \"callers\", \"depth\": 2}.";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CallGraphArgs {
+    /// Function or method name, optionally qualified: "save", "Model.save".
+    pub symbol: String,
+    /// callers (default) | callees.
+    #[serde(default)]
+    pub direction: Option<String>,
+    /// Hops, 1..=3 (default 1).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 3))]
+    pub depth: Option<u32>,
+    #[serde(default)]
+    pub repo: Option<String>,
+    /// Restrict the root definitions to this sub-directory or file.
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct CallNode {
+    pub repo: String,
+    pub symbol: String,
+    pub path: String,
+    pub line: u64,
+    pub end_line: u64,
+    pub depth: u32,
+}
+
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct CallEdge {
+    /// Caller (qualified name; "<file>" for file-level code).
+    pub from: String,
+    /// Callee as resolved (qualified name) or as written.
+    pub to: String,
+    pub path: String,
+    /// Line of the call in `path`.
+    pub line: u64,
+    pub resolved: bool,
+}
+
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct CallGraphOut {
+    pub roots: Vec<CallNode>,
+    pub nodes: Vec<CallNode>,
+    pub edges: Vec<CallEdge>,
+    /// The node cap was reached.
+    pub truncated: bool,
+}
+
+const MAX_NODES: usize = 100;
+
+pub fn run(st: &State, a: CallGraphArgs) -> Result<(CallGraphOut, String), ToolError> {
+    let dir = a.direction.as_deref().unwrap_or("callers");
+    if dir != "callers" && dir != "callees" {
+        return Err(ToolError::invalid_argument(
+            format!("direction {dir:?} is not one of the values"),
+            "use callers (who calls it) or callees (what it calls)",
+        ));
+    }
+    let depth = a.depth.unwrap_or(1);
+    if !(1..=3).contains(&depth) {
+        return Err(ToolError::invalid_argument(
+            format!("depth {depth} is out of range"),
+            "use 1, 2 or 3",
+        ));
+    }
+    let sel = st.select(a.repo.as_deref())?;
+    let repos: Vec<String> = sel.iter().map(|s| s.repo().to_string()).collect();
+    let name = a.symbol.trim();
+    if name.is_empty() {
+        return Err(ToolError::invalid_argument(
+            "symbol is empty",
+            "name a function or method: \"save\", or qualified \"Model.save\"",
+        ));
+    }
+    let last = name.rsplit(['.', ':']).next().unwrap_or(name);
+    let (cond, mut params) = crate::store::definition_condition(name);
+    let mut sql = format!(
+        "SELECT repo, symbol_id, qualified_name, path, start_line, end_line FROM symbols WHERE {cond} \
+         AND kind IN ('function', 'method', 'constructor', 'macro') AND repo IN ({})",
+        repos_in(&repos)
+    );
+    if let Some(p) = a
+        .path
+        .as_deref()
+        .map(|p| p.trim_matches('/'))
+        .filter(|p| !p.is_empty())
+    {
+        sql.push_str(" AND (path = ? OR starts_with(path, ?))");
+        params.push(Value::Text(p.into()));
+        params.push(Value::Text(format!("{p}/")));
+    }
+    sql.push_str(" ORDER BY is_test, repo, path, start_line LIMIT 20");
+    let node = |r: &[Value], d: u32| CallNode {
+        repo: val_str(&r[0]),
+        symbol: val_str(&r[2]),
+        path: val_str(&r[3]),
+        line: val_i64(&r[4]) as u64,
+        end_line: val_i64(&r[5]) as u64,
+        depth: d,
+    };
+    let roots_rows = st.store.rows(&sql, &params)?;
+    if roots_rows.is_empty() {
+        let similar = st.store.similar_names(last, 5);
+        let only = "call graphs cover functions, methods, constructors and macros; search_symbols finds names by prefix or substring";
+        return Err(ToolError::new(
+            codes::NOT_FOUND,
+            format!("no function or method named {name:?}"),
+            if similar.is_empty() {
+                only.to_string()
+            } else {
+                format!("similar names: {} ({only})", similar.join(", "))
+            },
+        ));
+    }
+    let roots: Vec<CallNode> = roots_rows.iter().map(|r| node(r, 0)).collect();
+    let mut frontier: Vec<(String, i64, String)> = roots_rows
+        .iter()
+        .map(|r| (val_str(&r[0]), val_i64(&r[1]), val_str(&r[2])))
+        .collect();
+    let mut seen: HashSet<(String, i64)> = frontier.iter().map(|f| (f.0.clone(), f.1)).collect();
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    let mut truncated = false;
+    for d in 1..=depth {
+        let mut next = Vec::new();
+        for (repo, id, qn) in &frontier {
+            let rows = if dir == "callers" {
+                st.store.rows(
+                    "SELECT e.repo, coalesce(e.src_symbol_id, -1), coalesce(e.src_symbol, '<file>'), e.src_path, e.line, s.start_line, s.end_line \
+                     FROM edges e LEFT JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.src_symbol_id \
+                     WHERE e.repo = ? AND e.kind = 'calls' AND e.dst_symbol_id = ? ORDER BY e.src_path, e.line LIMIT 500",
+                    &[Value::Text(repo.clone()), Value::BigInt(*id)],
+                )?
+            } else {
+                st.store.rows(
+                    "SELECT e.repo, coalesce(e.dst_symbol_id, -1), coalesce(s.qualified_name, e.dst_name), coalesce(s.path, ''), e.line, s.start_line, s.end_line, e.src_path \
+                     FROM edges e LEFT JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.dst_symbol_id \
+                     WHERE e.repo = ? AND e.kind = 'calls' AND e.src_symbol_id = ? ORDER BY e.line LIMIT 500",
+                    &[Value::Text(repo.clone()), Value::BigInt(*id)],
+                )?
+            };
+            for r in rows {
+                let other_id = val_i64(&r[1]);
+                let other = val_str(&r[2]);
+                let call_line = val_i64(&r[4]) as u64;
+                let resolved = other_id >= 0;
+                let (from, to, at) = if dir == "callers" {
+                    (other.clone(), qn.clone(), val_str(&r[3]))
+                } else {
+                    (qn.clone(), other.clone(), val_str(&r[7]))
+                };
+                if edges.len() < 4 * MAX_NODES {
+                    edges.push(CallEdge {
+                        from,
+                        to,
+                        path: at,
+                        line: call_line,
+                        resolved,
+                    });
+                }
+                let key = (
+                    repo.clone(),
+                    if resolved {
+                        other_id
+                    } else {
+                        -(edges.len() as i64) - 1
+                    },
+                );
+                if resolved && seen.insert(key) {
+                    if nodes.len() >= MAX_NODES {
+                        truncated = true;
+                        continue;
+                    }
+                    nodes.push(CallNode {
+                        repo: repo.clone(),
+                        symbol: other.clone(),
+                        path: val_str(&r[3]),
+                        line: if r[5] == Value::Null {
+                            call_line
+                        } else {
+                            val_i64(&r[5]) as u64
+                        },
+                        end_line: if r[6] == Value::Null {
+                            call_line
+                        } else {
+                            val_i64(&r[6]) as u64
+                        },
+                        depth: d,
+                    });
+                    next.push((repo.clone(), other_id, other));
+                }
+            }
+        }
+        frontier = next;
+        if frontier.is_empty() {
+            break;
+        }
+    }
+    let mut text = format!(
+        "{} of {} ({} root definition(s), depth {depth}): {} nodes, {} edges{}\n",
+        dir,
+        name,
+        roots.len(),
+        nodes.len(),
+        edges.len(),
+        if truncated { " (truncated)" } else { "" }
+    );
+    for e in edges.iter().take(60) {
+        text.push_str(&format!(
+            "{} -> {}  {}:{}{}\n",
+            e.from,
+            e.to,
+            e.path,
+            e.line,
+            if e.resolved { "" } else { " (unresolved)" }
+        ));
+    }
+    if edges.is_empty() {
+        text.push_str(&format!(
+            "No {dir} recorded. Calls are resolved by name within the repo; try find_references {{\"symbol\": \"{last}\"}} for text usages.\n"
+        ));
+    }
+    Ok((
+        CallGraphOut {
+            roots,
+            nodes,
+            edges,
+            truncated,
+        },
+        text,
+    ))
+}

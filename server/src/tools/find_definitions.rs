@@ -1,0 +1,56 @@
+//! `find_definitions`: where a name or qualified name is defined.
+
+use super::*;
+use crate::cursor;
+use crate::error::ToolError;
+use crate::state::State;
+
+/// The tool's description (what the agent reads in tools/list).
+pub const DESCRIPTION: &str = "Where is X defined? {\"symbol\": \"QuerySet.get_or_create\"} or {\"symbol\": \"save\", \"path\": \"django/db/models\"}.";
+
+pub fn run(st: &State, a: SymbolArgs) -> Result<(SymbolsOut, String), ToolError> {
+    let limit = limit_of(a.limit, 50, MAX_LIMIT)?;
+    let ids: Vec<&str> = st.snaps.iter().map(|s| s.id()).collect();
+    let repos = repo_names(st, a.repo.as_deref())?;
+    let fp = cursor::fingerprint(
+        "find_definitions",
+        &format!(
+            "{:?} {:?} {:?} {:?}",
+            a.symbol.trim(),
+            a.kind,
+            repos,
+            a.path
+        ),
+        &ids,
+    );
+    let offset = offset_of(a.cursor.as_deref(), &fp)?;
+    let (rows, total) = definitions(st, &a, limit, offset)?;
+    let (rows, mut text, next_cursor) = budget_page(
+        rows,
+        total,
+        offset,
+        &fp,
+        format!("{total} definition(s) of {}\n", a.symbol),
+        symbol_line,
+    );
+    let hint = if total == 0 {
+        Some(not_found_hint(st, &a.symbol))
+    } else if next_cursor.is_some() && offset == 0 {
+        Some("more follow (next_cursor); or narrow with path, kind or a qualified name (\"Class.method\")".to_string())
+    } else {
+        None
+    };
+    if let Some(h) = &hint {
+        text.push_str(h);
+    }
+    Ok((
+        SymbolsOut {
+            symbols: rows,
+            total_count: total,
+            has_more: next_cursor.is_some(),
+            next_cursor,
+            hint,
+        },
+        text,
+    ))
+}

@@ -1,0 +1,207 @@
+//! `find_references`: usages of a name grouped by file: parsed references
+//! plus whole-word text matches the parser did not classify.
+
+use crate::grep::{self, GrepMatch, GrepRequest};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::*;
+use crate::cursor;
+use crate::error::ToolError;
+use crate::state::State;
+
+/// The tool's description (what the agent reads in tools/list).
+pub const DESCRIPTION: &str = "Where is X used? Usages grouped by file with the enclosing symbol: parsed references (\"reference\", with their role: call, type, field, import)\n\
+    plus whole-word text matches the parser did not classify (\"text\": comments, strings, templates). {\"symbol\": \"get_or_create\"}.";
+
+/// Most definitions find_references lists beside the usages.
+const MAX_DEFINITIONS: usize = 200;
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct UsageOut {
+    pub line: u64,
+    pub end_line: u64,
+    pub column: u64,
+    /// "reference": a parsed identifier occurrence (with its role); "text": a word-boundary content match the parser did not classify (comments, strings, other languages).
+    pub source: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ref_kind: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enclosing_symbol: Option<String>,
+    pub text: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileUsagesOut {
+    pub repo: String,
+    pub path: String,
+    pub line: u64,
+    pub end_line: u64,
+    pub usages: Vec<UsageOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReferencesOut {
+    pub symbol: String,
+    pub definitions: Vec<SymbolRow>,
+    pub files: Vec<FileUsagesOut>,
+    pub total_files: u64,
+    pub total_usages: u64,
+    pub has_more: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+pub fn run(st: &State, a: SymbolArgs) -> Result<(ReferencesOut, String), ToolError> {
+    let (definitions, _) = definitions(st, &a, MAX_DEFINITIONS, 0)?;
+    let simple = a
+        .symbol
+        .trim()
+        .rsplit(['.', ':'])
+        .next()
+        .unwrap_or("")
+        .to_string();
+    if simple.is_empty() {
+        return Err(ToolError::invalid_argument(
+            "empty symbol name",
+            "pass a name like \"save\"",
+        ));
+    }
+    let snaps = st.select(a.repo.as_deref())?;
+    let repos: Vec<String> = snaps.iter().map(|s| s.repo().to_string()).collect();
+    let limit = limit_of(a.limit, 20, MAX_LIMIT)?;
+    // Parsed references, then word-boundary text matches on other lines.
+    let refs = st.store.references(&simple, &repos, a.path.as_deref())?;
+    let req = GrepRequest {
+        pattern: simple.clone(),
+        fixed_string: true,
+        case_sensitive: Some(true),
+        whole_word: true,
+        path: a.path.clone(),
+        limit: grep::MAX_LIMIT,
+        budget: grep::SCAN_BUDGET,
+        ..Default::default()
+    };
+    let (compiled, files) = grep::compile_scoped(&req, &snaps)?;
+    let def_lines: std::collections::HashSet<(String, String, u64)> = definitions
+        .iter()
+        .map(|d| (d.repo.clone(), d.path.clone(), d.name_line))
+        .collect();
+    let texts: Vec<GrepMatch> = {
+        use rayon::prelude::*;
+        files
+            .par_iter()
+            .flat_map_iter(|(repo, f)| compiled.search_file(repo, f))
+            .collect()
+    };
+    let mut by_file: std::collections::BTreeMap<(String, String), Vec<UsageOut>> =
+        std::collections::BTreeMap::new();
+    let mut ref_lines: std::collections::HashSet<(String, String, u64)> =
+        std::collections::HashSet::new();
+    let text_of: std::collections::HashMap<(String, String, u64), String> = texts
+        .iter()
+        .map(|m| ((m.repo.clone(), m.path.clone(), m.line), m.text.clone()))
+        .collect();
+    for r in refs {
+        if def_lines.contains(&(r.repo.clone(), r.path.clone(), r.line)) {
+            continue;
+        }
+        ref_lines.insert((r.repo.clone(), r.path.clone(), r.line));
+        let text = text_of
+            .get(&(r.repo.clone(), r.path.clone(), r.line))
+            .cloned()
+            .unwrap_or_default();
+        by_file
+            .entry((r.repo.clone(), r.path.clone()))
+            .or_default()
+            .push(UsageOut {
+                line: r.line,
+                end_line: r.line,
+                column: r.column,
+                source: "reference".into(),
+                ref_kind: Some(r.ref_kind),
+                enclosing_symbol: r.enclosing_symbol,
+                text,
+            });
+    }
+    for m in texts {
+        let key = (m.repo.clone(), m.path.clone(), m.line);
+        if ref_lines.contains(&key) || def_lines.contains(&key) {
+            continue;
+        }
+        by_file
+            .entry((m.repo.clone(), m.path.clone()))
+            .or_default()
+            .push(UsageOut {
+                line: m.line,
+                end_line: m.end_line,
+                column: m.submatches.first().map(|s| s.column).unwrap_or(1),
+                source: "text".into(),
+                ref_kind: None,
+                enclosing_symbol: None,
+                text: m.text,
+            });
+    }
+    let total_files = by_file.len() as u64;
+    let total_usages = by_file.values().map(|v| v.len() as u64).sum();
+    let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
+    let fp = cursor::fingerprint(
+        "find_references",
+        &format!("{:?} {:?} {:?}", a.symbol, a.path, a.kind),
+        &ids,
+    );
+    let offset = offset_of(a.cursor.as_deref(), &fp)?;
+    let mut text = format!(
+        "{total_usages} usage(s) of {simple} in {total_files} file(s); {} definition(s)\n",
+        definitions.len()
+    );
+    let mut files_out = Vec::new();
+    let mut end = offset;
+    for ((repo, path), mut usages) in by_file.into_iter().skip(offset).take(limit) {
+        usages.sort_by_key(|u| (u.line, u.column));
+        let mut piece = format!("{path}\n");
+        for u in &usages {
+            piece.push_str(&format!(
+                "  {}:{} [{}{}] {}\n",
+                u.line,
+                u.column,
+                u.source,
+                u.enclosing_symbol
+                    .as_deref()
+                    .map(|e| format!(" in {e}"))
+                    .unwrap_or_default(),
+                u.text.trim()
+            ));
+        }
+        if !files_out.is_empty() && text.len() + piece.len() > RESPONSE_BUDGET_BYTES {
+            break;
+        }
+        text.push_str(&piece);
+        files_out.push(FileUsagesOut {
+            repo,
+            path,
+            line: usages.first().map(|u| u.line).unwrap_or(1),
+            end_line: usages.last().map(|u| u.end_line).unwrap_or(1),
+            usages,
+        });
+        end += 1;
+    }
+    let next_cursor = ((end as u64) < total_files).then(|| cursor::encode(&fp, &[end as u64]));
+    let hint = (total_usages == 0 && definitions.is_empty()).then(|| not_found_hint(st, &simple));
+    Ok((
+        ReferencesOut {
+            symbol: a.symbol,
+            definitions,
+            files: files_out,
+            total_files,
+            total_usages,
+            has_more: next_cursor.is_some(),
+            next_cursor,
+            hint,
+        },
+        text,
+    ))
+}

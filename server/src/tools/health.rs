@@ -1,0 +1,126 @@
+//! `health`: server status and each snapshot's facts (also the
+//! `codeindex://health` resource).
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::*;
+use crate::error::ToolError;
+use crate::state::State;
+
+/// The tool's description (what the agent reads in tools/list).
+pub const DESCRIPTION: &str = "Server status, version, uptime, and each snapshot's repo, commit, schema version and row counts.";
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TableRows {
+    pub table: String,
+    pub rows: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SnapshotHealth {
+    pub repo: String,
+    pub snapshot_id: String,
+    pub commit: Option<String>,
+    pub schema_version: u32,
+    pub tables: Vec<TableRows>,
+    /// For the working directory's repo: is the snapshot's commit behind the checkout's git HEAD? Null when unknown.
+    pub behind_head: Option<bool>,
+    /// Commits in HEAD the snapshot lacks, when known.
+    pub commits_behind: Option<u64>,
+    /// The snapshot carries a manifest.sig.
+    pub signed: bool,
+    /// Id of the trusted key its signature verified against (null: unsigned,
+    /// or no key is trusted, so it was not checked).
+    pub verified_by: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HealthOut {
+    pub status: String,
+    pub server_version: String,
+    pub uptime_seconds: f64,
+    pub snapshots: Vec<SnapshotHealth>,
+}
+
+pub fn report(st: &State) -> HealthOut {
+    HealthOut {
+        status: "ok".into(),
+        server_version: env!("CARGO_PKG_VERSION").into(),
+        uptime_seconds: st.started.elapsed().as_secs_f64(),
+        snapshots: st
+            .snaps
+            .iter()
+            .map(|s| SnapshotHealth {
+                repo: s.repo().to_string(),
+                snapshot_id: s.id().to_string(),
+                commit: s.manifest.git.commit.clone(),
+                schema_version: s.manifest.schema_version,
+                tables: s
+                    .manifest
+                    .files
+                    .iter()
+                    .map(|f| TableRows {
+                        table: f.name.trim_end_matches(".parquet").to_string(),
+                        rows: f.rows,
+                    })
+                    .collect(),
+                behind_head: None,
+                commits_behind: None,
+                signed: s.signature.is_some(),
+                verified_by: s.signature.clone().filter(|k| k != "unverified"),
+            })
+            .map(|mut h| {
+                if let (Some(dir), Some(commit)) = (checkout_of(st, &h.repo), h.commit.clone()) {
+                    (h.behind_head, h.commits_behind) = behind(&dir, &commit);
+                }
+                h
+            })
+            .collect(),
+    }
+}
+
+fn checkout_of(st: &State, repo: &str) -> Option<std::path::PathBuf> {
+    (st.default_repo.as_deref() == Some(repo))
+        .then(|| st.default_checkout.clone())
+        .flatten()
+}
+
+/// Compare a snapshot commit with a checkout's HEAD through `git` (metadata only).
+fn behind(dir: &std::path::Path, commit: &str) -> (Option<bool>, Option<u64>) {
+    let git = |args: &[&str]| -> Option<String> {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let Some(head) = git(&["rev-parse", "--verify", "-q", "HEAD"]) else {
+        return (None, None);
+    };
+    if head == commit {
+        return (Some(false), Some(0));
+    }
+    match git(&["rev-list", "--count", &format!("{commit}..HEAD")])
+        .and_then(|n| n.parse::<u64>().ok())
+    {
+        Some(n) => (Some(n > 0), Some(n)),
+        None => (Some(true), None),
+    }
+}
+
+pub fn run(st: &State, _a: NoArgs) -> Result<(HealthOut, String), ToolError> {
+    let out = report(st);
+    let text = format!(
+        "{} v{} up {:.0}s, {} snapshot(s)",
+        out.status,
+        out.server_version,
+        out.uptime_seconds,
+        out.snapshots.len()
+    );
+    Ok((out, text))
+}

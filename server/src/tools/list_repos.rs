@@ -1,0 +1,62 @@
+//! `list_repos`: the loaded repositories and their snapshots.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::*;
+use crate::error::ToolError;
+use crate::state::State;
+
+/// The tool's description (what the agent reads in tools/list).
+pub const DESCRIPTION: &str = "The loaded repositories with their snapshot id, commit and size.";
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RepoOut {
+    pub repo: String,
+    pub snapshot_id: String,
+    pub commit: Option<String>,
+    pub branch: Option<String>,
+    pub files: u64,
+    pub content_bytes: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ListReposOut {
+    pub repos: Vec<RepoOut>,
+}
+
+pub fn report(st: &State) -> ListReposOut {
+    ListReposOut {
+        repos: st
+            .snaps
+            .iter()
+            .map(|s| RepoOut {
+                repo: s.repo().to_string(),
+                snapshot_id: s.id().to_string(),
+                commit: s.manifest.git.commit.clone(),
+                branch: s.manifest.git.branch.clone(),
+                files: s.files.len() as u64,
+                content_bytes: s.content_bytes(),
+            })
+            .collect(),
+    }
+}
+
+pub fn run(st: &State, _a: NoArgs) -> Result<(ListReposOut, String), ToolError> {
+    let out = report(st);
+    let text = out
+        .repos
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} commit {} ({} files)",
+                r.repo,
+                r.snapshot_id,
+                r.commit.as_deref().unwrap_or("-"),
+                r.files
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok((out, text))
+}

@@ -1,0 +1,125 @@
+//! `search_files`: paths by glob or regex, with language and size.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::*;
+use crate::cursor;
+use crate::error::{codes, ToolError};
+use crate::state::State;
+
+/// The tool's description (what the agent reads in tools/list).
+pub const DESCRIPTION: &str = "Find files by path: a glob like \"**/models/*.py\" (or a regex with regex: true). Returns paths with language and size, no content.";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchFilesArgs {
+    /// Glob over repo-relative paths (e.g. "**/models/*.py"), or a regex with regex: true.
+    pub pattern: String,
+    #[serde(default)]
+    pub regex: Option<bool>,
+    #[serde(default)]
+    pub repo: Option<String>,
+    #[serde(default)]
+    pub lang: Option<String>,
+    /// 1..=1000, default 100.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
+    pub limit: Option<u32>,
+    #[serde(default)]
+    #[schemars(length(max = 1024))]
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileOut {
+    pub repo: String,
+    pub path: String,
+    /// 1: the file's first line.
+    pub line: u64,
+    /// The file's last line (its line count).
+    pub end_line: u64,
+    pub language: String,
+    pub size_bytes: u64,
+    pub is_test: bool,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchFilesOut {
+    pub files: Vec<FileOut>,
+    pub total_count: u64,
+    pub has_more: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+pub fn run(st: &State, a: SearchFilesArgs) -> Result<(SearchFilesOut, String), ToolError> {
+    let snaps = st.select(a.repo.as_deref())?;
+    let limit = limit_of(a.limit, 100, MAX_LIMIT)?;
+    let matcher: Box<dyn Fn(&str) -> bool> = if a.regex.unwrap_or(false) {
+        let re = regex::Regex::new(&a.pattern).map_err(|e| {
+            ToolError::new(
+                codes::INVALID_PATTERN,
+                format!("invalid regex: {e}"),
+                "fix the regex, or pass a glob without regex: true",
+            )
+        })?;
+        Box::new(move |p| re.is_match(p))
+    } else {
+        let mut ob = ignore::overrides::OverrideBuilder::new("");
+        ob.add(&a.pattern).map_err(|e| {
+            ToolError::new(
+                codes::INVALID_PATTERN,
+                format!("invalid glob: {e}"),
+                "use glob syntax like \"**/*.py\" or \"src/**/test_*\"",
+            )
+        })?;
+        let ov = ob.build().map_err(|e| {
+            ToolError::new(
+                codes::INVALID_PATTERN,
+                format!("invalid glob: {e}"),
+                "use glob syntax",
+            )
+        })?;
+        Box::new(move |p| ov.matched(p, false).is_whitelist())
+    };
+    let all: Vec<FileOut> = snaps
+        .iter()
+        .flat_map(|s| s.files.iter().map(move |f| (s.repo(), f)))
+        .filter(|(_, f)| a.lang.as_ref().is_none_or(|l| &f.language == l) && matcher(&f.path))
+        .map(|(r, f)| FileOut {
+            repo: r.to_string(),
+            path: f.path.clone(),
+            line: 1,
+            end_line: f.lines.max(1) as u64,
+            language: f.language.clone(),
+            size_bytes: f.size,
+            is_test: f.is_test,
+        })
+        .collect();
+    let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
+    let fp = cursor::fingerprint(
+        "search_files",
+        &format!("{:?} {:?} {:?}", a.pattern, a.regex, a.lang),
+        &ids,
+    );
+    let start = offset_of(a.cursor.as_deref(), &fp)?;
+    let total = all.len();
+    let page: Vec<FileOut> = all.into_iter().skip(start).take(limit).collect();
+    let (page, text, next_cursor) = budget_page(
+        page,
+        total as u64,
+        start,
+        &fp,
+        format!("{total} files match\n"),
+        |f| format!("{} ({}, {} bytes)\n", f.path, f.language, f.size_bytes),
+    );
+    Ok((
+        SearchFilesOut {
+            files: page,
+            total_count: total as u64,
+            has_more: next_cursor.is_some(),
+            next_cursor,
+        },
+        text,
+    ))
+}

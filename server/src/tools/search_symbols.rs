@@ -1,0 +1,96 @@
+//! `search_symbols`: definitions by name (exact, prefix, substring) or regex.
+
+use crate::store::{NameMatch, SymbolFilter};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::*;
+use crate::cursor;
+use crate::error::ToolError;
+use crate::state::State;
+
+/// The tool's description (what the agent reads in tools/list).
+pub const DESCRIPTION: &str = "Find definitions (functions, classes, methods, structs, ...) by name: exact, prefix or substring, or a regex with regex: true.\n\
+    Only definitions, never plain text matches: {\"query\": \"get_or_create\"}, {\"query\": \"^Test.*Case$\", \"regex\": true, \"kind\": \"class\"}.";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchSymbolsArgs {
+    /// Name to find: exact, prefix or substring matches (ranked in that order, case-insensitive), or a regex with regex: true.
+    pub query: String,
+    #[serde(default)]
+    pub regex: Option<bool>,
+    /// function, method, class, struct, interface, trait, enum, union, type, constant, variable, macro, module, namespace, field, property, constructor.
+    #[serde(default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub lang: Option<String>,
+    #[serde(default)]
+    pub repo: Option<String>,
+    /// Only definitions under this sub-directory or in this file.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// 1..=1000, default 20.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
+    pub limit: Option<u32>,
+    #[serde(default)]
+    #[schemars(length(max = 1024))]
+    pub cursor: Option<String>,
+}
+
+pub fn run(st: &State, a: SearchSymbolsArgs) -> Result<(SymbolsOut, String), ToolError> {
+    if a.query.trim().is_empty() {
+        return Err(ToolError::invalid_argument(
+            "empty query",
+            "pass a name, a prefix, or a regex with regex: true",
+        ));
+    }
+    check_kind(a.kind.as_deref())?;
+    let repos = repo_names(st, a.repo.as_deref())?;
+    let limit = limit_of(a.limit, 20, MAX_LIMIT)?;
+    let how = if a.regex.unwrap_or(false) {
+        NameMatch::Regex
+    } else {
+        NameMatch::Ranked
+    };
+    let filter = SymbolFilter {
+        repos: repos.clone(),
+        kind: a.kind.clone(),
+        lang: a.lang.clone(),
+        path: a.path.clone(),
+    };
+    let ids: Vec<&str> = st.snaps.iter().map(|s| s.id()).collect();
+    let fp = cursor::fingerprint(
+        "search_symbols",
+        &format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?}",
+            a.query, a.regex, a.kind, a.lang, repos, a.path
+        ),
+        &ids,
+    );
+    let offset = offset_of(a.cursor.as_deref(), &fp)?;
+    let (rows, total) = st.store.symbols(&a.query, how, &filter, limit, offset)?;
+    let (rows, mut text, next_cursor) = budget_page(
+        rows,
+        total,
+        offset,
+        &fp,
+        format!("{total} definitions\n"),
+        symbol_line,
+    );
+    let hint = (total == 0).then(|| not_found_hint(st, &a.query));
+    if let Some(h) = &hint {
+        text.push_str(h);
+    }
+    Ok((
+        SymbolsOut {
+            symbols: rows,
+            total_count: total,
+            has_more: next_cursor.is_some(),
+            next_cursor,
+            hint,
+        },
+        text,
+    ))
+}
