@@ -54,3 +54,31 @@ pub fn run(st: &State, a: SymbolArgs) -> Result<(SymbolsOut, String), ToolError>
         text,
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::fixture::{args, line_of, state};
+    use serde_json::json;
+
+    #[test]
+    fn qualified_names_pick_one_definition() {
+        let st = state();
+        let out = run(&st, args(json!({"symbol": "Product.slug"}))).unwrap().0;
+        assert_eq!(out.symbols.len(), 1);
+        assert_eq!(
+            out.symbols[0].name_line,
+            line_of("app/models.py", "    def slug(self):")
+        );
+        let out = run(&st, args(json!({"symbol": "slug"}))).unwrap().0;
+        assert_eq!(out.total_count, 2);
+        let out = run(&st, args(json!({"symbol": "parse_duration"})))
+            .unwrap()
+            .0;
+        assert_eq!(out.symbols[0].path, "src/lib.rs");
+        assert_eq!(out.symbols[0].language, "rust");
+        let out = run(&st, args(json!({"symbol": "slugifyy"}))).unwrap().0;
+        assert_eq!(out.total_count, 0);
+        assert!(out.hint.unwrap().contains("slugify"));
+    }
+}

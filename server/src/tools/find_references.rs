@@ -205,3 +205,28 @@ pub fn run(st: &State, a: SymbolArgs) -> Result<(ReferencesOut, String), ToolErr
         text,
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::fixture::{args, line_of, state};
+    use serde_json::json;
+
+    #[test]
+    fn usages_by_file_without_the_definition() {
+        let st = state();
+        let out = run(&st, args(json!({"symbol": "slugify"}))).unwrap().0;
+        assert_eq!(out.definitions.len(), 1);
+        let files: Vec<&str> = out.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(files, ["README.md", "app/models.py", "tests/test_util.py"]);
+        let def = line_of("app/util.py", "def slugify");
+        assert!(out
+            .files
+            .iter()
+            .all(|f| f.path != "app/util.py" || f.usages.iter().all(|u| u.line != def)));
+        let models = &out.files[1];
+        assert!(models.usages.iter().all(|u| u.source == "reference"));
+        assert_eq!(models.usages.len(), 3, "import and two calls");
+        assert_eq!(out.files[0].usages[0].source, "text");
+    }
+}

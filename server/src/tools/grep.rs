@@ -476,3 +476,95 @@ fn empty_hint(req: &GrepRequest) -> String {
     }
     format!("No matches; {}.", tips.join("; "))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::codes;
+    use crate::tools::fixture::{args, line_of, state};
+    use serde_json::json;
+
+    #[test]
+    fn finds_every_match_in_path_order() {
+        let (out, text) = run(&state(), args(json!({"pattern": "def slug"}))).unwrap();
+        let got: Vec<(&str, u64)> = out
+            .matches
+            .iter()
+            .map(|m| (m.path.as_str(), m.line))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "app/models.py",
+                    line_of("app/models.py", "    def slug(self):")
+                ),
+                (
+                    "app/models.py",
+                    line_of("app/models.py", "        return \"book-\"") - 1
+                ),
+                ("app/util.py", line_of("app/util.py", "def slugify")),
+            ]
+        );
+        assert!(!out.has_more && !out.partial);
+        assert!(text.contains("app/util.py:"));
+    }
+
+    #[test]
+    fn pages_resume_where_the_last_ended() {
+        let st = state();
+        let all = run(&st, args(json!({"pattern": "slugify"})))
+            .unwrap()
+            .0
+            .matches;
+        assert!(all.len() >= 5);
+        let mut paged = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut a = json!({"pattern": "slugify", "limit": 2});
+            if let Some(c) = &cursor {
+                a["cursor"] = json!(c);
+            }
+            let out = run(&st, args(a)).unwrap().0;
+            assert!(out.matches.len() <= 2);
+            paged.extend(out.matches.into_iter().map(|m| (m.path, m.line)));
+            match out.next_cursor {
+                Some(c) => cursor = Some(c),
+                None => break,
+            }
+        }
+        let want: Vec<(String, u64)> = all.into_iter().map(|m| (m.path, m.line)).collect();
+        assert_eq!(paged, want);
+    }
+
+    #[test]
+    fn counts_context_and_filters() {
+        let st = state();
+        let out = run(&st, args(json!({"pattern": "slugify", "count_only": true})))
+            .unwrap()
+            .0;
+        let counts = out.counts.unwrap();
+        // README 1, models.py 3 (import, two calls), util.py 1, the test 3.
+        assert_eq!(counts.iter().map(|c| c.count).sum::<u64>(), 8);
+        assert_eq!(counts.len(), 4);
+        let out = run(&st, args(json!({"pattern": "TODO", "context_lines": 1})))
+            .unwrap()
+            .0;
+        assert_eq!(out.matches.len(), 1);
+        assert_eq!(out.matches[0].before.len(), 1);
+        assert_eq!(out.matches[0].after.len(), 1);
+        let out = run(
+            &st,
+            args(json!({"pattern": "slugify", "glob": "!tests/**", "lang": "python"})),
+        )
+        .unwrap()
+        .0;
+        assert!(out.matches.iter().all(|m| !m.path.starts_with("tests/")));
+        let e = run(&st, args(json!({"pattern": "(unclosed"}))).unwrap_err();
+        assert_eq!(e.code, codes::INVALID_PATTERN);
+        let out = run(&st, args(json!({"pattern": "nothing-like-this"})))
+            .unwrap()
+            .0;
+        assert!(out.matches.is_empty() && out.hint.is_some());
+    }
+}

@@ -124,3 +124,23 @@ pub fn run(st: &State, _a: NoArgs) -> Result<(HealthOut, String), ToolError> {
     );
     Ok((out, text))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::fixture::state;
+
+    #[test]
+    fn reports_each_table() {
+        let (out, _) = run(&state(), NoArgs {}).unwrap();
+        assert_eq!(out.status, "ok");
+        let tables: Vec<(&str, u64)> = out.snapshots[0]
+            .tables
+            .iter()
+            .map(|t| (t.table.as_str(), t.rows))
+            .collect();
+        assert!(tables.contains(&("files", 5)), "{tables:?}");
+        assert!(tables.iter().any(|(t, n)| *t == "symbols" && *n >= 8));
+        assert!(!out.snapshots[0].signed);
+    }
+}

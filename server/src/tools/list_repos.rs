@@ -60,3 +60,18 @@ pub fn run(st: &State, _a: NoArgs) -> Result<(ListReposOut, String), ToolError> 
         .join("\n");
     Ok((out, text))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::fixture::{state, FILES};
+
+    #[test]
+    fn lists_the_fixture() {
+        let (out, text) = run(&state(), NoArgs {}).unwrap();
+        assert_eq!(out.repos.len(), 1);
+        assert_eq!(out.repos[0].repo, "shop");
+        assert_eq!(out.repos[0].files, FILES.len() as u64);
+        assert!(text.starts_with("shop "));
+    }
+}

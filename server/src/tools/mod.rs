@@ -8,6 +8,8 @@
 pub mod call_graph;
 pub mod find_definitions;
 pub mod find_references;
+#[cfg(test)]
+pub mod fixture;
 pub mod grep;
 pub mod health;
 pub mod list_repos;

@@ -146,3 +146,48 @@ pub fn run(st: &State, a: ReadFileArgs) -> Result<(ReadFileOut, String), ToolErr
     }
     Ok((out, text))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::codes;
+    use crate::tools::fixture::{args, line_of, state, FILES};
+    use serde_json::json;
+
+    #[test]
+    fn reads_the_lines_asked_for() {
+        let st = state();
+        let l = line_of("app/util.py", "def slugify");
+        let out = run(
+            &st,
+            args(json!({"path": "app/util.py", "start_line": l, "end_line": l + 1})),
+        )
+        .unwrap()
+        .0;
+        let want: String = FILES[1]
+            .1
+            .split_inclusive('\n')
+            .skip(l as usize - 1)
+            .take(2)
+            .collect();
+        assert_eq!(out.content, want);
+        assert_eq!((out.line, out.end_line), (l, l + 1));
+        assert!(out.truncated);
+    }
+
+    #[test]
+    fn bad_ranges_and_paths_are_coded() {
+        let st = state();
+        let e = run(
+            &st,
+            args(json!({"path": "app/util.py", "start_line": 5, "end_line": 2})),
+        )
+        .unwrap_err();
+        assert_eq!(e.code, codes::INVALID_ARGUMENT);
+        let e = run(&st, args(json!({"path": "app/util.py", "start_line": 500}))).unwrap_err();
+        assert_eq!(e.code, codes::INVALID_ARGUMENT);
+        let e = run(&st, args(json!({"path": "lib/util.py"}))).unwrap_err();
+        assert_eq!(e.code, codes::NOT_FOUND);
+        assert!(e.hint.contains("app/util.py"), "{}", e.hint);
+    }
+}

@@ -143,3 +143,33 @@ pub fn run(st: &State, a: SearchArgs) -> Result<(SearchOut, String), ToolError> 
         text,
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::fixture::{args, line_of, state};
+    use serde_json::json;
+
+    #[test]
+    fn fields_negation_and_symbols() {
+        let st = state();
+        let out = run(&st, args(json!({"query": "\"TODO\""}))).unwrap().0;
+        assert_eq!(out.hits.len(), 1);
+        assert_eq!(
+            (out.hits[0].path.as_str(), out.hits[0].line),
+            ("app/util.py", line_of("app/util.py", "TODO"))
+        );
+        let out = run(&st, args(json!({"query": "slugify -file:tests"})))
+            .unwrap()
+            .0;
+        assert!(out.files_matched >= 2);
+        assert!(out.hits.iter().all(|h| !h.path.starts_with("tests/")));
+        let out = run(&st, args(json!({"query": "lang:python sym:price"})))
+            .unwrap()
+            .0;
+        assert!(out.hits.iter().all(|h| h.kind == "symbol"));
+        assert!(out.hits.iter().any(|h| h.text.contains("price_with_tax")));
+        let e = run(&st, args(json!({"query": "filee:x"}))).unwrap_err();
+        assert_eq!(e.code, crate::error::codes::UNKNOWN_FIELD);
+    }
+}

@@ -369,3 +369,42 @@ mod tests {
         assert_eq!(s.lines().count(), 3);
     }
 }
+
+#[cfg(test)]
+mod fixture_tests {
+    use super::*;
+    use crate::tools::fixture::{args, state};
+    use serde_json::json;
+
+    #[test]
+    fn keyword_only_snapshots_still_answer() {
+        let st = state();
+        let out = run(&st, args(json!({"query": "parse a title into a URL slug"})))
+            .unwrap()
+            .0;
+        assert!(!out.semantic);
+        assert_eq!(out.results[0].path, "app/util.py", "{:?}", out.results);
+        assert!(
+            out.results[0].snippet.contains("def slugify"),
+            "{}",
+            out.results[0].snippet
+        );
+        let out = run(&st, args(json!({"query": "what calls slugify"})))
+            .unwrap()
+            .0;
+        assert_eq!(out.query_type, "relationship");
+        assert!(out.results.iter().any(|h| h.path == "app/models.py"));
+        let out = run(&st, args(json!({"query": "parse_duration"})))
+            .unwrap()
+            .0;
+        assert_eq!(out.query_type, "symbol");
+        assert_eq!(out.results[0].path, "src/lib.rs");
+        let out = run(
+            &st,
+            args(json!({"query": "slugify", "include_tests": "only"})),
+        )
+        .unwrap()
+        .0;
+        assert!(out.results.iter().all(|h| h.is_test));
+    }
+}

@@ -123,3 +123,31 @@ pub fn run(st: &State, a: SearchFilesArgs) -> Result<(SearchFilesOut, String), T
         text,
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::fixture::{args, state};
+    use serde_json::json;
+
+    #[test]
+    fn globs_and_regexes_select_paths() {
+        let st = state();
+        let out = run(&st, args(json!({"pattern": "**/*.py"}))).unwrap().0;
+        let paths: Vec<&str> = out.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["app/models.py", "app/util.py", "tests/test_util.py"]
+        );
+        assert!(out.files[2].is_test && !out.files[0].is_test);
+        let out = run(&st, args(json!({"pattern": "\\.(rs|md)$", "regex": true})))
+            .unwrap()
+            .0;
+        assert_eq!(out.total_count, 2);
+        let out = run(&st, args(json!({"pattern": "**/*", "lang": "rust"})))
+            .unwrap()
+            .0;
+        assert_eq!(out.files.len(), 1);
+        assert_eq!(out.files[0].path, "src/lib.rs");
+    }
+}

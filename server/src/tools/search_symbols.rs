@@ -94,3 +94,35 @@ pub fn run(st: &State, a: SearchSymbolsArgs) -> Result<(SymbolsOut, String), Too
         text,
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::codes;
+    use crate::tools::fixture::{args, state};
+    use serde_json::json;
+
+    #[test]
+    fn exact_names_rank_first_and_kinds_filter() {
+        let st = state();
+        let out = run(&st, args(json!({"query": "slug"}))).unwrap().0;
+        let names: Vec<&str> = out
+            .symbols
+            .iter()
+            .map(|s| s.qualified_name.as_str())
+            .collect();
+        // Exact names first, then by path and line.
+        assert_eq!(&names[..2], ["Product.slug", "Book.slug"], "{names:?}");
+        assert!(names.contains(&"slugify"));
+        let out = run(
+            &st,
+            args(json!({"query": "^[A-Z]", "regex": true, "kind": "class"})),
+        )
+        .unwrap()
+        .0;
+        let names: Vec<&str> = out.symbols.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["Product", "Book"]);
+        let e = run(&st, args(json!({"query": "x", "kind": "widget"}))).unwrap_err();
+        assert_eq!(e.code, codes::INVALID_ARGUMENT);
+    }
+}
