@@ -1,7 +1,8 @@
 //! Chunk metadata read from each snapshot's chunks and patterns tables.
 
-use arrow_array::{Array, BooleanArray, Float32Array, Int32Array, Int64Array, StringArray};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use arrow_array::{Array, StringArray};
+use code_index_schemas::table::TableReader;
+use code_index_schemas::{chunks_table, patterns_table};
 
 use super::*;
 
@@ -43,15 +44,6 @@ pub fn intern(s: &str) -> &'static str {
     k
 }
 
-pub(crate) fn open_table(
-    p: &std::path::Path,
-) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader, String> {
-    let file = std::fs::File::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
-    ParquetRecordBatchReaderBuilder::try_new(file)
-        .and_then(|b| b.with_batch_size(8192).build())
-        .map_err(|e| format!("{}: {e}", p.display()))
-}
-
 /// Path → index into the snapshot's `files`.
 pub(crate) fn file_index_map(snap: &Snapshot) -> HashMap<&str, u32> {
     snap.files
@@ -62,37 +54,49 @@ pub(crate) fn file_index_map(snap: &Snapshot) -> HashMap<&str, u32> {
 }
 
 pub(crate) fn load_chunks(si: usize, snap: &Snapshot) -> Result<Vec<ChunkMeta>, String> {
-    let p = snap.dir.join("chunks.parquet");
-    let reader = open_table(&p)?;
+    let reader = TableReader::open_in(
+        &snap.dir,
+        &chunks_table(),
+        &[
+            "chunk_id",
+            "path",
+            "chunk_type",
+            "kind",
+            "symbol",
+            "module_path",
+            "heading_path",
+            "start_line",
+            "end_line",
+            "start_byte",
+            "end_byte",
+            "is_test",
+            "retrieval_weight",
+            "text",
+        ],
+    )
+    .map_err(|e| e.to_string())?;
     let index = file_index_map(snap);
     let mut out = Vec::new();
     for batch in reader {
-        let batch = batch.map_err(|e| format!("{}: {e}", p.display()))?;
-        macro_rules! col {
-            ($n:expr, $t:ty) => {
-                batch
-                    .column_by_name($n)
-                    .and_then(|c| c.as_any().downcast_ref::<$t>().cloned())
-                    .ok_or_else(|| format!("{} lacks column {}", p.display(), $n))?
-            };
-        }
-        let id = col!("chunk_id", Int64Array);
-        let path = col!("path", StringArray);
-        let ctype = col!("chunk_type", StringArray);
-        let kind = col!("kind", StringArray);
-        let symbol = col!("symbol", StringArray);
-        let module = col!("module_path", StringArray);
-        let heading = col!("heading_path", StringArray);
-        let sl = col!("start_line", Int32Array);
-        let el = col!("end_line", Int32Array);
-        let sb = col!("start_byte", Int64Array);
-        let eb = col!("end_byte", Int64Array);
-        let test = col!("is_test", BooleanArray);
-        let weight = col!("retrieval_weight", Float32Array);
-        let text = col!("text", StringArray);
+        let b = batch.map_err(|e| e.to_string())?;
+        let (id, path, ctype, kind) = (
+            b.i64("chunk_id"),
+            b.str("path"),
+            b.str("chunk_type"),
+            b.str("kind"),
+        );
+        let (symbol, module, heading) =
+            (b.str("symbol"), b.str("module_path"), b.str("heading_path"));
+        let (sl, el, sb, eb) = (
+            b.i32("start_line"),
+            b.i32("end_line"),
+            b.i64("start_byte"),
+            b.i64("end_byte"),
+        );
+        let (test, weight, text) = (b.bool("is_test"), b.f32("retrieval_weight"), b.str("text"));
         let opt = |a: &StringArray, i: usize| (!a.is_null(i)).then(|| Box::from(a.value(i)));
         let mut last_module: Option<Arc<str>> = None;
-        for i in 0..batch.num_rows() {
+        for i in 0..b.num_rows() {
             let Some(&fi) = index.get(path.value(i)) else {
                 continue;
             };
@@ -113,16 +117,16 @@ pub(crate) fn load_chunks(si: usize, snap: &Snapshot) -> Result<Vec<ChunkMeta>, 
                 id: id.value(i),
                 kind: intern(kind.value(i)),
                 chunk_type: intern(ctype.value(i)),
-                symbol: opt(&symbol, i),
+                symbol: opt(symbol, i),
                 module,
-                heading: opt(&heading, i),
+                heading: opt(heading, i),
                 start_line: sl.value(i) as u32,
                 end_line: el.value(i) as u32,
                 start_byte: sb.value(i).clamp(0, u32::MAX as i64) as u32,
                 end_byte: eb.value(i).clamp(0, u32::MAX as i64) as u32,
                 is_test: test.value(i),
                 weight: weight.value(i),
-                text: opt(&text, i),
+                text: opt(text, i),
             });
         }
     }
@@ -148,24 +152,23 @@ pub(crate) fn load_patterns(
     {
         return Ok((chunks, members));
     }
-    let reader = open_table(&p)?;
+    let reader = TableReader::open(
+        &p,
+        &patterns_table(),
+        &["pattern_id", "name", "module_path", "path", "text"],
+    )
+    .map_err(|e| e.to_string())?;
     let index = file_index_map(snap);
     for batch in reader {
-        let batch = batch.map_err(|e| format!("{}: {e}", p.display()))?;
-        macro_rules! col {
-            ($n:expr, $t:ty) => {
-                batch
-                    .column_by_name($n)
-                    .and_then(|c| c.as_any().downcast_ref::<$t>().cloned())
-                    .ok_or_else(|| format!("{} lacks column {}", p.display(), $n))?
-            };
-        }
-        let id = col!("pattern_id", Int64Array);
-        let name = col!("name", StringArray);
-        let module = col!("module_path", StringArray);
-        let path = col!("path", StringArray);
-        let text = col!("text", StringArray);
-        for i in 0..batch.num_rows() {
+        let b = batch.map_err(|e| e.to_string())?;
+        let (id, name, module, path, text) = (
+            b.i64("pattern_id"),
+            b.str("name"),
+            b.str("module_path"),
+            b.str("path"),
+            b.str("text"),
+        );
+        for i in 0..b.num_rows() {
             let Some(&fi) = index.get(path.value(i)) else {
                 continue;
             };
