@@ -431,15 +431,7 @@ fn suggest_context(
                 .map(|n| n.to_string_lossy().to_string())
                 .unwrap_or_default()
         });
-    let index = index.unwrap_or_else(|| {
-        let base = std::env::var_os("CODE_INDEX_SNAPSHOTS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                    .join(".cache/code-index/snapshots")
-            });
-        base.join(&repo_name)
-    });
+    let index = index.unwrap_or_else(|| code_index_schemas::dirs::snapshots().join(&repo_name));
     let Ok(me) = std::env::current_exe() else {
         return;
     };

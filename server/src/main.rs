@@ -160,12 +160,7 @@ fn load_all(index: &[PathBuf]) -> Result<Vec<snapshot::Snapshot>, Box<dyn std::e
 
 /// Where downloads and derived, rebuildable data (the DuckDB table cache) live: never a snapshot we write.
 fn cache_root() -> PathBuf {
-    std::env::var_os("CODE_INDEX_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/code-index/server")
-        })
+    code_index_schemas::dirs::server_cache()
 }
 
 /// The server's state without the MCP transport (for the command-line subcommands).
