@@ -84,8 +84,20 @@ fn previous_table(dir: &Path, table: &Table, columns: &[&str]) -> Result<Batches
 /// Load the previous snapshot's rows for the files in `wanted` (path → content sha256).
 pub fn load(dir: &Path, wanted: &HashMap<String, String>) -> Result<Previous> {
     let m = crate::snapshot::read_manifest(dir)?;
+    let mut files = load_files(dir, wanted)?;
+    add_symbols(dir, &mut files)?;
+    add_references(dir, &mut files)?;
+    add_edges(dir, &mut files)?;
+    add_chunks(dir, &mut files)?;
+    Ok(Previous {
+        files,
+        snapshot_id: m.snapshot_id,
+    })
+}
+
+/// The files whose content is unchanged (same sha256), with empty analyses.
+fn load_files(dir: &Path, wanted: &HashMap<String, String>) -> Result<HashMap<String, Analysis>> {
     let mut files: HashMap<String, Analysis> = HashMap::new();
-    let owned = |a: &StringArray, i: usize| a.opt(i).map(str::to_string);
     for batch in previous_table(
         dir,
         &files_table(),
@@ -144,6 +156,12 @@ pub fn load(dir: &Path, wanted: &HashMap<String, String>) -> Result<Previous> {
             );
         }
     }
+    Ok(files)
+}
+
+/// Their definitions.
+fn add_symbols(dir: &Path, files: &mut HashMap<String, Analysis>) -> Result<()> {
+    let owned = |a: &StringArray, i: usize| a.opt(i).map(str::to_string);
     for batch in previous_table(
         dir,
         &symbols_table(),
@@ -204,6 +222,11 @@ pub fn load(dir: &Path, wanted: &HashMap<String, String>) -> Result<Previous> {
             });
         }
     }
+    Ok(())
+}
+
+/// Their references.
+fn add_references(dir: &Path, files: &mut HashMap<String, Analysis>) -> Result<()> {
     for batch in previous_table(
         dir,
         &references_table(),
@@ -241,6 +264,11 @@ pub fn load(dir: &Path, wanted: &HashMap<String, String>) -> Result<Previous> {
             });
         }
     }
+    Ok(())
+}
+
+/// Their raw relations (mentions are recomputed every build).
+fn add_edges(dir: &Path, files: &mut HashMap<String, Analysis>) -> Result<()> {
     for batch in previous_table(
         dir,
         &edges_table(),
@@ -269,6 +297,12 @@ pub fn load(dir: &Path, wanted: &HashMap<String, String>) -> Result<Previous> {
             });
         }
     }
+    Ok(())
+}
+
+/// Their chunks.
+fn add_chunks(dir: &Path, files: &mut HashMap<String, Analysis>) -> Result<()> {
+    let owned = |a: &StringArray, i: usize| a.opt(i).map(str::to_string);
     for batch in previous_table(
         dir,
         &chunks_table(),
@@ -334,8 +368,5 @@ pub fn load(dir: &Path, wanted: &HashMap<String, String>) -> Result<Previous> {
             });
         }
     }
-    Ok(Previous {
-        files,
-        snapshot_id: m.snapshot_id,
-    })
+    Ok(())
 }
