@@ -25,7 +25,7 @@ pub fn run(st: &State, a: SymbolArgs) -> Result<(SymbolsOut, String), ToolError>
     );
     let offset = offset_of(a.cursor.as_deref(), &fp)?;
     let (rows, total) = definitions(st, &a, limit, offset)?;
-    let (rows, mut text, next_cursor) = budget_page(
+    let (rows, text, next_cursor) = budget_page(
         rows,
         total,
         offset,
@@ -40,19 +40,7 @@ pub fn run(st: &State, a: SymbolArgs) -> Result<(SymbolsOut, String), ToolError>
     } else {
         None
     };
-    if let Some(h) = &hint {
-        text.push_str(h);
-    }
-    Ok((
-        SymbolsOut {
-            symbols: rows,
-            total_count: total,
-            has_more: next_cursor.is_some(),
-            next_cursor,
-            hint,
-        },
-        text,
-    ))
+    symbols_answer(rows, total, next_cursor, hint, text)
 }
 
 #[cfg(test)]

@@ -6,6 +6,8 @@ use crate::grep::{self, GrepMatch, GrepRequest};
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use std::collections::{BTreeMap, HashMap, HashSet};
+
 use super::*;
 use crate::cursor;
 use crate::error::ToolError;
@@ -86,7 +88,7 @@ pub fn run(st: &State, a: SymbolArgs) -> Result<(ReferencesOut, String), ToolErr
         ..Default::default()
     };
     let (compiled, files) = grep::compile_scoped(&req, &snaps)?;
-    let def_lines: std::collections::HashSet<(String, String, u64)> = definitions
+    let def_lines: HashSet<(String, String, u64)> = definitions
         .iter()
         .map(|d| (d.repo.clone(), d.path.clone(), d.name_line))
         .collect();
@@ -97,11 +99,48 @@ pub fn run(st: &State, a: SymbolArgs) -> Result<(ReferencesOut, String), ToolErr
             .flat_map_iter(|(repo, f)| compiled.search_file(repo, f))
             .collect()
     };
-    let mut by_file: std::collections::BTreeMap<(String, String), Vec<UsageOut>> =
-        std::collections::BTreeMap::new();
-    let mut ref_lines: std::collections::HashSet<(String, String, u64)> =
-        std::collections::HashSet::new();
-    let text_of: std::collections::HashMap<(String, String, u64), String> = texts
+    let by_file = usages_by_file(refs, texts, &def_lines);
+    let total_files = by_file.len() as u64;
+    let total_usages = by_file.values().map(|v| v.len() as u64).sum();
+    let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
+    let fp = cursor::fingerprint(
+        "find_references",
+        &format!("{:?} {:?} {:?}", a.symbol, a.path, a.kind),
+        &ids,
+    );
+    let offset = offset_of(a.cursor.as_deref(), &fp)?;
+    let mut text = format!(
+        "{total_usages} usage(s) of {simple} in {total_files} file(s); {} definition(s)\n",
+        definitions.len()
+    );
+    let (files_out, end) = files_page(by_file, offset, limit, &mut text);
+    let next_cursor = ((end as u64) < total_files).then(|| cursor::encode(&fp, &[end as u64]));
+    let hint = (total_usages == 0 && definitions.is_empty()).then(|| not_found_hint(st, &simple));
+    Ok((
+        ReferencesOut {
+            symbol: a.symbol,
+            definitions,
+            files: files_out,
+            total_files,
+            total_usages,
+            has_more: next_cursor.is_some(),
+            next_cursor,
+            hint,
+        },
+        text,
+    ))
+}
+
+/// Usages by (repo, path): parsed references, then whole-word text matches
+/// on the lines no reference or definition holds.
+fn usages_by_file(
+    refs: Vec<crate::store::RefRow>,
+    texts: Vec<GrepMatch>,
+    def_lines: &HashSet<(String, String, u64)>,
+) -> BTreeMap<(String, String), Vec<UsageOut>> {
+    let mut by_file: BTreeMap<(String, String), Vec<UsageOut>> = BTreeMap::new();
+    let mut ref_lines: HashSet<(String, String, u64)> = HashSet::new();
+    let text_of: HashMap<(String, String, u64), String> = texts
         .iter()
         .map(|m| ((m.repo.clone(), m.path.clone(), m.line), m.text.clone()))
         .collect();
@@ -145,19 +184,17 @@ pub fn run(st: &State, a: SymbolArgs) -> Result<(ReferencesOut, String), ToolErr
                 text: m.text,
             });
     }
-    let total_files = by_file.len() as u64;
-    let total_usages = by_file.values().map(|v| v.len() as u64).sum();
-    let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
-    let fp = cursor::fingerprint(
-        "find_references",
-        &format!("{:?} {:?} {:?}", a.symbol, a.path, a.kind),
-        &ids,
-    );
-    let offset = offset_of(a.cursor.as_deref(), &fp)?;
-    let mut text = format!(
-        "{total_usages} usage(s) of {simple} in {total_files} file(s); {} definition(s)\n",
-        definitions.len()
-    );
+    by_file
+}
+
+/// The files of one page from `offset` that fit the response budget after
+/// `text`, their lines added to it, and where the next page starts.
+fn files_page(
+    by_file: BTreeMap<(String, String), Vec<UsageOut>>,
+    offset: usize,
+    limit: usize,
+    text: &mut String,
+) -> (Vec<FileUsagesOut>, usize) {
     let mut files_out = Vec::new();
     let mut end = offset;
     for ((repo, path), mut usages) in by_file.into_iter().skip(offset).take(limit) {
@@ -189,21 +226,7 @@ pub fn run(st: &State, a: SymbolArgs) -> Result<(ReferencesOut, String), ToolErr
         });
         end += 1;
     }
-    let next_cursor = ((end as u64) < total_files).then(|| cursor::encode(&fp, &[end as u64]));
-    let hint = (total_usages == 0 && definitions.is_empty()).then(|| not_found_hint(st, &simple));
-    Ok((
-        ReferencesOut {
-            symbol: a.symbol,
-            definitions,
-            files: files_out,
-            total_files,
-            total_usages,
-            has_more: next_cursor.is_some(),
-            next_cursor,
-            hint,
-        },
-        text,
-    ))
+    (files_out, end)
 }
 
 #[cfg(test)]

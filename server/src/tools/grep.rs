@@ -120,37 +120,7 @@ pub fn run(st: &Arc<State>, a: GrepArgs) -> Result<(GrepOut, String), ToolError>
     let t0 = Instant::now();
     let snaps = st.select(a.repo.as_deref())?;
     let repo_arg = a.repo.clone();
-    let ctx = a.context_lines.unwrap_or(0) as usize;
-    for (name, v) in [
-        ("context_lines", a.context_lines),
-        ("before", a.before),
-        ("after", a.after),
-    ] {
-        if let Some(n) = v.filter(|&n| n > MAX_CONTEXT_LINES) {
-            return Err(ToolError::invalid_argument(
-                format!("{name} {n} is out of range"),
-                format!(
-                    "use 0..={MAX_CONTEXT_LINES}; read_file shows a longer range around a match"
-                ),
-            ));
-        }
-    }
-    let req = GrepRequest {
-        pattern: a.pattern,
-        fixed_string: a.fixed_string.unwrap_or(false),
-        case_sensitive: a.case_sensitive,
-        whole_word: a.whole_word.unwrap_or(false),
-        multiline: a.multiline.unwrap_or(false),
-        globs: a.glob.map(OneOrMany::into_vec).unwrap_or_default(),
-        path: a.path,
-        lang: a.lang,
-        before: a.before.map(|b| b as usize).unwrap_or(ctx),
-        after: a.after.map(|b| b as usize).unwrap_or(ctx),
-        max_count: a.max_count,
-        limit: limit_of(a.limit, 50, MAX_LIMIT)?,
-        budget: grep::SCAN_BUDGET,
-        per_file_limit: None,
-    };
+    let req = request(&a)?;
     let (compiled, files) = grep::compile_scoped(&req, &snaps)?;
     let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
     if a.count_only.unwrap_or(false) {
@@ -171,115 +141,9 @@ pub fn run(st: &Arc<State>, a: GrepArgs) -> Result<(GrepOut, String), ToolError>
         }
         None => (0, 0),
     };
-    // Small result sets are computed whole once and paged from the cache.
-    let cached = st.grep_cache.get(&fp);
-    // A first page whose whole result is not in hand soon (a large tree,
-    // many matches) is served from what the scan found so far.
-    let mut first: Option<grep::Page> = None;
-    let all = match cached {
-        Some(a) => Some(a),
-        None if start == (0, 0) => {
-            let p = grep::scan_up_to_soft(
-                &files,
-                &compiled,
-                (0, 0),
-                cache::GREP_CACHE_MATCHES,
-                Some((req.limit, cache::FIRST_PAGE_FILL)),
-            );
-            if p.next.is_none() && !p.partial {
-                let a = Arc::new(grep::GrepAll {
-                    matches: p.matches,
-                    positions: p.positions,
-                });
-                st.grep_cache.put(fp.clone(), a.clone());
-                Some(a)
-            } else {
-                // Not when the whole result will not fit the cache anyway
-                // (projected from the share of files scanned so far).
-                let projected =
-                    p.matches.len() as u64 * files.len() as u64 / p.files_scanned.max(1);
-                if !p.partial && projected < 2 * cache::GREP_CACHE_MATCHES as u64 {
-                    fill_cache(st, fp.clone(), repo_arg, req.clone(), &p);
-                }
-                first = Some(p);
-                None
-            }
-        }
-        None => None,
-    };
-    let page = match all {
-        Some(a) => {
-            let from = a.positions.partition_point(|p| *p < start);
-            let to = (from + req.limit).min(a.matches.len());
-            grep::Page {
-                matches: a.matches[from..to].to_vec(),
-                positions: a.positions[from..to].to_vec(),
-                next: a.positions.get(to).copied(),
-                partial: false,
-                files_scanned: files.len() as u64,
-            }
-        }
-        None => match first {
-            Some(mut p) => {
-                let n = req.limit.min(p.matches.len());
-                let next = p.positions.get(n).copied().or(p.next);
-                let partial = p.partial && n == p.matches.len();
-                p.matches.truncate(n);
-                p.positions.truncate(n);
-                grep::Page {
-                    matches: p.matches,
-                    positions: p.positions,
-                    next,
-                    partial,
-                    files_scanned: p.files_scanned,
-                }
-            }
-            None => {
-                // Scan about what the response budget let the previous page
-                // hold, not `limit` matches of which most would be cut and
-                // scanned again for the next page.
-                let cap = st
-                    .grep_fit
-                    .get(&fp)
-                    .map_or(req.limit, |n| (n + n / 2).clamp(1, req.limit));
-                grep::scan_up_to(&files, &compiled, start, cap)
-            }
-        },
-    };
-    let scanned = page.matches.len();
-    // Cut the page where the rendering exceeds the response budget.
-    let mut text = String::new();
-    let mut out = Vec::new();
-    let mut json_bytes = 0usize;
-    let mut next = page.next;
-    for (m, pos) in page.matches.into_iter().zip(page.positions) {
-        let mut piece = String::new();
-        for c in &m.before {
-            piece.push_str(&format!("{}-{}- {}\n", m.path, c.line, c.text));
-        }
-        piece.push_str(&format!("{}:{}: {}\n", m.path, m.line, m.text));
-        for c in &m.after {
-            piece.push_str(&format!("{}-{}- {}\n", m.path, c.line, c.text));
-        }
-        let json_len = serde_json::to_string(&m).map(|s| s.len()).unwrap_or(0);
-        if !out.is_empty()
-            && (text.len() + piece.len() > RESPONSE_BUDGET_BYTES
-                || json_bytes + json_len > STRUCTURED_BUDGET_BYTES)
-        {
-            next = Some(pos);
-            break;
-        }
-        json_bytes += json_len;
-        text.push_str(&piece);
-        out.push(m);
-    }
-    if out.len() < scanned {
-        // The budget cut the page: that many fit.
-        st.grep_fit.put(fp.clone(), out.len());
-    } else if scanned < req.limit && next.is_some() {
-        // The scan cap, not the budget, ended the page: allow more next time.
-        st.grep_fit.put(fp.clone(), (scanned * 2).min(req.limit));
-    }
+    let page = page_from(st, &fp, repo_arg, &req, &compiled, &files, start);
+    let (out, mut text, next) =
+        cut_to_budget(st, &fp, &req, page.matches, page.positions, page.next);
     let next_cursor = next.map(|n| cursor::encode(&fp, &[n.0, n.1]));
     let hint = if out.is_empty() && !page.partial && start != (0, 0) {
         Some("no further matches after the previous page".to_string())
@@ -316,6 +180,177 @@ pub fn run(st: &Arc<State>, a: GrepArgs) -> Result<(GrepOut, String), ToolError>
         },
         text,
     ))
+}
+
+/// The engine's request for the tool's arguments.
+fn request(a: &GrepArgs) -> Result<GrepRequest, ToolError> {
+    let ctx = a.context_lines.unwrap_or(0) as usize;
+    for (name, v) in [
+        ("context_lines", a.context_lines),
+        ("before", a.before),
+        ("after", a.after),
+    ] {
+        if let Some(n) = v.filter(|&n| n > MAX_CONTEXT_LINES) {
+            return Err(ToolError::invalid_argument(
+                format!("{name} {n} is out of range"),
+                format!(
+                    "use 0..={MAX_CONTEXT_LINES}; read_file shows a longer range around a match"
+                ),
+            ));
+        }
+    }
+    Ok(GrepRequest {
+        pattern: a.pattern.clone(),
+        fixed_string: a.fixed_string.unwrap_or(false),
+        case_sensitive: a.case_sensitive,
+        whole_word: a.whole_word.unwrap_or(false),
+        multiline: a.multiline.unwrap_or(false),
+        globs: a.glob.clone().map(OneOrMany::into_vec).unwrap_or_default(),
+        path: a.path.clone(),
+        lang: a.lang.clone(),
+        before: a.before.map(|b| b as usize).unwrap_or(ctx),
+        after: a.after.map(|b| b as usize).unwrap_or(ctx),
+        max_count: a.max_count,
+        limit: limit_of(a.limit, 50, MAX_LIMIT)?,
+        budget: grep::SCAN_BUDGET,
+        per_file_limit: None,
+    })
+}
+
+/// The matches from `start`: a slice of the cached whole result, the first
+/// page of a scan that goes on filling the cache in the background, or a
+/// scan of about what the response budget let the previous page hold.
+fn page_from(
+    st: &Arc<State>,
+    fp: &str,
+    repo_arg: Option<String>,
+    req: &GrepRequest,
+    compiled: &grep::Compiled,
+    files: &[(&str, &FileEntry)],
+    start: (u64, u64),
+) -> grep::Page {
+    // Small result sets are computed whole once and paged from the cache.
+    let cached = st.grep_cache.get(fp);
+    // A first page whose whole result is not in hand soon (a large tree,
+    // many matches) is served from what the scan found so far.
+    let mut first: Option<grep::Page> = None;
+    let all = match cached {
+        Some(a) => Some(a),
+        None if start == (0, 0) => {
+            let p = grep::scan_up_to_soft(
+                files,
+                compiled,
+                (0, 0),
+                cache::GREP_CACHE_MATCHES,
+                Some((req.limit, cache::FIRST_PAGE_FILL)),
+            );
+            if p.next.is_none() && !p.partial {
+                let a = Arc::new(grep::GrepAll {
+                    matches: p.matches,
+                    positions: p.positions,
+                });
+                st.grep_cache.put(fp.to_string(), a.clone());
+                Some(a)
+            } else {
+                // Not when the whole result will not fit the cache anyway
+                // (projected from the share of files scanned so far).
+                let projected =
+                    p.matches.len() as u64 * files.len() as u64 / p.files_scanned.max(1);
+                if !p.partial && projected < 2 * cache::GREP_CACHE_MATCHES as u64 {
+                    fill_cache(st, fp.to_string(), repo_arg, req.clone(), &p);
+                }
+                first = Some(p);
+                None
+            }
+        }
+        None => None,
+    };
+    match all {
+        Some(a) => {
+            let from = a.positions.partition_point(|p| *p < start);
+            let to = (from + req.limit).min(a.matches.len());
+            grep::Page {
+                matches: a.matches[from..to].to_vec(),
+                positions: a.positions[from..to].to_vec(),
+                next: a.positions.get(to).copied(),
+                partial: false,
+                files_scanned: files.len() as u64,
+            }
+        }
+        None => match first {
+            Some(mut p) => {
+                let n = req.limit.min(p.matches.len());
+                let next = p.positions.get(n).copied().or(p.next);
+                let partial = p.partial && n == p.matches.len();
+                p.matches.truncate(n);
+                p.positions.truncate(n);
+                grep::Page {
+                    matches: p.matches,
+                    positions: p.positions,
+                    next,
+                    partial,
+                    files_scanned: p.files_scanned,
+                }
+            }
+            None => {
+                // Scan about what the response budget let the previous page
+                // hold, not `limit` matches of which most would be cut and
+                // scanned again for the next page.
+                let cap = st
+                    .grep_fit
+                    .get(fp)
+                    .map_or(req.limit, |n| (n + n / 2).clamp(1, req.limit));
+                grep::scan_up_to(files, compiled, start, cap)
+            }
+        },
+    }
+}
+
+/// The matches of a page that fit the response budget, their text and
+/// where the next page starts; notes how many fit for the next scan.
+fn cut_to_budget(
+    st: &State,
+    fp: &str,
+    req: &GrepRequest,
+    matches: Vec<GrepMatch>,
+    positions: Vec<(u64, u64)>,
+    mut next: Option<(u64, u64)>,
+) -> (Vec<GrepMatch>, String, Option<(u64, u64)>) {
+    let scanned = matches.len();
+    // Cut the page where the rendering exceeds the response budget.
+    let mut text = String::new();
+    let mut out = Vec::new();
+    let mut json_bytes = 0usize;
+    for (m, pos) in matches.into_iter().zip(positions) {
+        let mut piece = String::new();
+        for c in &m.before {
+            piece.push_str(&format!("{}-{}- {}\n", m.path, c.line, c.text));
+        }
+        piece.push_str(&format!("{}:{}: {}\n", m.path, m.line, m.text));
+        for c in &m.after {
+            piece.push_str(&format!("{}-{}- {}\n", m.path, c.line, c.text));
+        }
+        let json_len = serde_json::to_string(&m).map(|s| s.len()).unwrap_or(0);
+        if !out.is_empty()
+            && (text.len() + piece.len() > RESPONSE_BUDGET_BYTES
+                || json_bytes + json_len > STRUCTURED_BUDGET_BYTES)
+        {
+            next = Some(pos);
+            break;
+        }
+        json_bytes += json_len;
+        text.push_str(&piece);
+        out.push(m);
+    }
+    if out.len() < scanned {
+        // The budget cut the page: that many fit.
+        st.grep_fit.put(fp.to_string(), out.len());
+    } else if scanned < req.limit && next.is_some() {
+        // The scan cap, not the budget, ended the page: allow more next time.
+        st.grep_fit
+            .put(fp.to_string(), (scanned * 2).min(req.limit));
+    }
+    (out, text, next)
 }
 
 /// `count_only`: matches per file in path order, paged by the response budget.

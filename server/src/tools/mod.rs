@@ -51,22 +51,6 @@ impl OneOrMany {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NoArgs {}
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct SearchArgs {
-    /// Zoekt-like query: words and "quoted strings" (literal content), regex:PATTERN, file:PATH_REGEX, lang:LANG,
-    /// sym:NAME (a definition whose name contains NAME), repo:NAME, case:yes|no|auto, -negation, `or`, (parentheses).
-    /// Searches every loaded repo unless the query says repo:NAME. Quote text that holds a colon: "TODO:".
-    #[schemars(length(max = 4096))]
-    pub query: String,
-    /// Hits per page, 1..=1000 (default 50).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    pub limit: Option<u32>,
-    #[serde(default)]
-    #[schemars(length(max = 1024))]
-    pub cursor: Option<String>,
-}
-
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct NotIndexed {
     /// Over the snapshot's max_file_size (default 1 MiB; rg would search them).
@@ -148,6 +132,29 @@ pub struct SymbolsOut {
 }
 
 /// A definition's line in a listing.
+/// A page of definitions as the answer: the hint, when any, ends the text.
+pub(crate) fn symbols_answer(
+    symbols: Vec<SymbolRow>,
+    total_count: u64,
+    next_cursor: Option<String>,
+    hint: Option<String>,
+    mut text: String,
+) -> Result<(SymbolsOut, String), ToolError> {
+    if let Some(h) = &hint {
+        text.push_str(h);
+    }
+    Ok((
+        SymbolsOut {
+            symbols,
+            total_count,
+            has_more: next_cursor.is_some(),
+            next_cursor,
+            hint,
+        },
+        text,
+    ))
+}
+
 pub(crate) fn symbol_line(r: &SymbolRow) -> String {
     format!(
         "{}:{} {} {} — {}\n",

@@ -71,7 +71,7 @@ pub fn run(st: &State, a: SearchSymbolsArgs) -> Result<(SymbolsOut, String), Too
     );
     let offset = offset_of(a.cursor.as_deref(), &fp)?;
     let (rows, total) = st.store.symbols(&a.query, how, &filter, limit, offset)?;
-    let (rows, mut text, next_cursor) = budget_page(
+    let (rows, text, next_cursor) = budget_page(
         rows,
         total,
         offset,
@@ -80,19 +80,7 @@ pub fn run(st: &State, a: SearchSymbolsArgs) -> Result<(SymbolsOut, String), Too
         symbol_line,
     );
     let hint = (total == 0).then(|| not_found_hint(st, &a.query));
-    if let Some(h) = &hint {
-        text.push_str(h);
-    }
-    Ok((
-        SymbolsOut {
-            symbols: rows,
-            total_count: total,
-            has_more: next_cursor.is_some(),
-            next_cursor,
-            hint,
-        },
-        text,
-    ))
+    symbols_answer(rows, total, next_cursor, hint, text)
 }
 
 #[cfg(test)]
