@@ -20,15 +20,11 @@ impl Ctx<'_> {
 
     pub(crate) fn build_file_graph(&self, si: usize) -> Result<FileGraph, ToolError> {
         let repo = self.snaps[si].repo();
-        let rows = self.store.rows(
-            "SELECT DISTINCT e.src_path, coalesce(s.path, e.dst_path) FROM edges e LEFT JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.dst_symbol_id \
-             WHERE e.repo = ? AND e.resolved AND e.kind IN ('imports', 'calls') AND coalesce(s.path, e.dst_path) IS NOT NULL",
-            &[Value::Text(repo.to_string())],
-        )?;
+        let links = self.store.file_links(repo)?;
         let mut g: HashMap<String, Vec<String>> = HashMap::new();
         let files = &self.snaps[si].files;
-        for r in rows {
-            let (a, b) = (val_str(&r[0]), val_str(&r[1]));
+        for l in links {
+            let (a, b) = (l.from, l.to);
             if a == b {
                 continue;
             }

@@ -32,7 +32,6 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use code_index_schemas::embed::{self, Embedder, ModelSpec};
-use duckdb::types::Value;
 use rayon::prelude::*;
 
 use crate::error::ToolError;
@@ -173,38 +172,9 @@ pub struct Ctx<'a> {
     pub graphs: &'a Mutex<HashMap<usize, Arc<FileGraph>>>,
 }
 
-pub(crate) fn val_str(v: &Value) -> String {
-    match v {
-        Value::Text(s) => s.clone(),
-        Value::Null => String::new(),
-        other => format!("{other:?}"),
-    }
-}
-
-pub(crate) fn val_i64(v: &Value) -> i64 {
-    match v {
-        Value::TinyInt(x) => *x as i64,
-        Value::SmallInt(x) => *x as i64,
-        Value::Int(x) => *x as i64,
-        Value::BigInt(x) => *x,
-        Value::UBigInt(x) => *x as i64,
-        Value::UInt(x) => *x as i64,
-        Value::HugeInt(x) => *x as i64,
-        _ => 0,
-    }
-}
-
 pub(crate) fn file_index(s: &Snapshot, path: &str) -> Option<u32> {
     s.files
         .binary_search_by(|f| f.path.as_str().cmp(path))
         .ok()
         .map(|i| i as u32)
-}
-
-pub(crate) fn repos_in(names: &[String]) -> String {
-    names
-        .iter()
-        .map(|r| crate::store::quote(r))
-        .collect::<Vec<_>>()
-        .join(",")
 }

@@ -242,18 +242,7 @@ impl Ctx<'_> {
             .iter()
             .map(|&i| all_snaps[i].repo().to_string())
             .collect();
-        let is_symbol = |w: &str| {
-            self.store
-                .rows(
-                    &format!(
-                        "SELECT 1 FROM symbols WHERE name = ? AND repo IN ({}) LIMIT 1",
-                        repos_in(&repos)
-                    ),
-                    &[Value::Text(w.to_string())],
-                )
-                .map(|r| !r.is_empty())
-                .unwrap_or(false)
-        };
+        let is_symbol = |w: &str| self.store.has_symbol(w, &repos).unwrap_or(false);
         let qt = classify(q, &is_symbol);
         let mut notice = None;
         // Routed answers come first (relations, flows, definitions).

@@ -229,46 +229,35 @@ impl Ctx<'_> {
         repos: &[String],
         allowed: &Allowed,
     ) -> Result<Vec<(usize, f32, String)>, ToolError> {
-        let last = name.rsplit(['.', ':']).next().unwrap_or(name);
-        let rows = self.store.rows(
-            &format!(
-                "SELECT repo, path, start_line, qualified_name, kind FROM symbols WHERE (name = ? OR qualified_name = ? OR ends_with(qualified_name, ?)) AND repo IN ({}) \
-                 AND kind NOT IN ('field', 'variable') \
-                 ORDER BY CASE WHEN qualified_name = ? THEN 0 WHEN ends_with(qualified_name, ?) THEN 1 ELSE 2 END, is_test, repo, path, start_line LIMIT 50",
-                repos_in(repos)
-            ),
-            &[
-                Value::Text(last.to_string()),
-                Value::Text(name.to_string()),
-                Value::Text(format!(".{name}")),
-                Value::Text(name.to_string()),
-                Value::Text(format!(".{name}")),
-            ],
-        )?;
-        Ok(self.rows_to_chunks(rows, allowed, |r| {
-            format!("definition of {} ({})", val_str(&r[3]), val_str(&r[4]))
-        }))
+        let rows = self.store.definitions_named(name, repos)?;
+        Ok(self.rows_to_chunks(
+            rows,
+            allowed,
+            |r| (&r.repo, &r.path, r.line),
+            |r| format!("definition of {} ({})", r.qualified_name, r.kind),
+        ))
     }
 
-    /// Map (repo, path, line, ...) rows to distinct chunks.
-    pub(crate) fn rows_to_chunks(
+    /// Map rows at (repo, path, line) to distinct chunks.
+    pub(crate) fn rows_to_chunks<R>(
         &self,
-        rows: Vec<Vec<Value>>,
+        rows: Vec<R>,
         allowed: &Allowed,
-        why: impl Fn(&[Value]) -> String,
+        at: impl Fn(&R) -> (&str, &str, i64),
+        why: impl Fn(&R) -> String,
     ) -> Vec<(usize, f32, String)> {
         let eng = self.eng;
         let mut out = Vec::new();
         let mut seen = HashSet::new();
         for r in rows {
-            let repo = val_str(&r[0]);
+            let (repo, path, line) = at(&r);
             let Some(si) = self.snaps.iter().position(|s| s.repo() == repo) else {
                 continue;
             };
-            let Some(fi) = file_index(&self.snaps[si], &val_str(&r[1])) else {
+            let Some(fi) = file_index(&self.snaps[si], path) else {
                 continue;
             };
-            let line = val_i64(&r[2]).max(1) as u32;
+            let line = line.max(1) as u32;
             if let Some(ci) = eng.chunk_at(si as u32, fi, line) {
                 if allowed(ci) && seen.insert(ci) {
                     out.push((ci, 1.0, why(&r)));
@@ -285,50 +274,27 @@ impl Ctx<'_> {
         repos: &[String],
         allowed: &Allowed,
     ) -> Result<Vec<(usize, f32, String)>, ToolError> {
-        let last = target
-            .rsplit(['.', ':', '/'])
-            .next()
-            .unwrap_or(target)
-            .to_string();
-        let rs = repos_in(repos);
-        let t = Value::Text(last.clone());
-        let dotted = Value::Text(format!(".{last}"));
-        let (sql, params): (String, Vec<Value>) = match rel {
-            Relation::Callers => (
-                format!("SELECT repo, src_path, line, coalesce(src_symbol, ''), dst_name FROM edges WHERE kind = 'calls' AND (dst_name = ? OR ends_with(dst_name, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line LIMIT 2000"),
-                vec![t, dotted],
-            ),
-            Relation::Subclasses => (
-                format!("SELECT repo, src_path, line, coalesce(src_symbol, ''), dst_name FROM edges WHERE kind IN ('extends', 'implements') AND (dst_name = ? OR ends_with(dst_name, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line LIMIT 2000"),
-                vec![t, dotted],
-            ),
-            Relation::Importers => (
-                format!("SELECT repo, path, line, coalesce(enclosing_symbol, ''), name FROM refs WHERE ref_kind = 'import' AND name = ? AND repo IN ({rs}) \
-                         UNION ALL SELECT repo, src_path, line, '', dst_name FROM edges WHERE kind = 'imports' AND (dst_name = ? OR ends_with(dst_name, ?) OR ends_with(dst_name, ?) OR ends_with(coalesce(dst_path, ''), ?)) AND repo IN ({rs}) \
-                         ORDER BY 1, 2, 3 LIMIT 2000"),
-                vec![t.clone(), t, dotted, Value::Text(format!("/{last}")), Value::Text(last.clone())],
-            ),
-            Relation::Callees => (
-                format!("SELECT s.repo, s.path, s.start_line, e.src_symbol, s.qualified_name FROM edges e JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.dst_symbol_id \
-                         WHERE e.kind = 'calls' AND (e.src_symbol = ? OR ends_with(e.src_symbol, ?)) AND e.repo IN ({rs}) ORDER BY e.repo, e.src_path, e.line LIMIT 2000"),
-                vec![Value::Text(target.to_string()), dotted],
-            ),
-            Relation::Imports => (
-                format!("SELECT repo, dst_path, 1, src_path, dst_name FROM edges WHERE kind = 'imports' AND dst_path IS NOT NULL AND (src_path = ? OR contains(src_path, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line LIMIT 2000"),
-                vec![Value::Text(target.to_string()), Value::Text(last.clone())],
-            ),
+        let store = self.store;
+        let rows = match rel {
+            Relation::Callers => store.callers(target, repos)?,
+            Relation::Subclasses => store.subclasses(target, repos)?,
+            Relation::Importers => store.importers(target, repos)?,
+            Relation::Callees => store.callees(target, repos)?,
+            Relation::Imports => store.imports(target, repos)?,
         };
-        let rows = self.store.rows(&sql, &params)?;
-        Ok(self.rows_to_chunks(rows, allowed, |r| match rel {
-            Relation::Callers => format!("calls {} at line {}", val_str(&r[4]), val_i64(&r[2])),
-            Relation::Subclasses => format!(
-                "extends/implements {} at line {}",
-                val_str(&r[4]),
-                val_i64(&r[2])
-            ),
-            Relation::Importers => format!("imports {} at line {}", val_str(&r[4]), val_i64(&r[2])),
-            Relation::Callees => format!("called by {}", val_str(&r[3])),
-            Relation::Imports => format!("imported by {}", val_str(&r[3])),
-        }))
+        Ok(self.rows_to_chunks(
+            rows,
+            allowed,
+            |r| (&r.repo, &r.path, r.line),
+            |r| match rel {
+                Relation::Callers => format!("calls {} at line {}", r.name, r.line),
+                Relation::Subclasses => {
+                    format!("extends/implements {} at line {}", r.name, r.line)
+                }
+                Relation::Importers => format!("imports {} at line {}", r.name, r.line),
+                Relation::Callees => format!("called by {}", r.symbol),
+                Relation::Imports => format!("imported by {}", r.symbol),
+            },
+        ))
     }
 }

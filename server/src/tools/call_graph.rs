@@ -1,8 +1,6 @@
 //! `call_graph`: callers or callees of a function from the resolved call
 //! edges, up to depth 3.
 
-use crate::retrieval::{repos_in, val_i64, val_str};
-use duckdb::types::Value;
 use std::collections::HashSet;
 
 use schemars::JsonSchema;
@@ -10,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{codes, ToolError};
 use crate::state::State;
+use crate::store::CallRootRow;
 
 /// The tool's description (what the agent reads in tools/list).
 pub const DESCRIPTION: &str = "Who calls a function (direction: callers) or what it calls (callees), up to depth 3, from the resolved call edges.\n\
@@ -91,32 +90,15 @@ pub fn run(st: &State, a: CallGraphArgs) -> Result<(CallGraphOut, String), ToolE
         ));
     }
     let last = name.rsplit(['.', ':']).next().unwrap_or(name);
-    let (cond, mut params) = crate::store::definition_condition(name);
-    let mut sql = format!(
-        "SELECT repo, symbol_id, qualified_name, path, start_line, end_line FROM symbols WHERE {cond} \
-         AND kind IN ('function', 'method', 'constructor', 'macro') AND repo IN ({})",
-        repos_in(&repos)
-    );
-    if let Some(p) = a
-        .path
-        .as_deref()
-        .map(|p| p.trim_matches('/'))
-        .filter(|p| !p.is_empty())
-    {
-        sql.push_str(" AND (path = ? OR starts_with(path, ?))");
-        params.push(Value::Text(p.into()));
-        params.push(Value::Text(format!("{p}/")));
-    }
-    sql.push_str(" ORDER BY is_test, repo, path, start_line LIMIT 20");
-    let node = |r: &[Value], d: u32| CallNode {
-        repo: val_str(&r[0]),
-        symbol: val_str(&r[2]),
-        path: val_str(&r[3]),
-        line: val_i64(&r[4]) as u64,
-        end_line: val_i64(&r[5]) as u64,
+    let node = |r: &CallRootRow, d: u32| CallNode {
+        repo: r.repo.clone(),
+        symbol: r.qualified_name.clone(),
+        path: r.path.clone(),
+        line: r.line as u64,
+        end_line: r.end_line as u64,
         depth: d,
     };
-    let roots_rows = st.store.rows(&sql, &params)?;
+    let roots_rows = st.store.call_roots(name, &repos, a.path.as_deref())?;
     if roots_rows.is_empty() {
         let similar = st.store.similar_names(last, 5);
         let only = "call graphs cover functions, methods, constructors and macros; search_symbols finds names by prefix or substring";
@@ -133,7 +115,7 @@ pub fn run(st: &State, a: CallGraphArgs) -> Result<(CallGraphOut, String), ToolE
     let roots: Vec<CallNode> = roots_rows.iter().map(|r| node(r, 0)).collect();
     let mut frontier: Vec<(String, i64, String)> = roots_rows
         .iter()
-        .map(|r| (val_str(&r[0]), val_i64(&r[1]), val_str(&r[2])))
+        .map(|r| (r.repo.clone(), r.symbol_id, r.qualified_name.clone()))
         .collect();
     let mut seen: HashSet<(String, i64)> = frontier.iter().map(|f| (f.0.clone(), f.1)).collect();
     let mut nodes = Vec::new();
@@ -143,29 +125,19 @@ pub fn run(st: &State, a: CallGraphArgs) -> Result<(CallGraphOut, String), ToolE
         let mut next = Vec::new();
         for (repo, id, qn) in &frontier {
             let rows = if dir == "callers" {
-                st.store.rows(
-                    "SELECT e.repo, coalesce(e.src_symbol_id, -1), coalesce(e.src_symbol, '<file>'), e.src_path, e.line, s.start_line, s.end_line \
-                     FROM edges e LEFT JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.src_symbol_id \
-                     WHERE e.repo = ? AND e.kind = 'calls' AND e.dst_symbol_id = ? ORDER BY e.src_path, e.line LIMIT 500",
-                    &[Value::Text(repo.clone()), Value::BigInt(*id)],
-                )?
+                st.store.callers_of_symbol(repo, *id)?
             } else {
-                st.store.rows(
-                    "SELECT e.repo, coalesce(e.dst_symbol_id, -1), coalesce(s.qualified_name, e.dst_name), coalesce(s.path, ''), e.line, s.start_line, s.end_line, e.src_path \
-                     FROM edges e LEFT JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.dst_symbol_id \
-                     WHERE e.repo = ? AND e.kind = 'calls' AND e.src_symbol_id = ? ORDER BY e.line LIMIT 500",
-                    &[Value::Text(repo.clone()), Value::BigInt(*id)],
-                )?
+                st.store.callees_of_symbol(repo, *id)?
             };
             for r in rows {
-                let other_id = val_i64(&r[1]);
-                let other = val_str(&r[2]);
-                let call_line = val_i64(&r[4]) as u64;
+                let other_id = r.other_id;
+                let other = r.other.clone();
+                let call_line = r.line as u64;
                 let resolved = other_id >= 0;
                 let (from, to, at) = if dir == "callers" {
-                    (other.clone(), qn.clone(), val_str(&r[3]))
+                    (other.clone(), qn.clone(), r.path.clone())
                 } else {
-                    (qn.clone(), other.clone(), val_str(&r[7]))
+                    (qn.clone(), other.clone(), r.src_path.clone())
                 };
                 if edges.len() < 4 * MAX_NODES {
                     edges.push(CallEdge {
@@ -192,17 +164,9 @@ pub fn run(st: &State, a: CallGraphArgs) -> Result<(CallGraphOut, String), ToolE
                     nodes.push(CallNode {
                         repo: repo.clone(),
                         symbol: other.clone(),
-                        path: val_str(&r[3]),
-                        line: if r[5] == Value::Null {
-                            call_line
-                        } else {
-                            val_i64(&r[5]) as u64
-                        },
-                        end_line: if r[6] == Value::Null {
-                            call_line
-                        } else {
-                            val_i64(&r[6]) as u64
-                        },
+                        path: r.path.clone(),
+                        line: r.start_line.map_or(call_line, |l| l as u64),
+                        end_line: r.end_line.map_or(call_line, |l| l as u64),
                         depth: d,
                     });
                     next.push((repo.clone(), other_id, other));

@@ -1,8 +1,7 @@
 //! `related_files`: what else to read for a file, ranked with reasons.
 
 use super::limit_of;
-use crate::retrieval::{file_index, val_i64, val_str};
-use duckdb::types::Value;
+use crate::retrieval::file_index;
 use std::collections::HashMap;
 
 use schemars::JsonSchema;
@@ -77,9 +76,6 @@ pub fn run(st: &State, a: RelatedFilesArgs) -> Result<(RelatedFilesOut, String),
     let snap = &st.snaps[si];
     let repo = snap.repo().to_string();
     let dir = path.rsplit_once('/').map(|x| x.0).unwrap_or("");
-    let r = Value::Text(repo.clone());
-    let p = Value::Text(path.clone());
-    let d = Value::Text(dir.to_string());
     let mut score: HashMap<String, (f32, Vec<String>)> = HashMap::new();
     let mut add = |f: String, s: f32, why: String| {
         if f == path || f.is_empty() {
@@ -93,43 +89,59 @@ pub fn run(st: &State, a: RelatedFilesArgs) -> Result<(RelatedFilesOut, String),
     };
     let store = &st.store;
     // Imports (resolved files; Go: package directories).
-    for row in store.rows("SELECT dst_path, count(*) FROM edges WHERE repo = ? AND src_path = ? AND kind = 'imports' AND dst_path IS NOT NULL GROUP BY 1", &[r.clone(), p.clone()])? {
-        let dst = val_str(&row[0]);
+    for row in store.file_imports(&repo, &path)? {
+        let dst = row.path;
         if file_index(snap, &dst).is_some() {
             add(dst, 3.0, "imports".into());
         } else {
             let prefix = format!("{dst}/");
-            for f in snap.files.iter().filter(|f| f.path.starts_with(&prefix) && !f.is_test && !f.path[prefix.len()..].contains('/')).take(3) {
+            for f in snap
+                .files
+                .iter()
+                .filter(|f| {
+                    f.path.starts_with(&prefix)
+                        && !f.is_test
+                        && !f.path[prefix.len()..].contains('/')
+                })
+                .take(3)
+            {
                 add(f.path.clone(), 1.5, format!("imports package {dst}"));
             }
         }
     }
-    for row in store.rows("SELECT src_path, count(*) FROM edges WHERE repo = ? AND kind = 'imports' AND (dst_path = ? OR dst_path = ?) GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 200", &[r.clone(), p.clone(), d.clone()])? {
-        add(val_str(&row[0]), 2.0, "imported by".into());
+    for row in store.file_importers(&repo, &path, dir)? {
+        add(row.path, 2.0, "imported by".into());
     }
-    for row in store.rows("SELECT s.path, count(*), min(s.name) FROM edges e JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.dst_symbol_id WHERE e.repo = ? AND e.src_path = ? AND e.kind = 'calls' GROUP BY 1", &[r.clone(), p.clone()])? {
-        let n = val_i64(&row[1]) as f32;
-        add(val_str(&row[0]), 1.0 + n.ln_1p(), format!("calls {} ({}x)", val_str(&row[2]), n));
+    for row in store.file_callees(&repo, &path)? {
+        let n = row.count as f32;
+        add(
+            row.path,
+            1.0 + n.ln_1p(),
+            format!("calls {} ({}x)", row.name, n),
+        );
     }
-    for row in store.rows("SELECT e.src_path, count(*), min(s.name) FROM edges e JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.dst_symbol_id WHERE e.repo = ? AND s.path = ? AND e.kind = 'calls' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 200", &[r.clone(), p.clone()])? {
-        let n = val_i64(&row[1]) as f32;
-        add(val_str(&row[0]), 1.0 + n.ln_1p(), format!("called by ({}x, e.g. {})", n, val_str(&row[2])));
+    for row in store.file_callers(&repo, &path)? {
+        let n = row.count as f32;
+        add(
+            row.path,
+            1.0 + n.ln_1p(),
+            format!("called by ({}x, e.g. {})", n, row.name),
+        );
     }
-    for row in store.rows("SELECT s.path, min(e.dst_name) FROM edges e JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.dst_symbol_id WHERE e.repo = ? AND e.src_path = ? AND e.kind IN ('extends', 'implements') GROUP BY 1", &[r.clone(), p.clone()])? {
-        add(val_str(&row[0]), 2.5, format!("extends {}", val_str(&row[1])));
+    for row in store.file_bases(&repo, &path)? {
+        add(row.path, 2.5, format!("extends {}", row.name));
     }
-    for row in store.rows("SELECT e.src_path, min(s.name) FROM edges e JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.dst_symbol_id WHERE e.repo = ? AND s.path = ? AND e.kind IN ('extends', 'implements') GROUP BY 1 LIMIT 100", &[r.clone(), p.clone()])? {
-        add(val_str(&row[0]), 2.0, format!("extends its {}", val_str(&row[1])));
+    for row in store.file_subclasses(&repo, &path)? {
+        add(row.path, 2.0, format!("extends its {}", row.name));
     }
     // Files using names this file defines (distinctive names only: defined in at most 2 files).
-    for row in store.rows(
-        "WITH mine AS (SELECT DISTINCT name FROM symbols WHERE repo = ? AND path = ? AND parent_id IS NULL AND length(name) > 3), \
-         rare AS (SELECT m.name FROM mine m JOIN symbols s ON s.repo = ? AND s.name = m.name GROUP BY 1 HAVING count(DISTINCT s.path) <= 2) \
-         SELECT r.path, count(DISTINCT r.name), min(r.name) FROM refs r JOIN rare USING (name) WHERE r.repo = ? AND r.path <> ? GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 100",
-        &[r.clone(), p.clone(), r.clone(), r.clone(), p.clone()],
-    )? {
-        let n = val_i64(&row[1]) as f32;
-        add(val_str(&row[0]), 0.5 + 0.5 * n.min(6.0), format!("uses its {} ({} names)", val_str(&row[2]), n));
+    for row in store.file_name_users(&repo, &path)? {
+        let n = row.count as f32;
+        add(
+            row.path,
+            0.5 + 0.5 * n.min(6.0),
+            format!("uses its {} ({} names)", row.name, n),
+        );
     }
     // Tests by name: test_x.py, x_test.go, x.test.ts, x_spec.rb, tests/x.rs, XTest.java.
     let base = path.rsplit('/').next().unwrap_or(&path);

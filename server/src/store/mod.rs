@@ -2,15 +2,31 @@
 //! symbols, references, edges, chunks and file metadata, each with a `repo`
 //! column. After loading, external access and configuration changes are
 //! disabled, and user SQL is limited to one SELECT with row and time limits.
+//!
+//! **Invariant:** every SQL statement the server runs is here. Each query is
+//! a method with typed parameters returning typed rows, decoded once here:
+//! [`symbols`] (definitions and references by name), [`edges`] (relations
+//! for routing and the file graph), [`related`] (`related_files`),
+//! [`calls`] (`call_graph`), [`sql`] (the user-facing read-only command).
+
+mod calls;
+mod edges;
+mod related;
+mod sql;
+mod symbols;
+
+pub use calls::{CallRootRow, CallRow};
+pub use edges::{FileLink, LocatedRow};
+pub use related::{PathCount, PathCountName, PathName};
+pub use sql::SqlResult;
+pub use symbols::{DefinitionRow, NameMatch, RefRow, SymbolFilter, SymbolRow};
 
 use std::sync::Mutex;
-use std::time::Duration;
 
 use duckdb::types::Value;
 use duckdb::Connection;
-use serde::Serialize;
 
-use crate::error::{codes, ToolError};
+use crate::error::ToolError;
 use crate::snapshot::{LoadError, Snapshot};
 
 /// DuckDB's buffer memory (`CODE_INDEX_DUCKDB_MEMORY`, default 32MB). What
@@ -33,24 +49,45 @@ pub struct Store {
     memory_limit: String,
 }
 
-/// The `symbols` condition for the definitions a name designates: a
-/// qualified name ("Model.save", "Foo::bar") that definition only, matched
-/// on the end of `qualified_name` at a dot; a bare name every definition of
-/// that name.
-pub fn definition_condition(name: &str) -> (&'static str, Vec<Value>) {
-    let q = name.replace("::", ".");
-    if q.contains('.') {
-        (
-            "(qualified_name = ? OR ends_with(qualified_name, ?))",
-            vec![Value::Text(q.clone()), Value::Text(format!(".{q}"))],
-        )
-    } else {
-        ("name = ?", vec![Value::Text(q)])
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// The repos as an SQL list of literals (for `repo IN (...)`).
+fn repos_in(names: &[String]) -> String {
+    names.iter().map(|r| quote(r)).collect::<Vec<_>>().join(",")
+}
+
+/// A text column (NULL as "", other types as their debug form).
+fn val_str(v: &Value) -> String {
+    match v {
+        Value::Text(s) => s.clone(),
+        Value::Null => String::new(),
+        other => format!("{other:?}"),
     }
 }
 
-pub fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
+/// An integer column (NULL and other types as 0).
+fn val_i64(v: &Value) -> i64 {
+    match v {
+        Value::TinyInt(x) => *x as i64,
+        Value::SmallInt(x) => *x as i64,
+        Value::Int(x) => *x as i64,
+        Value::BigInt(x) => *x,
+        Value::UBigInt(x) => *x as i64,
+        Value::UInt(x) => *x as i64,
+        Value::HugeInt(x) => *x as i64,
+        _ => 0,
+    }
+}
+
+/// An integer column that may be NULL.
+fn val_opt_i64(v: &Value) -> Option<i64> {
+    if *v == Value::Null {
+        None
+    } else {
+        Some(val_i64(v))
+    }
 }
 
 fn internal(e: impl std::fmt::Display) -> ToolError {
@@ -72,61 +109,6 @@ fn internal(e: impl std::fmt::Display) -> ToolError {
         msg
     };
     ToolError::new("INTERNAL", format!("query failed: {msg}"), hint)
-}
-
-/// A definition row.
-#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
-pub struct SymbolRow {
-    pub repo: String,
-    pub path: String,
-    pub name: String,
-    pub qualified_name: String,
-    pub kind: String,
-    pub language: String,
-    pub container: Option<String>,
-    pub signature: String,
-    pub doc: Option<String>,
-    pub line: u64,
-    pub end_line: u64,
-    pub name_line: u64,
-}
-
-/// A reference row.
-#[derive(Clone, Debug, Serialize)]
-pub struct RefRow {
-    pub repo: String,
-    pub path: String,
-    pub line: u64,
-    pub column: u64,
-    pub ref_kind: String,
-    pub enclosing_symbol: Option<String>,
-}
-
-/// How `search_symbols` matches names.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum NameMatch {
-    /// exact, then prefix, then substring (case-insensitive), ranked in that order.
-    Ranked,
-    Regex,
-    /// name or qualified_name equal, or qualified_name ending in `.name`.
-    Definition,
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct SymbolFilter {
-    pub repos: Vec<String>,
-    pub kind: Option<String>,
-    pub lang: Option<String>,
-    pub path: Option<String>,
-}
-
-/// Result of user SQL.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct SqlResult {
-    pub columns: Vec<String>,
-    pub rows: Vec<Vec<serde_json::Value>>,
-    /// More rows existed than the row limit.
-    pub truncated: bool,
 }
 
 /// Table caches kept besides the one in use (each snapshot set gets its own;
@@ -313,155 +295,9 @@ impl Store {
         conn.execute_batch("CREATE VIEW \"references\" AS SELECT * FROM refs;")
     }
 
-    /// Definitions matching `query`, ranked; returns one page and the total.
-    pub fn symbols(
-        &self,
-        query: &str,
-        how: NameMatch,
-        f: &SymbolFilter,
-        limit: usize,
-        offset: usize,
-    ) -> Result<(Vec<SymbolRow>, u64), ToolError> {
-        let mut params: Vec<Value> = Vec::new();
-        let (cond, rank) = match how {
-            NameMatch::Ranked => {
-                params.extend([
-                    Value::Text(query.to_string()),
-                    Value::Text(query.to_string()),
-                    Value::Text(query.to_lowercase()),
-                    Value::Text(query.to_lowercase()),
-                ]);
-                (
-                    "(name = ? OR qualified_name = ? OR starts_with(lower(name), ?) OR contains(lower(qualified_name), ?))",
-                    format!(
-                        "CASE WHEN name = {q} OR qualified_name = {q} THEN 0 WHEN starts_with(lower(name), {l}) THEN 1 ELSE 2 END, ",
-                        q = quote(query),
-                        l = quote(&query.to_lowercase())
-                    ),
-                )
-            }
-            NameMatch::Regex => {
-                params.push(Value::Text(query.to_string()));
-                ("regexp_matches(name, ?)", String::new())
-            }
-            NameMatch::Definition => {
-                let (cond, p) = definition_condition(query);
-                params.extend(p);
-                (cond, String::new())
-            }
-        };
-        let mut sql = format!("FROM symbols WHERE {cond}");
-        if !f.repos.is_empty() {
-            sql.push_str(&format!(
-                " AND repo IN ({})",
-                f.repos
-                    .iter()
-                    .map(|r| quote(r))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            ));
-        }
-        if let Some(k) = &f.kind {
-            sql.push_str(" AND kind = ?");
-            params.push(Value::Text(k.clone()));
-        }
-        if let Some(l) = &f.lang {
-            sql.push_str(" AND language = ?");
-            params.push(Value::Text(l.clone()));
-        }
-        if let Some(p) = &f.path {
-            let p = p.trim_matches('/');
-            if !p.is_empty() {
-                sql.push_str(" AND (path = ? OR starts_with(path, ?))");
-                params.push(Value::Text(p.to_string()));
-                params.push(Value::Text(format!("{p}/")));
-            }
-        }
-        let conn = self.conn();
-        let total: i64 = conn
-            .prepare(&format!("SELECT count(*) {sql}"))
-            .and_then(|mut s| s.query_row(duckdb::params_from_iter(params.iter()), |r| r.get(0)))
-            .map_err(|e| {
-                if how == NameMatch::Regex {
-                    ToolError::new(
-                        codes::INVALID_PATTERN,
-                        format!("invalid regex: {e}"),
-                        "fix the regex (RE2 syntax), or drop regex: true",
-                    )
-                } else {
-                    internal(e)
-                }
-            })?;
-        let q = format!(
-            "SELECT repo, path, name, qualified_name, kind, language, container, signature, doc, start_line, end_line, name_line \
-             {sql} ORDER BY {rank}repo, path, start_line, qualified_name LIMIT {limit} OFFSET {offset}"
-        );
-        let mut stmt = conn.prepare(&q).map_err(internal)?;
-        let rows = stmt
-            .query_map(duckdb::params_from_iter(params.iter()), |r| {
-                Ok(SymbolRow {
-                    repo: r.get(0)?,
-                    path: r.get(1)?,
-                    name: r.get(2)?,
-                    qualified_name: r.get(3)?,
-                    kind: r.get(4)?,
-                    language: r.get(5)?,
-                    container: r.get(6)?,
-                    signature: r.get(7)?,
-                    doc: r.get(8)?,
-                    line: r.get::<_, i32>(9)? as u64,
-                    end_line: r.get::<_, i32>(10)? as u64,
-                    name_line: r.get::<_, i32>(11)? as u64,
-                })
-            })
-            .map_err(internal)?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(internal)?;
-        Ok((rows, total as u64))
-    }
-
-    /// Identifier occurrences named `name` (from the references table).
-    pub fn references(
-        &self,
-        name: &str,
-        repos: &[String],
-        path: Option<&str>,
-    ) -> Result<Vec<RefRow>, ToolError> {
-        let mut sql = String::from("SELECT repo, path, line, \"column\", ref_kind, enclosing_symbol FROM refs WHERE name = ?");
-        let mut params = vec![Value::Text(name.to_string())];
-        if !repos.is_empty() {
-            sql.push_str(&format!(
-                " AND repo IN ({})",
-                repos.iter().map(|r| quote(r)).collect::<Vec<_>>().join(",")
-            ));
-        }
-        if let Some(p) = path.map(|p| p.trim_matches('/')).filter(|p| !p.is_empty()) {
-            sql.push_str(" AND (path = ? OR starts_with(path, ?))");
-            params.push(Value::Text(p.to_string()));
-            params.push(Value::Text(format!("{p}/")));
-        }
-        sql.push_str(" ORDER BY repo, path, line, \"column\"");
-        let conn = self.conn();
-        let mut stmt = conn.prepare(&sql).map_err(internal)?;
-        let rows = stmt
-            .query_map(duckdb::params_from_iter(params.iter()), |r| {
-                Ok(RefRow {
-                    repo: r.get(0)?,
-                    path: r.get(1)?,
-                    line: r.get::<_, i32>(2)? as u64,
-                    column: r.get::<_, i32>(3)? as u64,
-                    ref_kind: r.get(4)?,
-                    enclosing_symbol: r.get(5)?,
-                })
-            })
-            .map_err(internal)?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(internal)?;
-        Ok(rows)
-    }
-
-    /// Rows of a parameterized internal query (values as DuckDB gives them).
-    pub fn rows(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, ToolError> {
+    /// Rows of a parameterized internal query (values as DuckDB gives them;
+    /// the typed methods decode them).
+    fn rows(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, ToolError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(sql).map_err(internal)?;
         let mut rows = stmt
@@ -478,135 +314,12 @@ impl Store {
         }
         Ok(out)
     }
-
-    /// Names of definitions close to `name` (for "did you mean").
-    pub fn similar_names(&self, name: &str, limit: usize) -> Vec<String> {
-        let conn = self.conn();
-        let q = format!(
-            "SELECT name FROM (SELECT DISTINCT name FROM symbols) ORDER BY jaro_winkler_similarity(lower(name), lower(?)) DESC, name LIMIT {limit}"
-        );
-        conn.prepare(&q)
-            .and_then(|mut s| {
-                s.query_map([name], |r| r.get::<_, String>(0))
-                    .and_then(|rows| rows.collect())
-            })
-            .unwrap_or_default()
-    }
-
-    /// Run one read-only SELECT with a row limit and a time limit.
-    pub fn sql(
-        &self,
-        query: &str,
-        max_rows: usize,
-        timeout: Duration,
-    ) -> Result<SqlResult, ToolError> {
-        let conn = self.conn();
-        // Exactly one SELECT: DuckDB's own parser says so (json_serialize_sql
-        // refuses anything else and lists the statements).
-        let check: String = conn
-            .query_row("SELECT json_serialize_sql(?::VARCHAR)", [query], |r| {
-                r.get(0)
-            })
-            .map_err(internal)?;
-        let parsed: serde_json::Value = serde_json::from_str(&check).unwrap_or_default();
-        if parsed.get("error").and_then(|e| e.as_bool()) == Some(true) {
-            let msg = parsed
-                .get("error_message")
-                .and_then(|m| m.as_str())
-                .unwrap_or("not a SELECT");
-            return Err(ToolError::invalid_argument(
-                format!("only one read-only SELECT is allowed: {msg}"),
-                "write a single SELECT (tables: files, symbols, refs/references, edges, chunks; see schemas/SCHEMA.md)",
-            ));
-        }
-        if parsed
-            .get("statements")
-            .and_then(|s| s.as_array())
-            .map(|a| a.len())
-            != Some(1)
-        {
-            return Err(ToolError::invalid_argument(
-                "only one statement is allowed",
-                "remove the extra statements",
-            ));
-        }
-        let handle = conn.interrupt_handle();
-        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-        let watchdog = std::thread::spawn(move || {
-            if done_rx.recv_timeout(timeout).is_err() {
-                handle.interrupt();
-            }
-        });
-        let wrapped = format!(
-            "SELECT * FROM ({}) LIMIT {}",
-            query.trim().trim_end_matches(';'),
-            max_rows + 1
-        );
-        let result = (|| -> duckdb::Result<SqlResult> {
-            let mut stmt = conn.prepare(&wrapped)?;
-            let mut rows_out = Vec::new();
-            let mut rows = stmt.query([])?;
-            let mut columns = Vec::new();
-            while let Some(row) = rows.next()? {
-                if columns.is_empty() {
-                    columns = row
-                        .as_ref()
-                        .column_names()
-                        .into_iter()
-                        .map(|s| s.to_string())
-                        .collect();
-                }
-                let n = columns.len();
-                let vals: Vec<serde_json::Value> = (0..n)
-                    .map(|i| to_json(row.get::<_, Value>(i).unwrap_or(Value::Null)))
-                    .collect();
-                rows_out.push(vals);
-            }
-            let truncated = rows_out.len() > max_rows;
-            rows_out.truncate(max_rows);
-            Ok(SqlResult {
-                columns,
-                rows: rows_out,
-                truncated,
-            })
-        })();
-        let _ = done_tx.send(());
-        let _ = watchdog.join();
-        result.map_err(|e| {
-            let m = e.to_string();
-            if m.contains("INTERRUPT") || m.to_lowercase().contains("interrupt") {
-                ToolError::new(codes::BUDGET_EXCEEDED, format!("query ran longer than {:?}", timeout), "add filters or a LIMIT")
-            } else {
-                ToolError::invalid_argument(format!("SQL error: {m}"), "tables: files, symbols, refs/references, edges, chunks (see schemas/SCHEMA.md)")
-            }
-        })
-    }
-}
-
-fn to_json(v: Value) -> serde_json::Value {
-    use serde_json::json;
-    match v {
-        Value::Null => serde_json::Value::Null,
-        Value::Boolean(b) => json!(b),
-        Value::TinyInt(i) => json!(i),
-        Value::SmallInt(i) => json!(i),
-        Value::Int(i) => json!(i),
-        Value::BigInt(i) => json!(i),
-        Value::HugeInt(i) => json!(i.to_string()),
-        Value::UTinyInt(i) => json!(i),
-        Value::USmallInt(i) => json!(i),
-        Value::UInt(i) => json!(i),
-        Value::UBigInt(i) => json!(i),
-        Value::Float(f) => json!(f),
-        Value::Double(f) => json!(f),
-        Value::Text(s) => json!(s),
-        other => json!(format!("{other:?}")),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn only_the_tools_store_drops_its_buffers() {
