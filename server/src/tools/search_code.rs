@@ -177,52 +177,8 @@ pub fn run(st: &State, a: SearchCodeArgs) -> Result<(SearchCodeOut, String), Too
             }
         }
     };
-    let eng = st.engine();
-    let q_terms = eng.bm25.query_terms(&a.query);
     let total = ranked.hits.len();
-    let mut results = Vec::new();
-    let mut text = String::new();
-    let mut i = offset;
-    while i < total && results.len() < limit {
-        let (ci, score, why) = &ranked.hits[i];
-        let c = &eng.chunks[*ci];
-        let snap = &st.snaps[c.snap as usize];
-        let f = &snap.files[c.file as usize];
-        let hit = CodeHit {
-            repo: snap.repo().to_string(),
-            path: f.path.clone(),
-            module: c.module.as_deref().map(str::to_string),
-            line: c.start_line as u64,
-            end_line: c.end_line as u64,
-            score: (*score * 10000.0).round() / 10000.0,
-            kind: c.kind.to_string(),
-            symbol: c.symbol.as_deref().map(str::to_string),
-            snippet: retrieval::with_chunk_text(c, &st.snaps, |body| snippet_of(body, &q_terms, 6)),
-            follows_pattern: st.pattern_of(c.snap, c.file),
-            why: why.clone(),
-            is_test: c.is_test,
-        };
-        let entry = format!(
-            "{}:{}-{} [{}{}] {:.4} ({})\n{}\n\n",
-            hit.path,
-            hit.line,
-            hit.end_line,
-            hit.kind,
-            hit.symbol
-                .as_deref()
-                .map(|s| format!(" {s}"))
-                .unwrap_or_default(),
-            hit.score,
-            hit.why,
-            hit.snippet
-        );
-        if !results.is_empty() && text.len() + entry.len() > RESPONSE_BUDGET_BYTES {
-            break;
-        }
-        text.push_str(&entry);
-        results.push(hit);
-        i += 1;
-    }
+    let (results, text, i) = hits_page(st, &ranked, &a.query, offset, limit);
     let has_more = i < total;
     let next_cursor = has_more.then(|| cursor::encode(&fp, &[i as u64]));
     let (suggestions, related_modules, hint) = if total < 3 && offset == 0 {
@@ -287,6 +243,64 @@ pub fn run(st: &State, a: SearchCodeArgs) -> Result<(SearchCodeOut, String), Too
         hint,
     };
     Ok((out, full))
+}
+
+/// The hits of one page from `offset` (at most `limit`, cut to the
+/// response budget), their text, and where the next page starts.
+fn hits_page(
+    st: &State,
+    ranked: &retrieval::Ranked,
+    query: &str,
+    offset: usize,
+    limit: usize,
+) -> (Vec<CodeHit>, String, usize) {
+    let eng = st.engine();
+    let q_terms = eng.bm25.query_terms(query);
+    let total = ranked.hits.len();
+    let mut results = Vec::new();
+    let mut text = String::new();
+    let mut i = offset;
+    while i < total && results.len() < limit {
+        let (ci, score, why) = &ranked.hits[i];
+        let c = &eng.chunks[*ci];
+        let snap = &st.snaps[c.snap as usize];
+        let f = &snap.files[c.file as usize];
+        let hit = CodeHit {
+            repo: snap.repo().to_string(),
+            path: f.path.clone(),
+            module: c.module.as_deref().map(str::to_string),
+            line: c.start_line as u64,
+            end_line: c.end_line as u64,
+            score: (*score * 10000.0).round() / 10000.0,
+            kind: c.kind.to_string(),
+            symbol: c.symbol.as_deref().map(str::to_string),
+            snippet: retrieval::with_chunk_text(c, &st.snaps, |body| snippet_of(body, &q_terms, 6)),
+            follows_pattern: st.pattern_of(c.snap, c.file),
+            why: why.clone(),
+            is_test: c.is_test,
+        };
+        let entry = format!(
+            "{}:{}-{} [{}{}] {:.4} ({})\n{}\n\n",
+            hit.path,
+            hit.line,
+            hit.end_line,
+            hit.kind,
+            hit.symbol
+                .as_deref()
+                .map(|s| format!(" {s}"))
+                .unwrap_or_default(),
+            hit.score,
+            hit.why,
+            hit.snippet
+        );
+        if !results.is_empty() && text.len() + entry.len() > RESPONSE_BUDGET_BYTES {
+            break;
+        }
+        text.push_str(&entry);
+        results.push(hit);
+        i += 1;
+    }
+    (results, text, i)
 }
 
 fn snippet_of(text: &str, q_terms: &[String], max_lines: usize) -> String {
