@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{codes, ToolError};
+use crate::snapshot::Snapshot;
 use crate::state::State;
 
 /// The tool's description (what the agent reads in tools/list).
@@ -76,113 +77,13 @@ pub fn run(st: &State, a: RelatedFilesArgs) -> Result<(RelatedFilesOut, String),
     let snap = &st.snaps[si];
     let repo = snap.repo().to_string();
     let dir = path.rsplit_once('/').map(|x| x.0).unwrap_or("");
-    let mut score: HashMap<String, (f32, Vec<String>)> = HashMap::new();
-    let mut add = |f: String, s: f32, why: String| {
-        if f == path || f.is_empty() {
-            return;
-        }
-        let e = score.entry(f).or_insert((0.0, Vec::new()));
-        e.0 += s;
-        if !e.1.contains(&why) && e.1.len() < 4 {
-            e.1.push(why);
-        }
+    let mut score = Scores {
+        of: HashMap::new(),
+        this: &path,
     };
-    let store = &st.store;
-    // Imports (resolved files; Go: package directories).
-    for row in store.file_imports(&repo, &path)? {
-        let dst = row.path;
-        if file_index(snap, &dst).is_some() {
-            add(dst, 3.0, "imports".into());
-        } else {
-            let prefix = format!("{dst}/");
-            for f in snap
-                .files
-                .iter()
-                .filter(|f| {
-                    f.path.starts_with(&prefix)
-                        && !f.is_test
-                        && !f.path[prefix.len()..].contains('/')
-                })
-                .take(3)
-            {
-                add(f.path.clone(), 1.5, format!("imports package {dst}"));
-            }
-        }
-    }
-    for row in store.file_importers(&repo, &path, dir)? {
-        add(row.path, 2.0, "imported by".into());
-    }
-    for row in store.file_callees(&repo, &path)? {
-        let n = row.count as f32;
-        add(
-            row.path,
-            1.0 + n.ln_1p(),
-            format!("calls {} ({}x)", row.name, n),
-        );
-    }
-    for row in store.file_callers(&repo, &path)? {
-        let n = row.count as f32;
-        add(
-            row.path,
-            1.0 + n.ln_1p(),
-            format!("called by ({}x, e.g. {})", n, row.name),
-        );
-    }
-    for row in store.file_bases(&repo, &path)? {
-        add(row.path, 2.5, format!("extends {}", row.name));
-    }
-    for row in store.file_subclasses(&repo, &path)? {
-        add(row.path, 2.0, format!("extends its {}", row.name));
-    }
-    // Files using names this file defines (distinctive names only: defined in at most 2 files).
-    for row in store.file_name_users(&repo, &path)? {
-        let n = row.count as f32;
-        add(
-            row.path,
-            0.5 + 0.5 * n.min(6.0),
-            format!("uses its {} ({} names)", row.name, n),
-        );
-    }
-    // Tests by name: test_x.py, x_test.go, x.test.ts, x_spec.rb, tests/x.rs, XTest.java.
-    let base = path.rsplit('/').next().unwrap_or(&path);
-    let stem = base.split('.').next().unwrap_or(base).to_string();
-    let this_is_test = snap.files[file_index(snap, &path).unwrap() as usize].is_test;
-    if stem.len() >= 3 {
-        let sl = stem.to_lowercase();
-        for f in &snap.files {
-            if f.path == path {
-                continue;
-            }
-            let fb = f.path.rsplit('/').next().unwrap_or(&f.path);
-            let fs = fb.split('.').next().unwrap_or(fb).to_lowercase();
-            let candidates = [
-                format!("test_{sl}"),
-                format!("{sl}_test"),
-                format!("{sl}test"),
-                format!("tests_{sl}"),
-                format!("{sl}_spec"),
-                format!("{sl}.test"),
-            ];
-            if !this_is_test
-                && f.is_test
-                && (candidates.contains(&fs)
-                    || (fb.to_lowercase().starts_with(&format!("{sl}.")) && fb.contains("test")))
-            {
-                add(f.path.clone(), 3.0, "its test".into());
-            } else if this_is_test && !f.is_test {
-                let tl = stem.to_lowercase();
-                let core = tl
-                    .trim_start_matches("test_")
-                    .trim_end_matches("_test")
-                    .trim_end_matches("test")
-                    .trim_end_matches("_spec");
-                if core.len() >= 3 && fs == core {
-                    add(f.path.clone(), 3.0, "code under test".into());
-                }
-            }
-        }
-    }
-    let mut files: Vec<(String, (f32, Vec<String>))> = score.into_iter().collect();
+    by_relations(st, snap, &repo, &path, dir, &mut score)?;
+    by_test_names(snap, &path, &mut score);
+    let mut files: Vec<(String, (f32, Vec<String>))> = score.of.into_iter().collect();
     files.sort_by(|a, b| b.1 .0.partial_cmp(&a.1 .0).unwrap().then(a.0.cmp(&b.0)));
     let total = files.len();
     let eng = st.engine();
@@ -235,4 +136,138 @@ pub fn run(st: &State, a: RelatedFilesArgs) -> Result<(RelatedFilesOut, String),
         },
         text,
     ))
+}
+
+/// Related files with their summed score and up to four reasons.
+struct Scores<'a> {
+    of: HashMap<String, (f32, Vec<String>)>,
+    /// The file asked about (never related to itself).
+    this: &'a str,
+}
+
+impl Scores<'_> {
+    fn add(&mut self, f: String, s: f32, why: String) {
+        if f == self.this || f.is_empty() {
+            return;
+        }
+        let e = self.of.entry(f).or_insert((0.0, Vec::new()));
+        e.0 += s;
+        if !e.1.contains(&why) && e.1.len() < 4 {
+            e.1.push(why);
+        }
+    }
+}
+
+/// Imports, importers, calls both ways, inheritance both ways and users of
+/// its names, from the store.
+fn by_relations(
+    st: &State,
+    snap: &Snapshot,
+    repo: &str,
+    path: &str,
+    dir: &str,
+    score: &mut Scores,
+) -> Result<(), ToolError> {
+    let mut add = |f: String, s: f32, why: String| score.add(f, s, why);
+    let store = &st.store;
+    // Imports (resolved files; Go: package directories).
+    for row in store.file_imports(repo, path)? {
+        let dst = row.path;
+        if file_index(snap, &dst).is_some() {
+            add(dst, 3.0, "imports".into());
+        } else {
+            let prefix = format!("{dst}/");
+            for f in snap
+                .files
+                .iter()
+                .filter(|f| {
+                    f.path.starts_with(&prefix)
+                        && !f.is_test
+                        && !f.path[prefix.len()..].contains('/')
+                })
+                .take(3)
+            {
+                add(f.path.clone(), 1.5, format!("imports package {dst}"));
+            }
+        }
+    }
+    for row in store.file_importers(repo, path, dir)? {
+        add(row.path, 2.0, "imported by".into());
+    }
+    for row in store.file_callees(repo, path)? {
+        let n = row.count as f32;
+        add(
+            row.path,
+            1.0 + n.ln_1p(),
+            format!("calls {} ({}x)", row.name, n),
+        );
+    }
+    for row in store.file_callers(repo, path)? {
+        let n = row.count as f32;
+        add(
+            row.path,
+            1.0 + n.ln_1p(),
+            format!("called by ({}x, e.g. {})", n, row.name),
+        );
+    }
+    for row in store.file_bases(repo, path)? {
+        add(row.path, 2.5, format!("extends {}", row.name));
+    }
+    for row in store.file_subclasses(repo, path)? {
+        add(row.path, 2.0, format!("extends its {}", row.name));
+    }
+    // Files using names this file defines (distinctive names only: defined in at most 2 files).
+    for row in store.file_name_users(repo, path)? {
+        let n = row.count as f32;
+        add(
+            row.path,
+            0.5 + 0.5 * n.min(6.0),
+            format!("uses its {} ({} names)", row.name, n),
+        );
+    }
+    Ok(())
+}
+
+/// Tests by name: test_x.py, x_test.go, x.test.ts, x_spec.rb, tests/x.rs,
+/// XTest.java (and, for a test, the code under test).
+fn by_test_names(snap: &Snapshot, path: &str, score: &mut Scores) {
+    let mut add = |f: String, s: f32, why: String| score.add(f, s, why);
+    let base = path.rsplit('/').next().unwrap_or(path);
+    let stem = base.split('.').next().unwrap_or(base).to_string();
+    let this_is_test = snap.files[file_index(snap, path).unwrap() as usize].is_test;
+    if stem.len() >= 3 {
+        let sl = stem.to_lowercase();
+        for f in &snap.files {
+            if f.path == path {
+                continue;
+            }
+            let fb = f.path.rsplit('/').next().unwrap_or(&f.path);
+            let fs = fb.split('.').next().unwrap_or(fb).to_lowercase();
+            let candidates = [
+                format!("test_{sl}"),
+                format!("{sl}_test"),
+                format!("{sl}test"),
+                format!("tests_{sl}"),
+                format!("{sl}_spec"),
+                format!("{sl}.test"),
+            ];
+            if !this_is_test
+                && f.is_test
+                && (candidates.contains(&fs)
+                    || (fb.to_lowercase().starts_with(&format!("{sl}.")) && fb.contains("test")))
+            {
+                add(f.path.clone(), 3.0, "its test".into());
+            } else if this_is_test && !f.is_test {
+                let tl = stem.to_lowercase();
+                let core = tl
+                    .trim_start_matches("test_")
+                    .trim_end_matches("_test")
+                    .trim_end_matches("test")
+                    .trim_end_matches("_spec");
+                if core.len() >= 3 && fs == core {
+                    add(f.path.clone(), 3.0, "code under test".into());
+                }
+            }
+        }
+    }
 }
