@@ -100,19 +100,54 @@ pub fn run(st: &State, a: CallGraphArgs) -> Result<(CallGraphOut, String), ToolE
     };
     let roots_rows = st.store.call_roots(name, &repos, a.path.as_deref())?;
     if roots_rows.is_empty() {
-        let similar = st.store.similar_names(last, 5);
-        let only = "call graphs cover functions, methods, constructors and macros; search_symbols finds names by prefix or substring";
-        return Err(ToolError::new(
-            codes::NOT_FOUND,
-            format!("no function or method named {name:?}"),
-            if similar.is_empty() {
-                only.to_string()
-            } else {
-                format!("similar names: {} ({only})", similar.join(", "))
-            },
-        ));
+        return Err(not_found(st, name, last));
     }
     let roots: Vec<CallNode> = roots_rows.iter().map(|r| node(r, 0)).collect();
+    let (nodes, edges, truncated) = walk(st, &roots_rows, dir, depth)?;
+    let mut text = format!(
+        "{} of {} ({} root definition(s), depth {depth}): {} nodes, {} edges{}\n",
+        dir,
+        name,
+        roots.len(),
+        nodes.len(),
+        edges.len(),
+        if truncated { " (truncated)" } else { "" }
+    );
+    for e in edges.iter().take(60) {
+        text.push_str(&format!(
+            "{} -> {}  {}:{}{}\n",
+            e.from,
+            e.to,
+            e.path,
+            e.line,
+            if e.resolved { "" } else { " (unresolved)" }
+        ));
+    }
+    if edges.is_empty() {
+        text.push_str(&format!(
+            "No {dir} recorded. Calls are resolved by name within the repo; try find_references {{\"symbol\": \"{last}\"}} for text usages.\n"
+        ));
+    }
+    Ok((
+        CallGraphOut {
+            roots,
+            nodes,
+            edges,
+            truncated,
+        },
+        text,
+    ))
+}
+
+/// Breadth-first over the resolved call edges from the roots, `depth`
+/// levels: the nodes reached (at most [`MAX_NODES`]), the edges seen (at
+/// most four times that) and whether the node cap cut the walk.
+fn walk(
+    st: &State,
+    roots_rows: &[CallRootRow],
+    dir: &str,
+    depth: u32,
+) -> Result<(Vec<CallNode>, Vec<CallEdge>, bool), ToolError> {
     let mut frontier: Vec<(String, i64, String)> = roots_rows
         .iter()
         .map(|r| (r.repo.clone(), r.symbol_id, r.qualified_name.clone()))
@@ -178,37 +213,52 @@ pub fn run(st: &State, a: CallGraphArgs) -> Result<(CallGraphOut, String), ToolE
             break;
         }
     }
-    let mut text = format!(
-        "{} of {} ({} root definition(s), depth {depth}): {} nodes, {} edges{}\n",
-        dir,
-        name,
-        roots.len(),
-        nodes.len(),
-        edges.len(),
-        if truncated { " (truncated)" } else { "" }
-    );
-    for e in edges.iter().take(60) {
-        text.push_str(&format!(
-            "{} -> {}  {}:{}{}\n",
-            e.from,
-            e.to,
-            e.path,
-            e.line,
-            if e.resolved { "" } else { " (unresolved)" }
-        ));
-    }
-    if edges.is_empty() {
-        text.push_str(&format!(
-            "No {dir} recorded. Calls are resolved by name within the repo; try find_references {{\"symbol\": \"{last}\"}} for text usages.\n"
-        ));
-    }
-    Ok((
-        CallGraphOut {
-            roots,
-            nodes,
-            edges,
-            truncated,
+    Ok((nodes, edges, truncated))
+}
+
+/// No function or method by that name: similar names in the hint.
+fn not_found(st: &State, name: &str, last: &str) -> ToolError {
+    let similar = st.store.similar_names(last, 5);
+    let only = "call graphs cover functions, methods, constructors and macros; search_symbols finds names by prefix or substring";
+    ToolError::new(
+        codes::NOT_FOUND,
+        format!("no function or method named {name:?}"),
+        if similar.is_empty() {
+            only.to_string()
+        } else {
+            format!("similar names: {} ({only})", similar.join(", "))
         },
-        text,
-    ))
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::fixture::{args, state};
+    use serde_json::json;
+
+    #[test]
+    fn callers_and_callees_follow_resolved_calls() {
+        let st = state();
+        let out = run(&st, args(json!({"symbol": "slugify"}))).unwrap().0;
+        let callers: Vec<&str> = out.edges.iter().map(|e| e.from.as_str()).collect();
+        assert!(
+            callers.contains(&"Product.slug") && callers.contains(&"Book.slug"),
+            "{callers:?}"
+        );
+        assert!(out.edges.iter().all(|e| e.to == "slugify"));
+        let out = run(
+            &st,
+            args(json!({"symbol": "timeout_seconds", "direction": "callees"})),
+        )
+        .unwrap()
+        .0;
+        assert!(
+            out.edges.iter().any(|e| e.to == "parse_duration"),
+            "{:?}",
+            out.edges.iter().map(|e| &e.to).collect::<Vec<_>>()
+        );
+        let e = run(&st, args(json!({"symbol": "slugify", "depth": 4}))).unwrap_err();
+        assert_eq!(e.code, crate::error::codes::INVALID_ARGUMENT);
+    }
 }

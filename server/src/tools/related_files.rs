@@ -271,3 +271,32 @@ fn by_test_names(snap: &Snapshot, path: &str, score: &mut Scores) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::fixture::{args, state};
+    use serde_json::json;
+
+    #[test]
+    fn imports_and_tests_come_with_reasons() {
+        let st = state();
+        let out = run(&st, args(json!({"path": "app/util.py"}))).unwrap().0;
+        let get = |p: &str| out.files.iter().find(|f| f.path == p);
+        let models = get("app/models.py").expect("models.py imports util.py");
+        assert!(
+            models.reasons.iter().any(|r| r == "imported by"),
+            "{:?}",
+            models.reasons
+        );
+        let test = get("tests/test_util.py").expect("its test");
+        assert!(
+            test.reasons.iter().any(|r| r == "its test"),
+            "{:?}",
+            test.reasons
+        );
+        assert!(get("app/util.py").is_none(), "never related to itself");
+        let e = run(&st, args(json!({"path": "app/nope.py"}))).unwrap_err();
+        assert_eq!(e.code, codes::NOT_FOUND);
+    }
+}
