@@ -408,7 +408,7 @@ mod tests {
             match parse_config(&text, path) {
                 Ok(c) => {
                     if let Err(e) = effective(c, Some(text.clone()), path, None) {
-                        prop_assert!(e.code.starts_with("E_CONFIG"), "{e}");
+                        prop_assert!(e.code.as_str().starts_with("E_CONFIG"), "{e}");
                     }
                 }
                 Err(e) => {

@@ -449,9 +449,7 @@ pub fn run(
     let bs = embedder.batch_size().max(1);
     for batch in todo.chunks(bs) {
         let texts: Vec<String> = batch.iter().map(|&i| items[i].input.clone()).collect();
-        let vecs = embedder
-            .embed_documents(&texts)
-            .map_err(|e| Error::new(e.code, e.message, e.hint))?;
+        let vecs = embedder.embed_documents(&texts)?;
         stats.embedded += batch.len() as u64;
         cache.put(batch.iter().map(|&i| items[i].key).zip(vecs).collect())?;
         if let Some(b) = &bar {
@@ -675,8 +673,7 @@ pub fn upgrade(
     } = *opts;
     let src = crate::snapshot::resolve_dir(snapshot)?;
     let mut manifest = crate::snapshot::read_manifest(&src)?;
-    let spec = code_index_schemas::embed::ModelSpec::parse(model)
-        .map_err(|e| Error::new(e.code, e.message, e.hint))?;
+    let spec = code_index_schemas::embed::ModelSpec::parse(model)?;
     let model_id = spec.id();
     let mut cache = match cache_dir {
         Some(d) => Cache::open(d, &model_id)?,
@@ -697,8 +694,7 @@ pub fn upgrade(
     if dry_run {
         return Ok(None);
     }
-    let embedder = code_index_schemas::embed::open(&spec)
-        .map_err(|e| Error::new(e.code, e.message, e.hint))?;
+    let embedder = code_index_schemas::embed::open(&spec)?;
     let (data, dim, stats) = run(&items, embedder.as_ref(), &mut cache, progress)?;
     let tmp = crate::snapshot::begin(out, &manifest.repo)?;
     let mut files = Vec::new();
@@ -725,8 +721,7 @@ pub fn upgrade(
     let ids: Vec<i64> = items.iter().map(|p| p.id).collect();
     manifest.embeddings = None;
     if !ids.is_empty() {
-        let layout = code_index_schemas::vectors::write(&vpath, &ids, &data, dim, flat_max)
-            .map_err(|e| Error::new(e.code, e.message, e.hint))?;
+        let layout = code_index_schemas::vectors::write(&vpath, &ids, &data, dim, flat_max)?;
         files.push(crate::snapshot::describe(
             &tmp.dir,
             code_index_schemas::embed::VECTORS_FILE,

@@ -1,78 +1,32 @@
 //! Errors as values: each carries a stable code, the path it concerns and a
-//! hint that tells the user how to fix it.
+//! hint that tells the user how to fix it. The type is the workspace's one
+//! [`Diagnostic`]; `main` prints it with its `Display` and exits with
+//! [`Diagnostic::exit_code`].
 
-use std::fmt;
-use std::path::{Path, PathBuf};
+pub use code_index_schemas::diag::{Code, Diagnostic};
 
 /// A builder error: `code` is stable and machine-readable, `hint` says what to do.
-#[derive(Debug)]
-pub struct Error {
-    pub code: &'static str,
-    pub message: String,
-    pub hint: String,
-    pub path: Option<PathBuf>,
-}
+pub type Error = Diagnostic;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-impl Error {
-    pub fn new(code: &'static str, message: impl Into<String>, hint: impl Into<String>) -> Self {
-        Error {
-            code,
-            message: message.into(),
-            hint: hint.into(),
-            path: None,
-        }
-    }
-
-    pub fn at(mut self, path: &Path) -> Self {
-        self.path = Some(path.to_path_buf());
-        self
-    }
-
-    /// An I/O failure on `path` while doing `what`.
-    pub fn io(code: &'static str, what: &str, path: &Path, e: std::io::Error, hint: &str) -> Self {
-        Error::new(code, format!("{what} '{}': {e}", path.display()), hint).at(path)
-    }
-
-    /// Exit code for the CLI: 2 for bad input, 1 for internal failures.
-    pub fn exit_code(&self) -> i32 {
-        if self.code.starts_with("E_INTERNAL") || self.code == "E_WRITE" {
-            1
-        } else {
-            2
-        }
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "error[{}]: {}\n  hint: {}",
-            self.code, self.message, self.hint
-        )
-    }
-}
-
-impl std::error::Error for Error {}
-
-/// Error codes, in one place so the README can list them.
+/// The builder's names for its codes (the README lists them).
 pub mod codes {
-    pub const REPO_NOT_FOUND: &str = "E_REPO_NOT_FOUND";
-    pub const REPO_NOT_DIR: &str = "E_REPO_NOT_DIR";
-    pub const UNREADABLE_FILE: &str = "E_UNREADABLE_FILE";
-    pub const CONFIG_PARSE: &str = "E_CONFIG_PARSE";
-    pub const CONFIG_GLOB: &str = "E_CONFIG_GLOB";
-    pub const CONFIG_EXISTS: &str = "E_CONFIG_EXISTS";
-    pub const OUT_DIR: &str = "E_OUT_DIR";
-    pub const SNAPSHOT_INVALID: &str = "E_SNAPSHOT_INVALID";
-    pub const PREVIOUS_INVALID: &str = "E_PREVIOUS_INVALID";
-    pub const WALK: &str = "E_WALK";
-    pub const WRITE: &str = "E_WRITE";
-    pub const EMBEDDING_CACHE: &str = "E_EMBEDDING_CACHE";
-    pub const SECRETS_FOUND: &str = "E_SECRETS_FOUND";
-    pub const SIGNING_KEY: &str = "E_SIGNING_KEY";
-    pub const KEY_EXISTS: &str = "E_KEY_EXISTS";
-    pub const INTERNAL: &str = "E_INTERNAL";
+    use super::Code;
+    pub const REPO_NOT_FOUND: Code = Code::RepoNotFound;
+    pub const REPO_NOT_DIR: Code = Code::RepoNotDir;
+    pub const UNREADABLE_FILE: Code = Code::UnreadableFile;
+    pub const CONFIG_PARSE: Code = Code::ConfigParse;
+    pub const CONFIG_GLOB: Code = Code::ConfigGlob;
+    pub const CONFIG_EXISTS: Code = Code::ConfigExists;
+    pub const OUT_DIR: Code = Code::OutDir;
+    pub const SNAPSHOT_INVALID: Code = Code::SnapshotInvalid;
+    pub const PREVIOUS_INVALID: Code = Code::PreviousInvalid;
+    pub const WALK: Code = Code::Walk;
+    pub const WRITE: Code = Code::Write;
+    pub const EMBEDDING_CACHE: Code = Code::EmbeddingCache;
+    pub const SECRETS_FOUND: Code = Code::SecretsFound;
+    pub const SIGNING_KEY: Code = Code::SigningKey;
+    pub const KEY_EXISTS: Code = Code::KeyExists;
+    pub const INTERNAL: Code = Code::BuilderInternal;
 }

@@ -554,8 +554,7 @@ fn secrets_cmd(repo: &Path, list: bool, json: bool, reveal: bool) -> Result<()> 
 
 fn keygen(out: &Path, force: bool) -> Result<()> {
     use code_index_schemas::signing;
-    let (secret, public) =
-        signing::generate().map_err(|e| Error::new(e.code, e.message, e.hint))?;
+    let (secret, public) = signing::generate()?;
     let (key, pubf) = (out.join("code-index.key"), out.join("code-index.pub"));
     if !force && (key.exists() || pubf.exists()) {
         return Err(Error::new(
@@ -633,8 +632,7 @@ fn sign(snapshot: &Path, key: Option<&Path>) -> Result<()> {
             "pass a snapshot directory (it holds manifest.json)",
         )
     })?;
-    let sig =
-        signing::sign(&secret, &manifest).map_err(|e| Error::new(e.code, e.message, e.hint))?;
+    let sig = signing::sign(&secret, &manifest)?;
     let spath = dir.join(signing::SIGNATURE_FILE);
     let tmp = spath.with_extension("sig.tmp");
     std::fs::write(&tmp, serde_json::to_string_pretty(&sig).unwrap() + "\n")

@@ -14,7 +14,7 @@ use code_index_schemas::{
 
 use crate::analyze::{Analysis, FileRecord};
 use crate::chunk::Chunk;
-use crate::error::{codes, Error, Result};
+use crate::error::{codes, Code, Error, Result};
 use crate::language::Lang;
 use crate::parse::{Parsed, RawEdge, Reference, Symbol};
 
@@ -58,15 +58,15 @@ pub fn open_table(
     dir: &Path,
     table: &Table,
     columns: &[&str],
-    column_code: &'static str,
+    column_code: Code,
     column_hint: &'static str,
 ) -> Result<Batches> {
     let to_error = move |e: TableError, hint: &str| match e {
         TableError::Open { path, source } => {
             Error::io(codes::PREVIOUS_INVALID, "cannot open", &path, source, hint)
         }
-        e if e.is_column_error() => Error::new(column_code, e.to_string(), column_hint),
-        e => Error::new(codes::PREVIOUS_INVALID, e.to_string(), hint),
+        e if e.is_column_error() => e.into_diagnostic(column_code, column_hint),
+        e => e.into_diagnostic(codes::PREVIOUS_INVALID, hint),
     };
     let reader = TableReader::open_in(dir, table, columns)
         .map_err(|e| to_error(e, HINT_OPEN))?

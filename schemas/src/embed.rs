@@ -13,6 +13,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::diag::{Code, Diagnostic};
+
 /// The offline default's model id (as stored in the manifest).
 pub const DEFAULT_MODEL_ID: &str = "minilm:all-MiniLM-L6-v2";
 /// Tokens per text for the offline model; longer texts are truncated.
@@ -23,30 +25,7 @@ pub const METRIC: &str = "inner_product";
 pub const VECTORS_FILE: &str = "vectors.faiss";
 
 /// An embedding failure, coded for the caller.
-#[derive(Debug, Clone)]
-pub struct EmbedError {
-    pub code: &'static str,
-    pub message: String,
-    pub hint: String,
-}
-
-impl EmbedError {
-    fn new(code: &'static str, message: impl Into<String>, hint: impl Into<String>) -> Self {
-        EmbedError {
-            code,
-            message: message.into(),
-            hint: hint.into(),
-        }
-    }
-}
-
-impl std::fmt::Display for EmbedError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {} (hint: {})", self.code, self.message, self.hint)
-    }
-}
-
-impl std::error::Error for EmbedError {}
+pub type EmbedError = Diagnostic;
 
 pub type Result<T> = std::result::Result<T, EmbedError>;
 
@@ -74,7 +53,7 @@ impl ModelSpec {
         let s = s.trim();
         let bad = || {
             EmbedError::new(
-                "UNKNOWN_MODEL",
+                Code::UnknownModel,
                 format!("unknown embedding model '{s}'"),
                 "use minilm (offline default), voyage:<model> (e.g. voyage:voyage-code-3), openai:<model> (e.g. openai:text-embedding-3-small) or ollama:<model> (e.g. ollama:nomic-embed-text)",
             )
@@ -222,7 +201,7 @@ impl MiniLm {
         use candle_transformers::models::bert::{BertModel, Config};
         let missing = |what: &str| {
             EmbedError::new(
-                "MODEL_NOT_FOUND",
+                Code::ModelNotFound,
                 format!(
                     "the offline embedding model is not installed: {} is missing",
                     dir.join(what).display()
@@ -237,7 +216,7 @@ impl MiniLm {
         }
         let broken = |what: &str, e: String| {
             EmbedError::new(
-                "MODEL_INVALID",
+                Code::ModelInvalid,
                 format!("cannot load {} from {}: {e}", what, dir.display()),
                 "reinstall the model with scripts/setup.sh",
             )
@@ -282,7 +261,7 @@ impl MiniLm {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let fail = |e: String| EmbedError::new("EMBED_FAILED", e, "report this as a bug");
+        let fail = |e: String| EmbedError::new(Code::EmbedFailed, e, "report this as a bug");
         let enc = self
             .tokenizer
             .encode_batch(texts.to_vec(), true)
@@ -360,7 +339,7 @@ impl Remote {
             Provider::Voyage => {
                 let key = env("VOYAGE_API_KEY").ok_or_else(|| {
                     EmbedError::new(
-                        "EMBED_KEY_MISSING",
+                        Code::EmbedKeyMissing,
                         format!("model {} needs a Voyage AI API key", spec.id()),
                         "export VOYAGE_API_KEY=... (from dash.voyageai.com), or use --model minilm for the offline default",
                     )
@@ -375,7 +354,7 @@ impl Remote {
                 let key = env("OPENAI_API_KEY");
                 if key.is_none() && base.contains("api.openai.com") {
                     return Err(EmbedError::new(
-                        "EMBED_KEY_MISSING",
+                        Code::EmbedKeyMissing,
                         format!("model {} needs an OpenAI API key", spec.id()),
                         "export OPENAI_API_KEY=..., or point OPENAI_BASE_URL at a local OpenAI-compatible server (vLLM, LM Studio), or use --model minilm",
                     ));
@@ -399,7 +378,7 @@ impl Remote {
             .build()
             .map_err(|e| {
                 EmbedError::new(
-                    "EMBED_HTTP",
+                    Code::EmbedHttp,
                     format!("cannot create an HTTP client: {e}"),
                     "check the TLS setup",
                 )
@@ -432,7 +411,7 @@ impl Remote {
                     if status.is_success() {
                         let v: serde_json::Value = resp.json().map_err(|e| {
                             EmbedError::new(
-                                "EMBED_BAD_RESPONSE",
+                                Code::EmbedBadResponse,
                                 format!("{}: response is not JSON: {e}", self.url),
                                 "check that the endpoint speaks the OpenAI/Voyage /embeddings format",
                             )
@@ -452,14 +431,14 @@ impl Remote {
                     );
                     if status.as_u16() == 401 || status.as_u16() == 403 {
                         return Err(EmbedError::new(
-                            "EMBED_AUTH",
+                            Code::EmbedAuth,
                             format!("{} refused the API key ({last})", self.url),
                             "check the API key in the environment",
                         ));
                     }
                     if !(status.as_u16() == 429 || status.is_server_error()) {
                         return Err(EmbedError::new(
-                            "EMBED_HTTP",
+                            Code::EmbedHttp,
                             format!("{} answered {last}", self.url),
                             "check the model name and the request limits of the provider",
                         ));
@@ -478,7 +457,7 @@ impl Remote {
             wait *= 2;
         }
         Err(EmbedError::new(
-            "EMBED_UNAVAILABLE",
+            Code::EmbedUnavailable,
             format!(
                 "{} failed after {} attempts: {last}",
                 self.url, self.attempts
@@ -492,7 +471,7 @@ impl Remote {
 fn parse_embeddings(v: &serde_json::Value, n: usize, url: &str) -> Result<Vec<Vec<f32>>> {
     let bad = |why: &str| {
         EmbedError::new(
-            "EMBED_BAD_RESPONSE",
+            Code::EmbedBadResponse,
             format!("{url}: {why}"),
             "check that the endpoint speaks the OpenAI/Voyage /embeddings format",
         )
@@ -574,7 +553,7 @@ mod tests {
         }
         assert_eq!(ModelSpec::parse("minilm").unwrap().id(), DEFAULT_MODEL_ID);
         for s in ["", "bert", "voyage:", "cohere:x"] {
-            assert_eq!(ModelSpec::parse(s).unwrap_err().code, "UNKNOWN_MODEL");
+            assert_eq!(ModelSpec::parse(s).unwrap_err().code, Code::UnknownModel);
         }
     }
 

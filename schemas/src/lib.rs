@@ -18,6 +18,7 @@
 
 use std::sync::Arc;
 
+pub mod diag;
 pub mod dirs;
 #[cfg(feature = "embed")]
 pub mod embed;

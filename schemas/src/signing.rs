@@ -15,48 +15,26 @@ use ring::signature::{Ed25519KeyPair, KeyPair, UnparsedPublicKey, ED25519};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::diag::Diagnostic;
+
 /// The signature file beside `manifest.json`.
 pub const SIGNATURE_FILE: &str = "manifest.sig";
 const PREFIX: &str = "ed25519:";
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
 /// A signing or verification failure: a stable code and what to do.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SignError {
-    pub code: &'static str,
-    pub message: String,
-    pub hint: String,
-}
-
-impl std::fmt::Display for SignError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "error[{}]: {}\n  hint: {}",
-            self.code, self.message, self.hint
-        )
-    }
-}
-
-impl std::error::Error for SignError {}
+pub type SignError = Diagnostic;
 
 pub mod codes {
+    use crate::diag::Code;
     /// A key that is not ours to read: not base64, not an ed25519 key.
-    pub const BAD_KEY: &str = "E_SIGNING_KEY";
+    pub const BAD_KEY: Code = Code::SigningKey;
     /// A trusted key is configured and the snapshot has no `manifest.sig`.
-    pub const MISSING: &str = "E_SIGNATURE_MISSING";
+    pub const MISSING: Code = Code::SignatureMissing;
     /// The signature does not verify: the manifest was changed or the file is damaged.
-    pub const INVALID: &str = "E_SIGNATURE_INVALID";
+    pub const INVALID: Code = Code::SignatureInvalid;
     /// A valid signature by a key that is not trusted.
-    pub const UNTRUSTED: &str = "E_SIGNATURE_UNTRUSTED";
-}
-
-fn err(code: &'static str, message: impl Into<String>, hint: impl Into<String>) -> SignError {
-    SignError {
-        code,
-        message: message.into(),
-        hint: hint.into(),
-    }
+    pub const UNTRUSTED: Code = Code::SignatureUntrusted;
 }
 
 /// The `manifest.sig` body.
@@ -77,7 +55,7 @@ impl PublicKey {
     /// Parse `ed25519:<base64>`.
     pub fn parse(s: &str) -> Result<PublicKey, SignError> {
         let bad = || {
-            err(
+            SignError::new(
                 codes::BAD_KEY,
                 format!("{:?} is not a code-index public key", clip(s)),
                 "pass the public key `code-indexer keygen` printed: ed25519:<base64>",
@@ -110,9 +88,9 @@ fn clip(s: &str) -> String {
 pub fn generate() -> Result<(String, PublicKey), SignError> {
     let rng = ring::rand::SystemRandom::new();
     let doc = Ed25519KeyPair::generate_pkcs8(&rng)
-        .map_err(|_| err(codes::BAD_KEY, "cannot generate a key", "retry"))?;
+        .map_err(|_| SignError::new(codes::BAD_KEY, "cannot generate a key", "retry"))?;
     let pair = Ed25519KeyPair::from_pkcs8(doc.as_ref())
-        .map_err(|_| err(codes::BAD_KEY, "cannot read the generated key", "retry"))?;
+        .map_err(|_| SignError::new(codes::BAD_KEY, "cannot read the generated key", "retry"))?;
     let public = PublicKey {
         bytes: pair.public_key().as_ref().to_vec(),
     };
@@ -121,7 +99,7 @@ pub fn generate() -> Result<(String, PublicKey), SignError> {
 
 fn key_pair(secret: &str) -> Result<Ed25519KeyPair, SignError> {
     let bad = |why: &str| {
-        err(
+        SignError::new(
             codes::BAD_KEY,
             format!("the signing key {why}"),
             "pass the secret key file `code-indexer keygen` wrote (its content, base64), e.g. from a CI secret",
@@ -161,14 +139,14 @@ pub fn verify(
     sig: Option<&[u8]>,
 ) -> Result<String, SignError> {
     let Some(sig) = sig else {
-        return Err(err(
+        return Err(SignError::new(
             codes::MISSING,
             format!("the snapshot has no {SIGNATURE_FILE}, and only signed snapshots are trusted"),
             "sign it in CI (CODE_INDEX_SIGNING_KEY with ci/publish-snapshot.sh, or `code-indexer sign`), or serve without --trust-key",
         ));
     };
     let invalid = |why: &str| {
-        err(
+        SignError::new(
             codes::INVALID,
             format!("{SIGNATURE_FILE} {why}"),
             "the manifest or its signature was changed after signing: download or rebuild the snapshot from its source",
@@ -184,7 +162,7 @@ pub fn verify(
         .map_err(|_| invalid("holds no base64 signature"))?;
     let Some(key) = trusted.iter().find(|k| k.key_id() == s.key_id) else {
         let ids: Vec<String> = trusted.iter().map(PublicKey::key_id).collect();
-        return Err(err(
+        return Err(SignError::new(
             codes::UNTRUSTED,
             format!(
                 "the snapshot is signed by key {}, which is not trusted",

@@ -44,13 +44,15 @@ use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ProjectionMask;
 
+use crate::diag::{Code, Diagnostic};
 use crate::Table;
 
 /// Rows per batch unless [`TableReader::batch_size`] says otherwise.
 pub const DEFAULT_BATCH_SIZE: usize = 8192;
 
 /// Why a table cannot be read. The `Display` text names the file (and for
-/// column problems the table, the column and the types).
+/// column problems the table, the column and the types). It carries no code:
+/// the caller gives one with [`TableError::into_diagnostic`].
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
     /// The file cannot be opened.
@@ -113,6 +115,15 @@ impl TableError {
     /// itself was readable).
     pub fn is_column_error(&self) -> bool {
         !matches!(self, TableError::Open { .. } | TableError::Read { .. })
+    }
+
+    /// This error as a [`Diagnostic`] with the caller's `code` and `hint`
+    /// (the same unreadable table is `E_PREVIOUS_INVALID` to `--previous`
+    /// and `E_SNAPSHOT_INVALID` elsewhere): the message is this error's
+    /// text, the path its file.
+    pub fn into_diagnostic(self, code: Code, hint: impl Into<String>) -> Diagnostic {
+        let path = self.path().to_path_buf();
+        Diagnostic::new(code, self.to_string(), hint).at(&path)
     }
 }
 
@@ -599,6 +610,13 @@ mod tests {
         assert!(matches!(e, TableError::Read { .. }), "{e:?}");
         assert!(!e.is_column_error());
         assert!(e.to_string().starts_with("cannot read "), "{e}");
+        let text = e.to_string();
+        let d = e.into_diagnostic(Code::SnapshotInvalid, "rebuild it");
+        assert_eq!(
+            (d.code, d.message, d.hint),
+            (Code::SnapshotInvalid, text, "rebuild it".into())
+        );
+        assert_eq!(d.path.as_deref(), Some(path.as_path()));
     }
 
     #[test]

@@ -10,18 +10,18 @@ use std::path::Path;
 use faiss::index::IndexImpl;
 use faiss::{Idx, Index, MetricType};
 
+use crate::diag::Code;
 use crate::embed::{EmbedError, Result};
 
 /// Most vectors kept in an exact Flat index.
 pub const FLAT_MAX: usize = 200_000;
 
 fn ferr(what: &str, e: impl std::fmt::Display) -> EmbedError {
-    EmbedError {
-        code: "VECTORS_FAILED",
-        message: format!("{what}: {e}"),
-        hint: "rebuild the snapshot; if it persists, build with --no-embeddings and report it"
-            .into(),
-    }
+    EmbedError::new(
+        Code::VectorsFailed,
+        format!("{what}: {e}"),
+        "rebuild the snapshot; if it persists, build with --no-embeddings and report it",
+    )
 }
 
 /// Pin FAISS (OpenMP) to one thread: reproducible builds, steady latency.

@@ -13,6 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use code_index_schemas::diag::Code;
 use code_index_schemas::Manifest;
 
 use crate::snapshot::{self, LoadError};
@@ -22,11 +23,7 @@ pub fn is_url(s: &str) -> bool {
 }
 
 fn err(message: impl Into<String>, hint: impl Into<String>) -> LoadError {
-    LoadError {
-        code: "E_SNAPSHOT_INVALID",
-        message: message.into(),
-        hint: hint.into(),
-    }
+    LoadError::new(Code::SnapshotInvalid, message, hint)
 }
 
 const HINT: &str = "pass the URL of <repo>-<snapshot-id>.tar.zst (or its .manifest.json) as published by ci/publish-snapshot.sh, or of a snapshot directory ending in / (holding manifest.json)";

@@ -1,69 +1,26 @@
-//! Errors the model can act on: a stable code, a message and a hint.
+//! Errors the model can act on: a stable code, a message and a hint. The
+//! type is the workspace's one [`Diagnostic`]; `mcp.rs` returns it as
+//! `{code, message, hint}` with its `Display` as the result's text.
 
-use serde::Serialize;
+pub use code_index_schemas::diag::{Code, Diagnostic};
 
 /// A tool error, returned to the agent as a structured result with `isError`.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct ToolError {
-    pub code: &'static str,
-    pub message: String,
-    pub hint: String,
-}
+pub type ToolError = Diagnostic;
 
-impl ToolError {
-    pub fn new(
-        code: &'static str,
-        message: impl Into<String>,
-        hint: impl Into<String>,
-    ) -> ToolError {
-        ToolError {
-            code,
-            message: message.into(),
-            hint: hint.into(),
-        }
-    }
-    pub fn invalid_argument(message: impl Into<String>, hint: impl Into<String>) -> ToolError {
-        ToolError::new(codes::INVALID_ARGUMENT, message, hint)
-    }
-    /// The same error with the hint a caller without grep's flags can act on
-    /// (for an INVALID_PATTERN from the grep engine).
-    pub fn pattern_hint(self, hint: &str) -> ToolError {
-        if self.code == codes::INVALID_PATTERN {
-            ToolError {
-                hint: hint.to_string(),
-                ..self
-            }
-        } else {
-            self
-        }
-    }
-}
-
-impl std::fmt::Display for ToolError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "error[{}]: {}\n  hint: {}",
-            self.code, self.message, self.hint
-        )
-    }
-}
-
-impl std::error::Error for ToolError {}
-
+/// The server's names for the codes of tool errors.
 pub mod codes {
-    pub const INVALID_PATTERN: &str = "INVALID_PATTERN";
-    pub const UNKNOWN_FIELD: &str = "UNKNOWN_FIELD";
-    pub const UNKNOWN_REPO: &str = "UNKNOWN_REPO";
+    use super::Code;
+    pub const INVALID_PATTERN: Code = Code::InvalidPattern;
+    pub const UNKNOWN_FIELD: Code = Code::UnknownField;
+    pub const UNKNOWN_REPO: Code = Code::UnknownRepo;
     /// A `lang` value that names no language of the loaded files.
-    pub const UNKNOWN_LANG: &str = "UNKNOWN_LANG";
-    pub const INVALID_CURSOR: &str = "INVALID_CURSOR";
-    pub const BUDGET_EXCEEDED: &str = "BUDGET_EXCEEDED";
-    pub const NOT_FOUND: &str = "NOT_FOUND";
-    pub const INVALID_ARGUMENT: &str = "INVALID_ARGUMENT";
+    pub const UNKNOWN_LANG: Code = Code::UnknownLang;
+    pub const INVALID_CURSOR: Code = Code::InvalidCursor;
+    pub const BUDGET_EXCEEDED: Code = Code::BudgetExceeded;
+    pub const NOT_FOUND: Code = Code::NotFound;
+    pub const INVALID_ARGUMENT: Code = Code::InvalidArgument;
     /// A `search` query over the size, term or nesting limits.
-    pub const QUERY_TOO_COMPLEX: &str = "QUERY_TOO_COMPLEX";
-    pub const SNAPSHOT_INVALID: &str = "SNAPSHOT_INVALID";
+    pub const QUERY_TOO_COMPLEX: Code = Code::QueryTooComplex;
     /// A bug met while answering (a panic caught for that call only).
-    pub const INTERNAL: &str = "INTERNAL";
+    pub const INTERNAL: Code = Code::Internal;
 }

@@ -248,11 +248,11 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let mut keys = Vec::new();
     if cli.trust_key.iter().any(|k| k.trim().is_empty()) {
         // `--trust-key "$UNSET"` must not turn the check off silently.
-        return Err(Box::new(code_index_schemas::signing::SignError {
-            code: code_index_schemas::signing::codes::BAD_KEY,
-            message: "--trust-key is empty".into(),
-            hint: "pass the public key `code-indexer keygen` printed (ed25519:…); check the variable that should hold it".into(),
-        }));
+        return Err(Box::new(code_index_schemas::signing::SignError::new(
+            code_index_schemas::signing::codes::BAD_KEY,
+            "--trust-key is empty",
+            "pass the public key `code-indexer keygen` printed (ed25519:…); check the variable that should hold it",
+        )));
     }
     let env = std::env::var("CODE_INDEX_TRUSTED_KEYS").unwrap_or_default();
     for k in cli

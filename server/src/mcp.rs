@@ -376,12 +376,7 @@ impl ServerHandler for Server {
             let params = resources::parse_query_string(rest.strip_prefix('?').unwrap_or(rest));
             let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
             let (path, query, repo) = (get("path"), get("query"), get("repo"));
-            let as_error = |e: ToolError| {
-                ErrorData::invalid_params(
-                    format!("{}: {} (hint: {})", e.code, e.message, e.hint),
-                    None,
-                )
-            };
+            let as_error = |e: ToolError| ErrorData::invalid_params(e.one_line().to_string(), None);
             for (k, v) in [("path", &path), ("query", &query), ("repo", &repo)] {
                 if v.as_ref()
                     .is_some_and(|v| v.len() > crate::args::MAX_STRING_LEN)
@@ -422,14 +417,20 @@ impl ServerHandler for Server {
             .with_mime_type("application/json")])
             .into());
         }
-        Err(ErrorData::resource_not_found(
+        let unknown = ToolError::new(
+            codes::NOT_FOUND,
             format!(
-                "{}: unknown resource {} (hint: read {} or {})",
-                codes::NOT_FOUND,
-                req.uri.chars().take(200).collect::<String>(),
+                "unknown resource {}",
+                req.uri.chars().take(200).collect::<String>()
+            ),
+            format!(
+                "read {} or {}",
                 resources::HEALTH_URI,
                 resources::RELEVANT_TEMPLATE
             ),
+        );
+        Err(ErrorData::resource_not_found(
+            unknown.one_line().to_string(),
             None,
         ))
     }

@@ -6,38 +6,52 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use code_index_schemas::diag::{Code, Diagnostic};
 use code_index_schemas::table::TableReader;
 use code_index_schemas::{files_table, Manifest, MANIFEST_FILE, SCHEMA_VERSION};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-/// A loading failure, with what to do about it.
-#[derive(Debug)]
+/// A loading failure, with what to do about it: a [`Diagnostic`] in all
+/// but name, and displayed as one. A struct of its own only because
+/// `store/mod.rs` still builds it by struct literal with a wire string
+/// (`E_CACHE`, `E_CONFIG`); new code uses [`LoadError::new`] with a [`Code`].
+/// Once those literals are `LoadError::new`, this can be `type LoadError = Diagnostic`.
+#[derive(Debug, Clone)]
 pub struct LoadError {
     pub message: String,
     pub hint: String,
-    /// `E_SNAPSHOT_INVALID` unless set (`E_CACHE`, `E_CONFIG`).
+    /// A [`Code`]'s wire string: `E_SNAPSHOT_INVALID`, a signature code, `E_CACHE`, `E_CONFIG`.
     pub code: &'static str,
 }
 
+impl LoadError {
+    pub fn new(code: Code, message: impl Into<String>, hint: impl Into<String>) -> LoadError {
+        LoadError {
+            code: code.as_str(),
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+}
+
+impl From<LoadError> for Diagnostic {
+    fn from(e: LoadError) -> Diagnostic {
+        Diagnostic::new(e.code, e.message, e.hint)
+    }
+}
+
+/// As the [`Diagnostic`] it is.
 impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "error[{}]: {}\n  hint: {}",
-            self.code, self.message, self.hint
-        )
+        Diagnostic::from(self.clone()).fmt(f)
     }
 }
 
 impl std::error::Error for LoadError {}
 
 fn err(message: impl Into<String>, hint: impl Into<String>) -> LoadError {
-    LoadError {
-        code: "E_SNAPSHOT_INVALID",
-        message: message.into(),
-        hint: hint.into(),
-    }
+    LoadError::new(Code::SnapshotInvalid, message, hint)
 }
 
 const REBUILD: &str =
@@ -90,11 +104,7 @@ fn check_signature(dir: &Path, manifest: &[u8]) -> Result<Option<String>, LoadEr
     }
     signing::verify(trusted_keys(), manifest, sig.as_deref())
         .map(Some)
-        .map_err(|e| LoadError {
-            code: e.code,
-            message: format!("{}: {}", dir.display(), e.message),
-            hint: e.hint,
-        })
+        .map_err(|e| LoadError::new(e.code, format!("{}: {}", dir.display(), e.message), e.hint))
 }
 
 /// Shorter texts stay plain (LZ4 cannot shrink them much).
@@ -563,7 +573,7 @@ mod tests {
                     }
                 }
                 Err(e) => {
-                    prop_assert_eq!(e.code, "E_SNAPSHOT_INVALID");
+                    prop_assert_eq!(e.code, Code::SnapshotInvalid.as_str());
                     prop_assert!(!e.hint.is_empty());
                 }
             }

@@ -36,10 +36,8 @@ pub(super) fn open_model(opts: &Options) -> Result<Option<Model>> {
     let Some(eo) = &opts.embeddings else {
         return Ok(None);
     };
-    let spec = code_index_schemas::embed::ModelSpec::parse(&eo.model)
-        .map_err(|e| Error::new(e.code, e.message, e.hint))?;
-    let embedder = code_index_schemas::embed::open(&spec)
-        .map_err(|e| Error::new(e.code, e.message, e.hint))?;
+    let spec = code_index_schemas::embed::ModelSpec::parse(&eo.model)?;
+    let embedder = code_index_schemas::embed::open(&spec)?;
     let cache = match &eo.cache_dir {
         Some(d) => Cache::open(d, &spec.id())?,
         None => Cache::memory(),

@@ -14,7 +14,7 @@ use super::analyse::Totals;
 use super::prepare::Model;
 use super::{Build, Summary, TableSummary};
 use crate::embeddings::{Pending, Stats, INPUT_DOC};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ids::sha256_hex;
 use crate::patterns::Pattern;
 use crate::snapshot::{self, TempSnapshot};
@@ -69,8 +69,7 @@ pub(super) fn embed(
             &data,
             dim,
             model.flat_max,
-        )
-        .map_err(|e| Error::new(e.code, e.message, e.hint))?;
+        )?;
         out.file = Some(snapshot::describe(dir, VECTORS_FILE, ids.len() as u64)?);
         out.info = Some(EmbeddingInfo {
             model: model_id,
