@@ -161,6 +161,11 @@ pub fn top_k(v: &mut Vec<(usize, f32)>, k: usize) {
     v.sort_by(cmp);
 }
 
+/// Candidates: (chunk index, score), best first.
+pub type Scored = Vec<(usize, f32)>;
+/// Ranked hits: (chunk index, score, why).
+pub type Hits = Vec<(usize, f32, String)>;
+
 /// What a ranking reads: the loaded snapshots (in `State::snaps` order),
 /// their tables, the engine and the synonyms for suggestions.
 pub struct Ctx<'a> {

@@ -244,40 +244,7 @@ impl Ctx<'_> {
             .collect();
         let is_symbol = |w: &str| self.store.has_symbol(w, &repos).unwrap_or(false);
         let qt = classify(q, &is_symbol);
-        let mut notice = None;
-        // Routed answers come first (relations, flows, definitions).
-        let mut routed: Vec<(usize, f32, String)> = Vec::new();
-        match &qt {
-            QueryType::Relationship { relation, target } => {
-                routed = self.relation_hits(*relation, target, &repos, &allowed)?;
-                if routed.is_empty() {
-                    notice = Some(format!(
-                        "no {} of {target:?} in the edges table; showing text results instead",
-                        relation.name()
-                    ));
-                }
-            }
-            QueryType::Symbol(name) => {
-                routed = self.definition_hits(name, &repos, &allowed)?;
-            }
-            QueryType::Pattern(subject) => {
-                routed = self.pattern_hits(subject, &allowed);
-                if routed.is_empty() {
-                    notice = Some(format!(
-                        "no detected pattern matches {subject:?}; showing concept results"
-                    ));
-                }
-            }
-            QueryType::Flow { from, to } => {
-                routed = self.flow_hits(from, to, snaps, &allowed)?;
-                if routed.is_empty() {
-                    notice = Some(format!(
-                        "no import/call path found from {from:?} to {to:?}; showing results for both ends"
-                    ));
-                }
-            }
-            _ => {}
-        }
+        let (routed, mut notice) = self.routed(&qt, &repos, snaps, &allowed)?;
         let text_query = match &qt {
             QueryType::Relationship { target, .. } => target.clone(),
             QueryType::Pattern(subject) => subject.clone(),
@@ -285,35 +252,10 @@ impl Ctx<'_> {
             _ => q.to_string(),
         };
         let explain = is_explanation(q) || matches!(qt, QueryType::Pattern(_));
-        let mut semantic_on = false;
-        let kw = if mode != "semantic" || eng.vectors.iter().all(|v| v.is_err()) {
-            self.keyword_list(&text_query, &allowed)
-        } else {
-            Vec::new()
-        };
-        let mut sem = Vec::new();
-        let mut effective = mode.clone();
-        if mode != "keyword" {
-            match self.semantic_list(&text_query, snaps, &allowed) {
-                Ok(v) => {
-                    sem = v;
-                    semantic_on = true;
-                }
-                Err(why) => {
-                    let n = format!("semantic search unavailable ({why}); ran keyword only");
-                    notice = Some(match notice {
-                        Some(p) => format!("{p}; {n}"),
-                        None => n,
-                    });
-                    effective = "keyword".into();
-                }
-            }
-        }
-        let kw = if effective == "keyword" && kw.is_empty() && mode == "semantic" {
-            self.keyword_list(&text_query, &allowed)
-        } else {
-            kw
-        };
+        let (kw, sem, effective) =
+            self.candidates(&text_query, &mode, snaps, &allowed, &mut notice);
+        // Vectors took part unless the mode is (or fell back to) keyword.
+        let semantic_on = effective != "keyword";
         let kw_set: HashSet<usize> = kw.iter().map(|x| x.0).collect();
         let sem_set: HashSet<usize> = sem.iter().map(|x| x.0).collect();
         let fused: Vec<(usize, f32)> = match effective.as_str() {
@@ -372,6 +314,93 @@ impl Ctx<'_> {
             semantic: semantic_on,
             notice,
         })
+    }
+
+    /// The keyword and vector candidates for `text_query` in `mode`, and the
+    /// mode that ran (keyword when vectors are unavailable, said in `notice`).
+    fn candidates(
+        &self,
+        text_query: &str,
+        mode: &str,
+        snaps: &[usize],
+        allowed: &Allowed,
+        notice: &mut Option<String>,
+    ) -> (Scored, Scored, String) {
+        let eng = self.eng;
+        let kw = if mode != "semantic" || eng.vectors.iter().all(|v| v.is_err()) {
+            self.keyword_list(text_query, allowed)
+        } else {
+            Vec::new()
+        };
+        let mut sem = Vec::new();
+        let mut effective = mode.to_string();
+        if mode != "keyword" {
+            match self.semantic_list(text_query, snaps, allowed) {
+                Ok(v) => {
+                    sem = v;
+                }
+                Err(why) => {
+                    let n = format!("semantic search unavailable ({why}); ran keyword only");
+                    *notice = Some(match notice.take() {
+                        Some(p) => format!("{p}; {n}"),
+                        None => n,
+                    });
+                    effective = "keyword".into();
+                }
+            }
+        }
+        let kw = if effective == "keyword" && kw.is_empty() && mode == "semantic" {
+            self.keyword_list(text_query, allowed)
+        } else {
+            kw
+        };
+        (kw, sem, effective)
+    }
+
+    /// Routed answers, which come first: a relation's edges, a name's
+    /// definitions, a pattern's files, a flow's path; and a notice when a
+    /// routed question found nothing.
+    fn routed(
+        &self,
+        qt: &QueryType,
+        repos: &[String],
+        snaps: &[usize],
+        allowed: &Allowed,
+    ) -> Result<(Hits, Option<String>), ToolError> {
+        let mut notice = None;
+        let mut routed: Vec<(usize, f32, String)> = Vec::new();
+        match qt {
+            QueryType::Relationship { relation, target } => {
+                routed = self.relation_hits(*relation, target, repos, allowed)?;
+                if routed.is_empty() {
+                    notice = Some(format!(
+                        "no {} of {target:?} in the edges table; showing text results instead",
+                        relation.name()
+                    ));
+                }
+            }
+            QueryType::Symbol(name) => {
+                routed = self.definition_hits(name, repos, allowed)?;
+            }
+            QueryType::Pattern(subject) => {
+                routed = self.pattern_hits(subject, allowed);
+                if routed.is_empty() {
+                    notice = Some(format!(
+                        "no detected pattern matches {subject:?}; showing concept results"
+                    ));
+                }
+            }
+            QueryType::Flow { from, to } => {
+                routed = self.flow_hits(from, to, snaps, allowed)?;
+                if routed.is_empty() {
+                    notice = Some(format!(
+                        "no import/call path found from {from:?} to {to:?}; showing results for both ends"
+                    ));
+                }
+            }
+            _ => {}
+        }
+        Ok((routed, notice))
     }
 
     pub(crate) fn rank_regex(
