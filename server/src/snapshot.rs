@@ -12,43 +12,8 @@ use code_index_schemas::{files_table, Manifest, MANIFEST_FILE, SCHEMA_VERSION};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-/// A loading failure, with what to do about it: a [`Diagnostic`] in all
-/// but name, and displayed as one. A struct of its own only because
-/// `store/mod.rs` still builds it by struct literal with a wire string
-/// (`E_CACHE`, `E_CONFIG`); new code uses [`LoadError::new`] with a [`Code`].
-/// Once those literals are `LoadError::new`, this can be `type LoadError = Diagnostic`.
-#[derive(Debug, Clone)]
-pub struct LoadError {
-    pub message: String,
-    pub hint: String,
-    /// A [`Code`]'s wire string: `E_SNAPSHOT_INVALID`, a signature code, `E_CACHE`, `E_CONFIG`.
-    pub code: &'static str,
-}
-
-impl LoadError {
-    pub fn new(code: Code, message: impl Into<String>, hint: impl Into<String>) -> LoadError {
-        LoadError {
-            code: code.as_str(),
-            message: message.into(),
-            hint: hint.into(),
-        }
-    }
-}
-
-impl From<LoadError> for Diagnostic {
-    fn from(e: LoadError) -> Diagnostic {
-        Diagnostic::new(e.code, e.message, e.hint)
-    }
-}
-
-/// As the [`Diagnostic`] it is.
-impl std::fmt::Display for LoadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        Diagnostic::from(self.clone()).fmt(f)
-    }
-}
-
-impl std::error::Error for LoadError {}
+/// A loading failure, with what to do about it.
+pub type LoadError = Diagnostic;
 
 fn err(message: impl Into<String>, hint: impl Into<String>) -> LoadError {
     LoadError::new(Code::SnapshotInvalid, message, hint)
@@ -573,7 +538,7 @@ mod tests {
                     }
                 }
                 Err(e) => {
-                    prop_assert_eq!(e.code, Code::SnapshotInvalid.as_str());
+                    prop_assert_eq!(e.code, Code::SnapshotInvalid);
                     prop_assert!(!e.hint.is_empty());
                 }
             }

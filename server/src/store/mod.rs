@@ -27,6 +27,8 @@ use duckdb::types::Value;
 use duckdb::Connection;
 
 use crate::error::ToolError;
+use code_index_schemas::diag::Code;
+
 use crate::snapshot::{LoadError, Snapshot};
 
 /// DuckDB's buffer memory (`CODE_INDEX_DUCKDB_MEMORY`, default 32MB). What
@@ -108,7 +110,7 @@ fn internal(e: impl std::fmt::Display) -> ToolError {
     } else {
         msg
     };
-    ToolError::new("INTERNAL", format!("query failed: {msg}"), hint)
+    ToolError::new(Code::Internal, format!("query failed: {msg}"), hint)
 }
 
 /// Table caches kept besides the one in use (each snapshot set gets its own;
@@ -190,19 +192,22 @@ impl Store {
         cache_dir: &std::path::Path,
         lock: bool,
     ) -> Result<Store, LoadError> {
-        let err = |e: duckdb::Error| LoadError {
-            code: "E_SNAPSHOT_INVALID",
-            message: format!("cannot load snapshot tables into DuckDB: {e}"),
-            hint: "check the snapshot with `code-indexer status <snapshot>`; rebuild it if damaged"
-                .into(),
+        let err = |e: duckdb::Error| {
+            LoadError::new(
+                Code::SnapshotInvalid,
+                format!("cannot load snapshot tables into DuckDB: {e}"),
+                "check the snapshot with `code-indexer status <snapshot>`; rebuild it if damaged",
+            )
         };
-        let io = |e: std::io::Error| LoadError {
-            code: "E_CACHE",
-            message: format!(
-                "cannot write the table cache in {}: {e}",
-                cache_dir.display()
-            ),
-            hint: "set CODE_INDEX_CACHE to a writable directory".into(),
+        let io = |e: std::io::Error| {
+            LoadError::new(
+                Code::Cache,
+                format!(
+                    "cannot write the table cache in {}: {e}",
+                    cache_dir.display()
+                ),
+                "set CODE_INDEX_CACHE to a writable directory",
+            )
         };
         // Keyed by each manifest's content (it holds every table's sha256), not
         // only by the ids a manifest claims: a forged snapshot reusing an id
@@ -241,13 +246,15 @@ impl Store {
             .access_mode(duckdb::AccessMode::ReadOnly)
             .and_then(|c| c.max_memory(&duckdb_memory()))
             .and_then(|c| c.threads(2))
-            .map_err(|e| LoadError {
-                code: "E_CONFIG",
-                message: format!("invalid DuckDB settings: {e}"),
-                hint: format!(
-                    "CODE_INDEX_DUCKDB_MEMORY must be a size such as 32MB or 1GB (it is {:?})",
-                    duckdb_memory()
-                ),
+            .map_err(|e| {
+                LoadError::new(
+                    Code::ServerConfig,
+                    format!("invalid DuckDB settings: {e}"),
+                    format!(
+                        "CODE_INDEX_DUCKDB_MEMORY must be a size such as 32MB or 1GB (it is {:?})",
+                        duckdb_memory()
+                    ),
+                )
             })?;
         let conn = Connection::open_with_flags(&db, cfg).map_err(err)?;
         Self::configure(conn, lock).map_err(err)
