@@ -84,7 +84,7 @@ impl Store {
         let rows = self.rows(
             "SELECT e.repo, coalesce(e.src_symbol_id, -1), coalesce(e.src_symbol, '<file>'), e.src_path, e.line, s.start_line, s.end_line \
              FROM edges e LEFT JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.src_symbol_id \
-             WHERE e.repo = ? AND e.kind = 'calls' AND e.dst_symbol_id = ? ORDER BY e.src_path, e.line LIMIT 500",
+             WHERE e.repo = ? AND e.kind = 'calls' AND e.dst_symbol_id = ? ORDER BY e.src_path, e.line, 2, 3 LIMIT 500",
             &[Value::Text(repo.to_string()), Value::BigInt(id)],
         )?;
         Ok(rows
@@ -108,7 +108,7 @@ impl Store {
         let rows = self.rows(
             "SELECT e.repo, coalesce(e.dst_symbol_id, -1), coalesce(s.qualified_name, e.dst_name), coalesce(s.path, ''), e.line, s.start_line, s.end_line, e.src_path \
              FROM edges e LEFT JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.dst_symbol_id \
-             WHERE e.repo = ? AND e.kind = 'calls' AND e.src_symbol_id = ? ORDER BY e.line LIMIT 500",
+             WHERE e.repo = ? AND e.kind = 'calls' AND e.src_symbol_id = ? ORDER BY e.line, 2, 3, 4 LIMIT 500",
             &[Value::Text(repo.to_string()), Value::BigInt(id)],
         )?;
         Ok(rows

@@ -57,7 +57,7 @@ impl Store {
         let rs = repos_in(repos);
         let t = Value::Text(last.clone());
         let dotted = Value::Text(format!(".{last}"));
-        let sql = format!("SELECT repo, src_path, line, coalesce(src_symbol, ''), dst_name FROM edges WHERE kind = 'calls' AND (dst_name = ? OR ends_with(dst_name, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line LIMIT 2000");
+        let sql = format!("SELECT repo, src_path, line, coalesce(src_symbol, ''), dst_name FROM edges WHERE kind = 'calls' AND (dst_name = ? OR ends_with(dst_name, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line, 4, 5 LIMIT 2000");
         Ok(located(self.rows(&sql, &[t, dotted])?))
     }
 
@@ -69,7 +69,7 @@ impl Store {
         let rs = repos_in(repos);
         let t = Value::Text(last.clone());
         let dotted = Value::Text(format!(".{last}"));
-        let sql = format!("SELECT repo, src_path, line, coalesce(src_symbol, ''), dst_name FROM edges WHERE kind IN ('extends', 'implements') AND (dst_name = ? OR ends_with(dst_name, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line LIMIT 2000");
+        let sql = format!("SELECT repo, src_path, line, coalesce(src_symbol, ''), dst_name FROM edges WHERE kind IN ('extends', 'implements') AND (dst_name = ? OR ends_with(dst_name, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line, 4, 5 LIMIT 2000");
         Ok(located(self.rows(&sql, &[t, dotted])?))
     }
 
@@ -84,7 +84,7 @@ impl Store {
         let dotted = Value::Text(format!(".{last}"));
         let sql = format!("SELECT repo, path, line, coalesce(enclosing_symbol, ''), name FROM refs WHERE ref_kind = 'import' AND name = ? AND repo IN ({rs}) \
                          UNION ALL SELECT repo, src_path, line, '', dst_name FROM edges WHERE kind = 'imports' AND (dst_name = ? OR ends_with(dst_name, ?) OR ends_with(dst_name, ?) OR ends_with(coalesce(dst_path, ''), ?)) AND repo IN ({rs}) \
-                         ORDER BY 1, 2, 3 LIMIT 2000");
+                         ORDER BY 1, 2, 3, 4, 5 LIMIT 2000");
         let params = vec![
             t.clone(),
             t,
@@ -104,7 +104,7 @@ impl Store {
         let rs = repos_in(repos);
         let dotted = Value::Text(format!(".{last}"));
         let sql = format!("SELECT s.repo, s.path, s.start_line, e.src_symbol, s.qualified_name FROM edges e JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.dst_symbol_id \
-                         WHERE e.kind = 'calls' AND (e.src_symbol = ? OR ends_with(e.src_symbol, ?)) AND e.repo IN ({rs}) ORDER BY e.repo, e.src_path, e.line LIMIT 2000");
+                         WHERE e.kind = 'calls' AND (e.src_symbol = ? OR ends_with(e.src_symbol, ?)) AND e.repo IN ({rs}) ORDER BY e.repo, e.src_path, e.line, 4, 5, 2, 3 LIMIT 2000");
         Ok(located(
             self.rows(&sql, &[Value::Text(target.to_string()), dotted])?,
         ))
@@ -117,7 +117,7 @@ impl Store {
     pub fn imports(&self, target: &str, repos: &[String]) -> Result<Vec<LocatedRow>, ToolError> {
         let last = last_segment(target);
         let rs = repos_in(repos);
-        let sql = format!("SELECT repo, dst_path, 1, src_path, dst_name FROM edges WHERE kind = 'imports' AND dst_path IS NOT NULL AND (src_path = ? OR contains(src_path, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line LIMIT 2000");
+        let sql = format!("SELECT repo, dst_path, 1, src_path, dst_name FROM edges WHERE kind = 'imports' AND dst_path IS NOT NULL AND (src_path = ? OR contains(src_path, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line, 4, 5 LIMIT 2000");
         Ok(located(self.rows(
             &sql,
             &[Value::Text(target.to_string()), Value::Text(last.clone())],
