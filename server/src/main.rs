@@ -244,9 +244,10 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
     })
 }
 
-fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+/// `--trust-key` and `CODE_INDEX_TRUSTED_KEYS`: the keys a snapshot's signature must verify against.
+fn trust_keys(trust_key: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     let mut keys = Vec::new();
-    if cli.trust_key.iter().any(|k| k.trim().is_empty()) {
+    if trust_key.iter().any(|k| k.trim().is_empty()) {
         // `--trust-key "$UNSET"` must not turn the check off silently.
         return Err(Box::new(code_index_schemas::signing::SignError::new(
             code_index_schemas::signing::codes::BAD_KEY,
@@ -255,8 +256,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         )));
     }
     let env = std::env::var("CODE_INDEX_TRUSTED_KEYS").unwrap_or_default();
-    for k in cli
-        .trust_key
+    for k in trust_key
         .iter()
         .map(String::as_str)
         .chain(env.split([',', ' ', '\n']))
@@ -267,6 +267,78 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     if !keys.is_empty() {
         code_index_server::snapshot::set_trusted_keys(keys);
     }
+    Ok(())
+}
+
+/// `sql`: one read-only query over the snapshots' tables, as TSV or JSON.
+fn cmd_sql(
+    index: &[PathBuf],
+    query: &str,
+    max_rows: usize,
+    timeout: f64,
+    json: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let snaps = load_all(index)?;
+    let store = store::Store::load(&snaps, &cache_dir())?;
+    let r = store.sql(query, max_rows, Duration::from_secs_f64(timeout))?;
+    if json {
+        println!("{}", serde_json::to_string(&r)?);
+    } else {
+        println!("{}", r.columns.join("\t"));
+        for row in &r.rows {
+            let cells: Vec<String> = row
+                .iter()
+                .map(|v| match v {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect();
+            println!("{}", cells.join("\t"));
+        }
+        if r.truncated {
+            eprintln!("(truncated at {max_rows} rows; raise --max-rows)");
+        }
+    }
+    Ok(())
+}
+
+/// `grep`: every match, paged through the opaque cursor as an agent would page, as JSON.
+fn cmd_grep(
+    snaps: &[snapshot::Snapshot],
+    req: &GrepRequest,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let refs: Vec<&snapshot::Snapshot> = snaps.iter().collect();
+    let (compiled, files) = grep::compile_scoped(req, &refs)?;
+    let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
+    let fp = cursor::fingerprint("grep", &req.normalized(), &ids);
+    let mut all = Vec::new();
+    let mut pos = (0u64, 0u64);
+    let mut pages = 0;
+    loop {
+        let page = grep::scan(&files, &compiled, pos);
+        pages += 1;
+        all.extend(page.matches);
+        match page.next {
+            Some(n) => {
+                // Round-trip through the opaque cursor, as an agent would.
+                let c = cursor::encode(&fp, &[n.0, n.1]);
+                let p = cursor::decode(&c, &fp)?;
+                pos = (p[0], p[1]);
+            }
+            None => break,
+        }
+    }
+    println!(
+        "{}",
+        serde_json::to_string(
+            &serde_json::json!({"matches": all, "pages": pages, "files": files.len()})
+        )?
+    );
+    Ok(())
+}
+
+fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    trust_keys(&cli.trust_key)?;
     match cli.cmd {
         Cmd::Serve {
             index,
@@ -310,30 +382,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             max_rows,
             timeout,
             json,
-        } => {
-            let snaps = load_all(&index)?;
-            let store = store::Store::load(&snaps, &cache_dir())?;
-            let r = store.sql(&query, max_rows, Duration::from_secs_f64(timeout))?;
-            if json {
-                println!("{}", serde_json::to_string(&r)?);
-            } else {
-                println!("{}", r.columns.join("\t"));
-                for row in &r.rows {
-                    let cells: Vec<String> = row
-                        .iter()
-                        .map(|v| match v {
-                            serde_json::Value::String(s) => s.clone(),
-                            other => other.to_string(),
-                        })
-                        .collect();
-                    println!("{}", cells.join("\t"));
-                }
-                if r.truncated {
-                    eprintln!("(truncated at {max_rows} rows; raise --max-rows)");
-                }
-            }
-            Ok(())
-        }
+        } => cmd_sql(&index, &query, max_rows, timeout, json),
         Cmd::Grep {
             index,
             pattern,
@@ -374,34 +423,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 budget: Duration::from_secs(600),
                 per_file_limit: None,
             };
-            let refs: Vec<&snapshot::Snapshot> = snaps.iter().collect();
-            let (compiled, files) = grep::compile_scoped(&req, &refs)?;
-            let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
-            let fp = cursor::fingerprint("grep", &req.normalized(), &ids);
-            let mut all = Vec::new();
-            let mut pos = (0u64, 0u64);
-            let mut pages = 0;
-            loop {
-                let page = grep::scan(&files, &compiled, pos);
-                pages += 1;
-                all.extend(page.matches);
-                match page.next {
-                    Some(n) => {
-                        // Round-trip through the opaque cursor, as an agent would.
-                        let c = cursor::encode(&fp, &[n.0, n.1]);
-                        let p = cursor::decode(&c, &fp)?;
-                        pos = (p[0], p[1]);
-                    }
-                    None => break,
-                }
-            }
-            println!(
-                "{}",
-                serde_json::to_string(
-                    &serde_json::json!({"matches": all, "pages": pages, "files": files.len()})
-                )?
-            );
-            Ok(())
+            cmd_grep(&snaps, &req)
         }
     }
 }
