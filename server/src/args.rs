@@ -165,14 +165,17 @@ fn types_of(s: &Value) -> Vec<&str> {
     }
 }
 
+/// The branches of an `anyOf`/`oneOf` schema (`None`: not one).
+pub fn alternatives(s: &Value) -> Option<&Vec<Value>> {
+    s.get("anyOf")
+        .or_else(|| s.get("oneOf"))
+        .and_then(Value::as_array)
+}
+
 /// A short description of what schema `s` accepts: "an integer in 1..=1000".
 pub fn describe(s: &Value, root: &Value) -> String {
     let s = resolve(s, root);
-    if let Some(any) = s
-        .get("anyOf")
-        .or_else(|| s.get("oneOf"))
-        .and_then(Value::as_array)
-    {
+    if let Some(any) = alternatives(s) {
         let parts: Vec<String> = any
             .iter()
             .filter(|b| types_of(resolve(b, root)) != ["null"])
@@ -257,11 +260,7 @@ fn check_value(name: &str, v: &Value, s: &Value, root: &Value) -> Result<(), Too
             ),
         )
     };
-    if let Some(any) = s
-        .get("anyOf")
-        .or_else(|| s.get("oneOf"))
-        .and_then(Value::as_array)
-    {
+    if let Some(any) = alternatives(s) {
         // The first branch of the value's type decides, so a range error is
         // reported as such rather than as "must be X or Y".
         let mut fit = None;

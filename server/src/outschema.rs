@@ -69,11 +69,7 @@ fn type_word(s: &Value, defs: &Map<String, Value>) -> String {
             _ => "object".into(),
         };
     }
-    if let Some(any) = s
-        .get("anyOf")
-        .or_else(|| s.get("oneOf"))
-        .and_then(Value::as_array)
-    {
+    if let Some(any) = crate::args::alternatives(s) {
         let parts: Vec<String> = any
             .iter()
             .filter(|v| v.get("type").and_then(Value::as_str) != Some("null"))

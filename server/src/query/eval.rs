@@ -213,14 +213,7 @@ fn file_hits(
         if let Some(v) = &cache[i] {
             return v.clone();
         }
-        let file_hit = || SearchHit {
-            repo: repo.to_string(),
-            path: f.path.clone(),
-            line: 1,
-            end_line: 1,
-            kind: "file".into(),
-            text: f.with_content(|c| c.lines().next().unwrap_or("").chars().take(200).collect()),
-        };
+        let file_hit = || file_hit(repo, f);
         let v = match &compiled[i] {
             Compiled::Content(c) => c
                 .search_file(repo, f)
@@ -285,14 +278,19 @@ fn file_hits(
     hits.sort_by(|a, b| (a.line, &a.kind).cmp(&(b.line, &b.kind)));
     hits.dedup_by(|a, b| a.line == b.line);
     if hits.is_empty() {
-        hits.push(SearchHit {
-            repo: repo.to_string(),
-            path: f.path.clone(),
-            line: 1,
-            end_line: 1,
-            kind: "file".into(),
-            text: f.with_content(|c| c.lines().next().unwrap_or("").chars().take(200).collect()),
-        });
+        hits.push(file_hit(repo, f));
     }
     hits
+}
+
+/// The hit for a file as a whole: its first line.
+fn file_hit(repo: &str, f: &FileEntry) -> SearchHit {
+    SearchHit {
+        repo: repo.to_string(),
+        path: f.path.clone(),
+        line: 1,
+        end_line: 1,
+        kind: "file".into(),
+        text: f.with_content(|c| c.lines().next().unwrap_or("").chars().take(200).collect()),
+    }
 }

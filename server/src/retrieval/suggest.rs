@@ -97,25 +97,22 @@ impl Ctx<'_> {
                 }
             }
         }
-        // Wider scopes.
-        if scope.tests == Tests::Exclude || scope.tests == Tests::Only {
-            let n = eng
-                .bm25
-                .count(q, &|i| scope.snaps[eng.chunks[i].snap as usize]) as u64;
-            if n > 0 {
-                out.push(Suggestion {
-                    query: format!("{q} (include_tests: include)"),
-                    results: n,
-                });
+        // Wider scopes: the selected repos only.
+        let narrowed_tests = scope.tests == Tests::Exclude || scope.tests == Tests::Only;
+        let narrowed_place = scope.path.is_some() || scope.lang.is_some() || scope.module.is_some();
+        for (narrowed, widened) in [
+            (narrowed_tests, "include_tests: include"),
+            (narrowed_place, "without path/lang/module"),
+        ] {
+            if !narrowed {
+                continue;
             }
-        }
-        if scope.path.is_some() || scope.lang.is_some() || scope.module.is_some() {
             let n = eng
                 .bm25
                 .count(q, &|i| scope.snaps[eng.chunks[i].snap as usize]) as u64;
             if n > 0 {
                 out.push(Suggestion {
-                    query: format!("{q} (without path/lang/module)"),
+                    query: format!("{q} ({widened})"),
                     results: n,
                 });
             }

@@ -82,24 +82,12 @@ impl Store {
     /// line; at most 500.
     pub fn callers_of_symbol(&self, repo: &str, id: i64) -> Result<Vec<CallRow>, ToolError> {
         let rows = self.rows(
-            "SELECT e.repo, coalesce(e.src_symbol_id, -1), coalesce(e.src_symbol, '<file>'), e.src_path, e.line, s.start_line, s.end_line \
+            "SELECT e.repo, coalesce(e.src_symbol_id, -1), coalesce(e.src_symbol, '<file>'), e.src_path, e.line, s.start_line, s.end_line, e.src_path \
              FROM edges e LEFT JOIN symbols s ON s.repo = e.repo AND s.symbol_id = e.src_symbol_id \
              WHERE e.repo = ? AND e.kind = 'calls' AND e.dst_symbol_id = ? ORDER BY e.src_path, e.line, 2, 3 LIMIT 500",
             &[Value::Text(repo.to_string()), Value::BigInt(id)],
         )?;
-        Ok(rows
-            .iter()
-            .map(|r| CallRow {
-                repo: val_str(&r[0]),
-                other_id: val_i64(&r[1]),
-                other: val_str(&r[2]),
-                path: val_str(&r[3]),
-                line: val_i64(&r[4]),
-                start_line: val_opt_i64(&r[5]),
-                end_line: val_opt_i64(&r[6]),
-                src_path: val_str(&r[3]),
-            })
-            .collect())
+        Ok(rows.iter().map(|r| call_row(r)).collect())
     }
 
     /// Calls made by the symbol `id` in `repo`, resolved or not, by line;
@@ -111,18 +99,21 @@ impl Store {
              WHERE e.repo = ? AND e.kind = 'calls' AND e.src_symbol_id = ? ORDER BY e.line, 2, 3, 4 LIMIT 500",
             &[Value::Text(repo.to_string()), Value::BigInt(id)],
         )?;
-        Ok(rows
-            .iter()
-            .map(|r| CallRow {
-                repo: val_str(&r[0]),
-                other_id: val_i64(&r[1]),
-                other: val_str(&r[2]),
-                path: val_str(&r[3]),
-                line: val_i64(&r[4]),
-                start_line: val_opt_i64(&r[5]),
-                end_line: val_opt_i64(&r[6]),
-                src_path: val_str(&r[7]),
-            })
-            .collect())
+        Ok(rows.iter().map(|r| call_row(r)).collect())
+    }
+}
+
+/// A call row as both queries select it: repo, the other symbol's id and
+/// name, its path, the call's line, the other's span, the calling file.
+fn call_row(r: &[Value]) -> CallRow {
+    CallRow {
+        repo: val_str(&r[0]),
+        other_id: val_i64(&r[1]),
+        other: val_str(&r[2]),
+        path: val_str(&r[3]),
+        line: val_i64(&r[4]),
+        start_line: val_opt_i64(&r[5]),
+        end_line: val_opt_i64(&r[6]),
+        src_path: val_str(&r[7]),
     }
 }
