@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use code_index_builder::config::{self, CONFIG_FILE};
 use code_index_builder::error::{codes, Error, Result};
 use code_index_builder::{analyze, index, secrets, status, walk};
@@ -23,46 +23,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Index a repository into <out>/<repo>/<snapshot-id>/.
-    Index {
-        /// Root of the source tree.
-        repo: PathBuf,
-        /// Directory that holds snapshots (one folder per repo).
-        #[arg(long)]
-        out: PathBuf,
-        /// A previous snapshot (or <out>/<repo>/ with a `latest` file): unchanged files reuse its rows.
-        #[arg(long)]
-        previous: Option<PathBuf>,
-        /// Build without vectors (search_code then runs keyword-only and says so).
-        #[arg(long)]
-        no_embeddings: bool,
-        /// Embedding model: minilm (offline default), voyage:<model>, openai:<model>, ollama:<model>.
-        #[arg(long, default_value = "minilm")]
-        model: String,
-        /// Embedding cache directory (default ~/.cache/code-index/embeddings); `none` disables it.
-        #[arg(long)]
-        embedding_cache: Option<PathBuf>,
-        /// Most vectors kept in an exact (Flat) FAISS index; above it an IVF index.
-        #[arg(long, default_value_t = code_index_schemas::vectors::FLAT_MAX)]
-        flat_max: usize,
-        /// Worker threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Print a JSON summary on stdout.
-        #[arg(long)]
-        json: bool,
-        /// Repository name in the snapshot path (default: config `name` or the directory name).
-        #[arg(long)]
-        name: Option<String>,
-        /// Skip files larger than this many bytes (default 1048576, as `rg --max-filesize 1M`).
-        #[arg(long)]
-        max_file_size: Option<u64>,
-        /// What to do with secrets found: redact them (default; or the config's secrets.action) or fail the build.
-        #[arg(long, value_enum)]
-        secrets: Option<code_index_builder::config::SecretsAction>,
-        /// Leave unreadable files out (counted) instead of failing.
-        #[arg(long)]
-        skip_unreadable: bool,
-    },
+    Index(IndexArgs),
     /// Write a starter .code-index.yaml inferred from the tree.
     Init {
         repo: PathBuf,
@@ -94,25 +55,7 @@ enum Cmd {
         json: bool,
     },
     /// Re-embed a snapshot's chunks with another model into a new snapshot (tables copied, vectors new).
-    UpgradeEmbeddings {
-        /// A snapshot directory, or <out>/<repo>/ (uses `latest`).
-        snapshot: PathBuf,
-        /// minilm, voyage:<model>, openai:<model>, ollama:<model>.
-        #[arg(long)]
-        model: String,
-        /// Where the new snapshot goes (default: beside the old one).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        #[arg(long)]
-        embedding_cache: Option<PathBuf>,
-        #[arg(long, default_value_t = code_index_schemas::vectors::FLAT_MAX)]
-        flat_max: usize,
-        /// Only say how many chunks would be embedded.
-        #[arg(long)]
-        dry_run: bool,
-        #[arg(long)]
-        json: bool,
-    },
+    UpgradeEmbeddings(UpgradeArgs),
     /// Print what to read next for a file (markdown, on stderr): for a Claude Code PreToolUse hook on Read.
     /// Without FILE, reads the hook's JSON from stdin (tool_input.file_path). Always exits 0.
     SuggestContext {
@@ -157,6 +100,71 @@ enum Cmd {
         #[arg(long)]
         reveal: bool,
     },
+}
+
+// `index`'s arguments (no doc comment: the variant's is the help text).
+#[derive(Args)]
+struct IndexArgs {
+    /// Root of the source tree.
+    repo: PathBuf,
+    /// Directory that holds snapshots (one folder per repo).
+    #[arg(long)]
+    out: PathBuf,
+    /// A previous snapshot (or <out>/<repo>/ with a `latest` file): unchanged files reuse its rows.
+    #[arg(long)]
+    previous: Option<PathBuf>,
+    /// Build without vectors (search_code then runs keyword-only and says so).
+    #[arg(long)]
+    no_embeddings: bool,
+    /// Embedding model: minilm (offline default), voyage:<model>, openai:<model>, ollama:<model>.
+    #[arg(long, default_value = "minilm")]
+    model: String,
+    /// Embedding cache directory (default ~/.cache/code-index/embeddings); `none` disables it.
+    #[arg(long)]
+    embedding_cache: Option<PathBuf>,
+    /// Most vectors kept in an exact (Flat) FAISS index; above it an IVF index.
+    #[arg(long, default_value_t = code_index_schemas::vectors::FLAT_MAX)]
+    flat_max: usize,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print a JSON summary on stdout.
+    #[arg(long)]
+    json: bool,
+    /// Repository name in the snapshot path (default: config `name` or the directory name).
+    #[arg(long)]
+    name: Option<String>,
+    /// Skip files larger than this many bytes (default 1048576, as `rg --max-filesize 1M`).
+    #[arg(long)]
+    max_file_size: Option<u64>,
+    /// What to do with secrets found: redact them (default; or the config's secrets.action) or fail the build.
+    #[arg(long, value_enum)]
+    secrets: Option<code_index_builder::config::SecretsAction>,
+    /// Leave unreadable files out (counted) instead of failing.
+    #[arg(long)]
+    skip_unreadable: bool,
+}
+
+// `upgrade-embeddings`' arguments (no doc comment: the variant's is the help text).
+#[derive(Args)]
+struct UpgradeArgs {
+    /// A snapshot directory, or <out>/<repo>/ (uses `latest`).
+    snapshot: PathBuf,
+    /// minilm, voyage:<model>, openai:<model>, ollama:<model>.
+    #[arg(long)]
+    model: String,
+    /// Where the new snapshot goes (default: beside the old one).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[arg(long)]
+    embedding_cache: Option<PathBuf>,
+    #[arg(long, default_value_t = code_index_schemas::vectors::FLAT_MAX)]
+    flat_max: usize,
+    /// Only say how many chunks would be embedded.
+    #[arg(long)]
+    dry_run: bool,
+    #[arg(long)]
+    json: bool,
 }
 
 fn cache_dir(arg: Option<PathBuf>) -> Option<PathBuf> {
@@ -208,167 +216,29 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.cmd {
-        Cmd::Index {
-            repo,
-            out,
-            previous,
-            no_embeddings,
-            model,
-            embedding_cache,
-            flat_max,
-            threads: t,
-            json,
-            name,
-            max_file_size,
-            skip_unreadable,
-            secrets,
-        } => {
-            let embeddings = (!no_embeddings).then(|| index::EmbedOptions {
-                model,
-                cache_dir: cache_dir(embedding_cache),
-                flat_max,
-            });
-            let opts = index::Options {
-                embeddings,
-                repo,
-                out,
-                previous,
-                threads: threads(t),
-                name,
-                max_file_size,
-                skip_unreadable,
-                progress: !json,
-                secrets,
-            };
-            let s = index::run(&opts)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&s).unwrap());
-            } else {
-                println!("snapshot {} written to {}", s.snapshot_id, s.snapshot_dir);
-                println!(
-                    "  {} files ({} reused), {:.1} MB source -> {:.1} MB snapshot ({:.2}x) in {:.1}s",
-                    s.files,
-                    s.reused_files,
-                    s.source_bytes as f64 / 1e6,
-                    s.snapshot_bytes as f64 / 1e6,
-                    s.snapshot_bytes as f64 / s.source_bytes.max(1) as f64,
-                    s.seconds
-                );
-                for (t, ts) in &s.tables {
-                    println!("  {t:<11} {:>10} rows {:>12} bytes", ts.rows, ts.bytes);
-                }
-                if let Some(e) = &s.embeddings {
-                    println!(
-                        "  embeddings  {} chunks: {} from cache, {} embedded in {:.1}s",
-                        e.chunks, e.from_cache, e.embedded, e.seconds
-                    );
-                }
-                let sk = &s.skipped;
-                println!(
-                    "  skipped: {} default-excluded, {} config-excluded, {} too large, {} binary, {} unreadable",
-                    sk.default_excluded, sk.config_excluded, sk.too_large, sk.binary, sk.unreadable
-                );
-                if let Some(why) = &s.previous_ignored {
-                    println!("  note: --previous not reused: {why}; this was a full build");
-                }
-            }
-            Ok(())
-        }
-        Cmd::Init { repo, force } => init(&repo, force),
+        Cmd::Index(args) => cmd_index(args),
+        Cmd::Init { repo, force } => cmd_init(&repo, force),
         Cmd::Status {
             snapshot,
             repo,
             json,
-        } => {
-            let s = status::status(&snapshot, repo.as_deref())?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&s).unwrap());
-            } else {
-                print!("{}", status::render(&s));
-            }
-            if !s.damaged_files.is_empty() {
-                return Err(Error::new(
-                    codes::SNAPSHOT_INVALID,
-                    format!("snapshot files damaged: {}", s.damaged_files.join(", ")),
-                    "rebuild the snapshot with `code-indexer index`",
-                ));
-            }
-            Ok(())
-        }
-        Cmd::Keygen { out, force } => keygen(&out, force),
-        Cmd::Sign { snapshot, key } => sign(&snapshot, key.as_deref()),
+        } => cmd_status(&snapshot, repo.as_deref(), json),
+        Cmd::Keygen { out, force } => cmd_keygen(&out, force),
+        Cmd::Sign { snapshot, key } => cmd_sign(&snapshot, key.as_deref()),
         Cmd::Secrets {
             repo,
             list,
             json,
             reveal,
-        } => secrets_cmd(&repo, list, json, reveal),
-        Cmd::UpgradeEmbeddings {
-            snapshot,
-            model,
-            out,
-            embedding_cache,
-            flat_max,
-            dry_run,
-            json,
-        } => {
-            let src = code_index_builder::snapshot::resolve_dir(&snapshot)?;
-            // <out>/<repo>/<id>: default out is two levels up.
-            let out = out.unwrap_or_else(|| {
-                src.parent()
-                    .and_then(|p| p.parent())
-                    .map(Path::to_path_buf)
-                    .unwrap_or_else(|| PathBuf::from("."))
-            });
-            let cache = cache_dir(embedding_cache);
-            let s = code_index_builder::embeddings::upgrade(
-                &src,
-                &out,
-                &code_index_builder::embeddings::UpgradeOptions {
-                    model: &model,
-                    cache_dir: cache.as_deref(),
-                    flat_max,
-                    progress: !json,
-                    dry_run,
-                },
-                &mut |todo, total, chunks, m| {
-                    if dry_run {
-                        println!(
-                            "would embed {todo} of {total} inputs ({chunks} chunks, their signatures and definition windows) with {m}"
-                        )
-                    } else {
-                        eprintln!(
-                            "upgrade-embeddings: will embed {todo} of {total} inputs ({chunks} chunks, their signatures and definition windows) with {m} ({} from cache)",
-                            total - todo
-                        )
-                    }
-                },
-            )?;
-            let Some(s) = s else {
-                return Ok(());
-            };
-            if json {
-                println!("{}", serde_json::to_string_pretty(&s).unwrap());
-            } else {
-                println!(
-                    "snapshot {} written to {} ({}: {} chunks, {} embedded in {:.1}s)",
-                    s.snapshot_id,
-                    s.snapshot_dir,
-                    s.model,
-                    s.stats.chunks,
-                    s.stats.embedded,
-                    s.stats.seconds
-                );
-            }
-            Ok(())
-        }
+        } => cmd_secrets(&repo, list, json, reveal),
+        Cmd::UpgradeEmbeddings(args) => cmd_upgrade_embeddings(args),
         Cmd::SuggestContext {
             file,
             index,
             query,
             hook_json,
         } => {
-            suggest_context(file, index, query, hook_json);
+            cmd_suggest_context(file, index, query, hook_json);
             Ok(())
         }
         Cmd::Sql {
@@ -377,13 +247,144 @@ fn run(cli: Cli) -> Result<()> {
             max_rows,
             timeout,
             json,
-        } => sql_cmd(&snapshot, &query, max_rows, timeout, json),
+        } => cmd_sql(&snapshot, &query, max_rows, timeout, json),
     }
+}
+
+/// `index`: build a snapshot, then print its summary (text or JSON).
+fn cmd_index(a: IndexArgs) -> Result<()> {
+    let embeddings = (!a.no_embeddings).then(|| index::EmbedOptions {
+        model: a.model,
+        cache_dir: cache_dir(a.embedding_cache),
+        flat_max: a.flat_max,
+    });
+    let opts = index::Options {
+        embeddings,
+        repo: a.repo,
+        out: a.out,
+        previous: a.previous,
+        threads: threads(a.threads),
+        name: a.name,
+        max_file_size: a.max_file_size,
+        skip_unreadable: a.skip_unreadable,
+        progress: !a.json,
+        secrets: a.secrets,
+    };
+    let s = index::run(&opts)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&s).unwrap());
+    } else {
+        print_index_summary(&s);
+    }
+    Ok(())
+}
+
+/// The text summary of a build.
+fn print_index_summary(s: &index::Summary) {
+    println!("snapshot {} written to {}", s.snapshot_id, s.snapshot_dir);
+    println!(
+        "  {} files ({} reused), {:.1} MB source -> {:.1} MB snapshot ({:.2}x) in {:.1}s",
+        s.files,
+        s.reused_files,
+        s.source_bytes as f64 / 1e6,
+        s.snapshot_bytes as f64 / 1e6,
+        s.snapshot_bytes as f64 / s.source_bytes.max(1) as f64,
+        s.seconds
+    );
+    for (t, ts) in &s.tables {
+        println!("  {t:<11} {:>10} rows {:>12} bytes", ts.rows, ts.bytes);
+    }
+    if let Some(e) = &s.embeddings {
+        println!(
+            "  embeddings  {} chunks: {} from cache, {} embedded in {:.1}s",
+            e.chunks, e.from_cache, e.embedded, e.seconds
+        );
+    }
+    let sk = &s.skipped;
+    println!(
+        "  skipped: {} default-excluded, {} config-excluded, {} too large, {} binary, {} unreadable",
+        sk.default_excluded, sk.config_excluded, sk.too_large, sk.binary, sk.unreadable
+    );
+    if let Some(why) = &s.previous_ignored {
+        println!("  note: --previous not reused: {why}; this was a full build");
+    }
+}
+
+/// `status`: print the report; damaged files fail the command after it.
+fn cmd_status(snapshot: &Path, repo: Option<&Path>, json: bool) -> Result<()> {
+    let s = status::status(snapshot, repo)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&s).unwrap());
+    } else {
+        print!("{}", status::render(&s));
+    }
+    if !s.damaged_files.is_empty() {
+        return Err(Error::new(
+            codes::SNAPSHOT_INVALID,
+            format!("snapshot files damaged: {}", s.damaged_files.join(", ")),
+            "rebuild the snapshot with `code-indexer index`",
+        ));
+    }
+    Ok(())
+}
+
+/// `upgrade-embeddings`: re-embed into a new snapshot (or, with --dry-run, only count).
+fn cmd_upgrade_embeddings(a: UpgradeArgs) -> Result<()> {
+    let (dry_run, json) = (a.dry_run, a.json);
+    let src = code_index_builder::snapshot::resolve_dir(&a.snapshot)?;
+    // <out>/<repo>/<id>: default out is two levels up.
+    let out = a.out.unwrap_or_else(|| {
+        src.parent()
+            .and_then(|p| p.parent())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."))
+    });
+    let cache = cache_dir(a.embedding_cache);
+    let s = code_index_builder::embeddings::upgrade(
+        &src,
+        &out,
+        &code_index_builder::embeddings::UpgradeOptions {
+            model: &a.model,
+            cache_dir: cache.as_deref(),
+            flat_max: a.flat_max,
+            progress: !json,
+            dry_run,
+        },
+        &mut |todo, total, chunks, m| {
+            if dry_run {
+                println!(
+                    "would embed {todo} of {total} inputs ({chunks} chunks, their signatures and definition windows) with {m}"
+                )
+            } else {
+                eprintln!(
+                    "upgrade-embeddings: will embed {todo} of {total} inputs ({chunks} chunks, their signatures and definition windows) with {m} ({} from cache)",
+                    total - todo
+                )
+            }
+        },
+    )?;
+    let Some(s) = s else {
+        return Ok(());
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&s).unwrap());
+    } else {
+        println!(
+            "snapshot {} written to {} ({}: {} chunks, {} embedded in {:.1}s)",
+            s.snapshot_id,
+            s.snapshot_dir,
+            s.model,
+            s.stats.chunks,
+            s.stats.embedded,
+            s.stats.seconds
+        );
+    }
+    Ok(())
 }
 
 /// For a Claude Code PreToolUse hook: never fails the hook (exit 0), prints
 /// the markdown on stderr (and optionally the hook JSON on stdout).
-fn suggest_context(
+fn cmd_suggest_context(
     file: Option<PathBuf>,
     index: Option<PathBuf>,
     query: Option<String>,
@@ -461,7 +462,7 @@ fn suggest_context(
 }
 
 /// The builder links no database: SQL runs in the server binary installed beside it.
-fn sql_cmd(snapshot: &Path, query: &str, max_rows: usize, timeout: f64, json: bool) -> Result<()> {
+fn cmd_sql(snapshot: &Path, query: &str, max_rows: usize, timeout: f64, json: bool) -> Result<()> {
     let dir = code_index_builder::snapshot::resolve_dir(snapshot)?;
     let me = std::env::current_exe()
         .map_err(|e| Error::new(codes::INTERNAL, e.to_string(), "report this as a bug"))?;
@@ -510,7 +511,7 @@ struct SecretRow {
     value: Option<String>,
 }
 
-fn secrets_cmd(repo: &Path, list: bool, json: bool, reveal: bool) -> Result<()> {
+fn cmd_secrets(repo: &Path, list: bool, json: bool, reveal: bool) -> Result<()> {
     let root = index::check_repo(repo)?;
     let cfg = config::load(&root, None)?;
     let walked = walk::walk(&root, &cfg, threads(None))?;
@@ -552,7 +553,7 @@ fn secrets_cmd(repo: &Path, list: bool, json: bool, reveal: bool) -> Result<()> 
     Ok(())
 }
 
-fn keygen(out: &Path, force: bool) -> Result<()> {
+fn cmd_keygen(out: &Path, force: bool) -> Result<()> {
     use code_index_schemas::signing;
     let (secret, public) = signing::generate()?;
     let (key, pubf) = (out.join("code-index.key"), out.join("code-index.pub"));
@@ -607,7 +608,7 @@ fn write_private(path: &Path, text: &str) -> Result<()> {
         .map_err(|e| Error::io(codes::WRITE, "cannot write", path, e, "check permissions"))
 }
 
-fn sign(snapshot: &Path, key: Option<&Path>) -> Result<()> {
+fn cmd_sign(snapshot: &Path, key: Option<&Path>) -> Result<()> {
     use code_index_schemas::signing;
     let secret = match key {
         Some(p) => std::fs::read_to_string(p).map_err(|e| {
@@ -642,7 +643,8 @@ fn sign(snapshot: &Path, key: Option<&Path>) -> Result<()> {
     Ok(())
 }
 
-fn init(repo: &Path, force: bool) -> Result<()> {
+/// `init`: write a starter config inferred from the tree (checked to parse first).
+fn cmd_init(repo: &Path, force: bool) -> Result<()> {
     let root = index::check_repo(repo)?;
     let target = root.join(CONFIG_FILE);
     if target.exists() && !force {
@@ -656,30 +658,78 @@ fn init(repo: &Path, force: bool) -> Result<()> {
     let cfg = config::effective(config::Config::default(), None, &target, None)?;
     let walked = walk::walk(&root, &cfg, threads(None))?;
     let paths: Vec<String> = walked.entries.iter().map(|e| e.rel.clone()).collect();
-    let modules = code_index_builder::modules::Modules::infer(&root, &paths, &cfg.config);
-    let mut roots: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-    let mut tests = 0usize;
-    let mut docs: Vec<&str> = Vec::new();
-    for p in &paths {
-        let lang = code_index_builder::language::Lang::detect(p);
-        if let Some(r) = modules.of(p, lang).module_root {
-            *roots.entry(r).or_default() += 1;
-        }
-        if cfg.tests.is_match(p) {
-            tests += 1;
-        }
-        if cfg.nav_docs.is_match(p) && docs.len() < 10 {
-            docs.push(p);
-        }
-    }
+    let tree = Inferred::scan(&root, &cfg, &paths);
     let name = index::repo_name(&root, &cfg, None);
+    let y = starter_config(&root, &name, &tree);
+    // Check it parses before writing.
+    config::parse_config(&y, &target)?;
+    let tmp = target.with_extension("yaml.tmp");
+    std::fs::write(&tmp, &y)
+        .and_then(|_| std::fs::rename(&tmp, &target))
+        .map_err(|e| {
+            Error::io(
+                codes::WRITE,
+                "cannot write",
+                &target,
+                e,
+                "check the repository is writable",
+            )
+        })?;
+    println!(
+        "wrote {} ({} modules inferred, {} test files, {} navigation docs)",
+        target.display(),
+        tree.roots.len(),
+        tree.tests,
+        tree.docs.len()
+    );
+    let _ = analyze::count_lines;
+    Ok(())
+}
+
+/// What `init` infers from the tree's paths.
+struct Inferred<'a> {
+    /// Files per module root.
+    roots: std::collections::BTreeMap<String, usize>,
+    /// Files matching the default test patterns.
+    tests: usize,
+    /// The first navigation docs found (at most 10).
+    docs: Vec<&'a str>,
+}
+
+impl<'a> Inferred<'a> {
+    fn scan(root: &Path, cfg: &config::Effective, paths: &'a [String]) -> Inferred<'a> {
+        let modules = code_index_builder::modules::Modules::infer(root, paths, &cfg.config);
+        let mut t = Inferred {
+            roots: std::collections::BTreeMap::new(),
+            tests: 0,
+            docs: Vec::new(),
+        };
+        for p in paths {
+            let lang = code_index_builder::language::Lang::detect(p);
+            if let Some(r) = modules.of(p, lang).module_root {
+                *t.roots.entry(r).or_default() += 1;
+            }
+            if cfg.tests.is_match(p) {
+                t.tests += 1;
+            }
+            if cfg.nav_docs.is_match(p) && t.docs.len() < 10 {
+                t.docs.push(p);
+            }
+        }
+        t
+    }
+}
+
+/// The text of the starter .code-index.yaml.
+fn starter_config(root: &Path, name: &str, tree: &Inferred) -> String {
+    let Inferred { roots, tests, docs } = tree;
     let mut y = String::new();
     y.push_str("# code-index configuration (written by `code-indexer init`; edit freely).\n");
     y.push_str(
         "# Every key is optional. Globs follow ripgrep: no '/' matches a file name anywhere.\n",
     );
     y.push_str(&format!("name: {name}\n"));
-    if let Some(b) = code_index_builder::git::info(&root).branch {
+    if let Some(b) = code_index_builder::git::info(root).branch {
         y.push_str(&format!("default_branch: {b}\n"));
     }
     y.push_str("# include: [\"src/**\"]          # only these files (default: everything ripgrep would search)\n");
@@ -713,29 +763,7 @@ fn init(repo: &Path, force: bool) -> Result<()> {
         y.push_str(&format!("# navigation docs found: {}\n", docs.join(", ")));
     }
     y.push_str("secrets:\n  ignore: []                   # path globs whose findings are not redacted\n  ignore_values: []\n");
-    // Check it parses before writing.
-    config::parse_config(&y, &target)?;
-    let tmp = target.with_extension("yaml.tmp");
-    std::fs::write(&tmp, &y)
-        .and_then(|_| std::fs::rename(&tmp, &target))
-        .map_err(|e| {
-            Error::io(
-                codes::WRITE,
-                "cannot write",
-                &target,
-                e,
-                "check the repository is writable",
-            )
-        })?;
-    println!(
-        "wrote {} ({} modules inferred, {} test files, {} navigation docs)",
-        target.display(),
-        roots.len(),
-        tests,
-        docs.len()
-    );
-    let _ = analyze::count_lines;
-    Ok(())
+    y
 }
 
 fn yaml_str(s: &str) -> String {
