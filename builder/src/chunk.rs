@@ -2,7 +2,9 @@
 //! top-level definitions, with gaps (imports, module code) merged into
 //! blocks; classes too big for one chunk, or in large files, are cut into
 //! methods with a context header; classes with many methods also get a
-//! summary chunk. Markdown is cut at headings (the heading path is kept);
+//! summary chunk. A definition's chunk starts at its lead (doc comments,
+//! attributes, decorators: `Symbol::lead_byte`), never inside the chunk
+//! before it. Markdown is cut at headings (the heading path is kept);
 //! other text by windows of lines.
 
 use crate::ids::stable_id;
@@ -337,10 +339,13 @@ fn segment(
     };
     let mut pos = start;
     for u in units {
-        let (us, ue) = (u.start_byte as usize, (u.end_byte as usize).min(end));
-        if us < pos {
+        if (u.start_byte as usize) < pos {
             continue;
         }
+        // The unit's chunk starts at its leading docs and attributes, never
+        // before the end of the previous unit (nor of the block before it).
+        let us = (u.lead_byte.min(u.start_byte) as usize).max(pos);
+        let ue = (u.end_byte as usize).min(end);
         // Gap before the unit.
         if us > pos && !cx.src[pos..us].trim().is_empty() {
             block = Some(match block {
@@ -364,7 +369,7 @@ fn segment(
             }
         } else {
             flush(cx, &mut block);
-            emit_unit(cx, u, all, large, container);
+            emit_unit(cx, u, us, all, large, container);
         }
         pos = ue.max(pos);
     }
@@ -377,8 +382,16 @@ fn segment(
     flush(cx, &mut block);
 }
 
-fn emit_unit(cx: &mut Ctx, u: &Symbol, all: &[Symbol], large: bool, container: Option<&Symbol>) {
-    let (us, ue) = (u.start_byte as usize, u.end_byte as usize);
+/// Emit unit `u` as one chunk from `us` (its lead), or cut into its children.
+fn emit_unit(
+    cx: &mut Ctx,
+    u: &Symbol,
+    us: usize,
+    all: &[Symbol],
+    large: bool,
+    container: Option<&Symbol>,
+) {
+    let ue = u.end_byte as usize;
     let children: Vec<&Symbol> = all
         .iter()
         .filter(|c| c.parent_id == Some(u.id) && is_unit(c.kind))
@@ -548,5 +561,184 @@ mod tests {
                 s.name
             );
         }
+    }
+
+    /// Chunks of `src` parsed as `lang`.
+    fn chunks_of(lang: Lang, path: &str, src: &str) -> (Vec<Symbol>, Vec<Chunk>) {
+        let tree = parse_tree(lang, src.as_bytes()).unwrap();
+        let p = extract(lang, path, src.as_bytes(), &tree);
+        let c = chunk_file(path, lang, src, &p.symbols);
+        (p.symbols, c)
+    }
+
+    /// The chunk of `symbol` (not its class summary): its first line and its text.
+    fn chunk_of<'c>(chunks: &'c [Chunk], symbol: &str) -> &'c Chunk {
+        chunks
+            .iter()
+            .find(|c| c.symbol.as_deref() == Some(symbol) && c.kind != "class_summary")
+            .unwrap_or_else(|| panic!("no chunk for {symbol}: {chunks:#?}"))
+    }
+
+    /// Line (1-based) of the first line of `src` containing `needle`.
+    fn line_with(src: &str, needle: &str) -> u32 {
+        src.lines().position(|l| l.contains(needle)).unwrap() as u32 + 1
+    }
+
+    /// Chunks never overlap (class summaries aside), and each starts where
+    /// its text does.
+    fn assert_disjoint(src: &str, chunks: &[Chunk]) {
+        let mut spans: Vec<(u64, u64)> = chunks
+            .iter()
+            .filter(|c| c.kind != "class_summary")
+            .map(|c| (c.start_byte, c.end_byte))
+            .collect();
+        spans.sort();
+        for w in spans.windows(2) {
+            assert!(w[0].1 <= w[1].0, "overlap {w:?}");
+        }
+        for c in chunks.iter().filter(|c| c.kind != "class_summary") {
+            assert_eq!(c.text, &src[c.start_byte as usize..c.end_byte as usize]);
+        }
+    }
+
+    /// Enough filler (in the language's line comments) to cut the file at
+    /// definitions rather than keep it whole.
+    fn filler(comment: &str) -> String {
+        let line = format!("{comment} filler line that pads the file past one chunk of tokens.\n");
+        line.repeat(MAX_TOKENS * 4 / line.len() + 10) + "\n"
+    }
+
+    const BODY_LINES: usize = 6;
+
+    fn body(indent: &str, stmt: &str) -> String {
+        (0..BODY_LINES)
+            .map(|i| format!("{indent}{}\n", stmt.replace("{i}", &i.to_string())))
+            .collect()
+    }
+
+    #[test]
+    fn go_func_chunk_starts_at_its_comment() {
+        let src = format!(
+            "package p\n\n{}var x = 1 // trailing, not F's\n// F does things.\n// More about F.\nfunc F(a int) int {{\n{}\treturn a\n}}\n",
+            filler("//"),
+            body("\t", "a = a*{i} + len(\"abcdefghijklmnopqrstuvwxyz\")")
+        );
+        let (_, c) = chunks_of(Lang::Go, "p.go", &src);
+        let f = chunk_of(&c, "F");
+        assert_eq!(f.start_line, line_with(&src, "// F does things."));
+        assert!(f.text.starts_with("// F does things."));
+        assert_disjoint(&src, &c);
+        // The leftover text before F ends before its comment.
+        assert!(c.iter().any(|b| b.text.ends_with("not F's")));
+    }
+
+    #[test]
+    fn rust_item_chunk_starts_at_docs_and_attributes() {
+        let src = format!(
+            "//! Crate docs (inner: not the struct's).\n{}/// A thing.\n#[derive(Debug, Clone)]\npub struct S {{\n{}}}\n\n#[test]\nfn t() {{\n{}}}\n",
+            filler("//"),
+            body("    ", "pub field_{i}: Vec<String>,"),
+            body("    ", "assert_eq!(1 + {i}, {i} + 1, \"addition commutes\");")
+        );
+        let (syms, c) = chunks_of(Lang::Rust, "lib.rs", &src);
+        let s = chunk_of(&c, "S");
+        assert_eq!(s.start_line, line_with(&src, "/// A thing."));
+        let t = chunk_of(&c, "t");
+        assert_eq!(t.start_line, line_with(&src, "#[test]"));
+        // The symbols table keeps the definition's own span.
+        let sym = syms.iter().find(|x| x.name == "S").unwrap();
+        assert_eq!(sym.start_line, line_with(&src, "pub struct S"));
+        assert_eq!(sym.doc.as_deref(), Some("A thing."));
+        assert!(!c.iter().any(|x| x.symbol.is_some() && x.start_line == 1));
+        assert_disjoint(&src, &c);
+    }
+
+    #[test]
+    fn java_method_chunk_starts_at_javadoc_and_annotation() {
+        let methods: String = (0..30)
+            .map(|m| {
+                format!(
+                    "    /**\n     * Method {m}.\n     */\n    @Override\n    public String m{m}(String s) {{\n{}        return s;\n    }}\n\n",
+                    body("        ", "s = s + \"{i} abcdefghijklmnopqrstuvwxyz0123456789\";")
+                )
+            })
+            .collect();
+        let src = format!("package p;\n\n{}class A {{\n{methods}}}\n", filler("//"));
+        let (_, c) = chunks_of(Lang::Java, "A.java", &src);
+        let m3 = chunk_of(&c, "A.m3");
+        assert_eq!(m3.kind, "method");
+        assert_eq!(m3.start_line, line_with(&src, "* Method 3.") - 1);
+        assert!(m3.text.starts_with("    /**"));
+        assert_disjoint(&src, &c);
+    }
+
+    #[test]
+    fn c_function_chunk_starts_at_its_block_comment() {
+        let src = format!(
+            "#include <stdio.h>\n\n{}/* f: adds things up.\n * Returns the sum. */\nint f(int a) {{\n{}    return a;\n}}\n",
+            filler("//"),
+            body("    ", "a = a * {i} + (int) sizeof(\"abcdefghijklmnopqrstuvwxyz\");")
+        );
+        let (_, c) = chunks_of(Lang::C, "f.c", &src);
+        let f = chunk_of(&c, "f");
+        assert_eq!(f.start_line, line_with(&src, "/* f: adds"));
+        assert_disjoint(&src, &c);
+    }
+
+    #[test]
+    fn ts_method_chunk_starts_at_jsdoc_and_decorator() {
+        let methods: String = (0..30)
+            .map(|m| {
+                format!(
+                    "  /** Method {m}. */\n  @Input()\n  m{m}(s: string): string {{\n{}    return s;\n  }}\n\n",
+                    body("    ", "s = s + \"{i} abcdefghijklmnopqrstuvwxyz0123456789\";")
+                )
+            })
+            .collect();
+        let src = format!(
+            "import {{ Input }} from './core';\n\n{}/** The component. */\n@Component({{}})\nexport class A {{\n{methods}}}\n",
+            filler("//")
+        );
+        let (_, c) = chunks_of(Lang::TypeScript, "a.ts", &src);
+        let m3 = chunk_of(&c, "A.m3");
+        assert_eq!(m3.kind, "method");
+        assert_eq!(m3.start_line, line_with(&src, "/** Method 3. */"));
+        // The class's own lead opens the block of its header.
+        let head = c
+            .iter()
+            .find(|x| x.kind == "block" && x.symbol.as_deref() == Some("A"))
+            .unwrap();
+        assert_eq!(head.start_line, line_with(&src, "/** The component. */"));
+        assert_disjoint(&src, &c);
+    }
+
+    #[test]
+    fn python_function_chunk_starts_at_decorators() {
+        let src = format!(
+            "import functools\n\n{}# f, cached.\n@functools.cache\n@register(\"f\")\ndef f(a):\n    \"\"\"Doc of f.\"\"\"\n{}    return a\n",
+            filler("#"),
+            body("    ", "a = a * {i} + len(\"abcdefghijklmnopqrstuvwxyz0123456789\")")
+        );
+        let (syms, c) = chunks_of(Lang::Python, "f.py", &src);
+        let f = chunk_of(&c, "f");
+        assert_eq!(f.start_line, line_with(&src, "# f, cached."));
+        let sym = syms.iter().find(|x| x.name == "f").unwrap();
+        assert_eq!(sym.start_line, line_with(&src, "def f(a)"));
+        assert_eq!(sym.doc.as_deref(), Some("Doc of f."));
+        assert_disjoint(&src, &c);
+    }
+
+    #[test]
+    fn lead_never_reaches_into_the_previous_definition() {
+        // g's comment follows f on the next line: it is g's, and f's chunk ends before it.
+        let body = body("\t", "a = a*{i} + len(\"abcdefghijklmnopqrstuvwxyz\")");
+        let src = format!(
+            "package p\n\n{}func f(a int) int {{\n{body}\treturn a\n}}\n// g too.\nfunc g(a int) int {{\n{body}\treturn a\n}}\n",
+            filler("//")
+        );
+        let (_, c) = chunks_of(Lang::Go, "p.go", &src);
+        assert_eq!(chunk_of(&c, "g").start_line, line_with(&src, "// g too."));
+        assert!(chunk_of(&c, "f").text.ends_with("}"));
+        assert_disjoint(&src, &c);
     }
 }

@@ -219,6 +219,8 @@ fn add_symbols(dir: &Path, files: &mut HashMap<String, Analysis>) -> Result<()> 
                 start_byte: sb.value(i) as u64,
                 end_byte: eb.value(i) as u64,
                 name_line: nl.value(i) as u32,
+                // Not stored; only the chunker reads it, and chunks are reused too.
+                lead_byte: sb.value(i) as u64,
             });
         }
     }

@@ -15,6 +15,10 @@
 //!   and `mentions` edges from navigation docs.
 //! - schema 1, feature 3: `files.content_sha256` hashes the published
 //!   (redacted) content, never a secret; wider secret detection.
+//! - schema 1, feature 4: chunk spans include a definition's leading doc
+//!   comments, attributes, annotations and decorators (its chunk starts at
+//!   them; the block before it shrinks); `symbols.doc` is also found
+//!   above Rust attributes, TypeScript member decorators and JS `const`s.
 
 use std::sync::Arc;
 
@@ -35,7 +39,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 3;
+pub const FEATURE_VERSION: u32 = 4;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

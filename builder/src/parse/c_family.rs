@@ -6,7 +6,7 @@
 use tree_sitter::Node;
 
 use super::rules::{
-    text, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules, RefRules, Step,
+    text, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules, Lead, RefRules, Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -39,9 +39,12 @@ pub static RULES: LangRules = LangRules {
         fields: &["field_identifier"],
         ..RefRules::NONE
     },
-    doc: Doc::CommentsAbove {
+    lead: Lead {
         wrappers: &["template_declaration"],
+        comments: &["comment"],
+        ..Lead::NONE
     },
+    doc: Doc::CommentsAbove,
     ..LangRules::NONE
 };
 

@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use super::rules::{
     base_type_name, string_content, text, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc,
-    LangRules, RefRules, Step,
+    LangRules, Lead, RefRules, Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -37,9 +37,12 @@ pub static RULES: LangRules = LangRules {
         fields: &["field_identifier"],
         ..RefRules::NONE
     },
-    doc: Doc::CommentsAbove {
+    lead: Lead {
         wrappers: &["type_declaration"],
+        comments: &["comment"],
+        ..Lead::NONE
     },
+    doc: Doc::CommentsAbove,
     ..LangRules::NONE
 };
 

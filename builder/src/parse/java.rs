@@ -2,7 +2,8 @@
 //! fields and enum constants; superclass and interfaces; imports.
 
 use super::rules::{
-    each_type, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules, RefRules, Step,
+    each_type, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules, Lead, RefRules,
+    Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -36,7 +37,12 @@ pub static RULES: LangRules = LangRules {
         types: &["type_identifier"],
         ..RefRules::NONE
     },
-    doc: Doc::CommentsAbove { wrappers: &[] },
+    // Annotations are inside the declaration (its `modifiers`).
+    lead: Lead {
+        comments: &["line_comment", "block_comment"],
+        ..Lead::NONE
+    },
+    doc: Doc::CommentsAbove,
     ..LangRules::NONE
 };
 

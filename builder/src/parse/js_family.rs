@@ -6,7 +6,7 @@
 
 use super::rules::{
     each_type, string_content, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules,
-    RefRules, Step,
+    Lead, RefRules, Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -54,9 +54,20 @@ pub static RULES: LangRules = LangRules {
         fields: &["property_identifier"],
         ..RefRules::NONE
     },
-    doc: Doc::CommentsAbove {
-        wrappers: &["export_statement"],
+    // Class and export decorators are inside the node; TypeScript member
+    // decorators are siblings before it.
+    lead: Lead {
+        wrappers: &[
+            "export_statement",
+            "lexical_declaration",
+            "variable_declaration",
+            "ambient_declaration",
+        ],
+        comments: &["comment"],
+        attributes: &["decorator"],
+        ..Lead::NONE
     },
+    doc: Doc::CommentsAbove,
     ..LangRules::NONE
 };
 

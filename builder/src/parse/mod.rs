@@ -24,7 +24,7 @@ use tree_sitter::{Node, Parser, Tree};
 use crate::ids::stable_id;
 use crate::language::Lang;
 pub(crate) use rules::LangRules;
-use rules::{line, text, At, Def, DefEdges, Doc};
+use rules::{line, text, At, Def, DefEdges, Doc, Lead};
 
 /// A definition.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,6 +42,11 @@ pub struct Symbol {
     pub start_byte: u64,
     pub end_byte: u64,
     pub name_line: u32,
+    /// Where the definition's chunk starts: the first of its leading doc
+    /// comments, attributes, decorators and wrappers (`export`, `template`)
+    /// per its language's [`Lead`]; `start_byte` when none. Not a column:
+    /// the symbols table keeps the definition's own span.
+    pub lead_byte: u64,
 }
 
 /// An identifier occurrence that is not a definition's name.
@@ -317,6 +322,11 @@ impl<'s> Walk<'s> {
         } else {
             None
         };
+        let (lead_byte, comments) = leading(at, &self.rules.lead);
+        let doc = match &self.rules.doc {
+            Doc::Custom(f) => f(node, self.src),
+            Doc::CommentsAbove => comments_doc(&comments, self.src),
+        };
         self.out.edges.push(RawEdge {
             kind: "contains",
             src_symbol: container.as_deref().map(Arc::from),
@@ -331,12 +341,13 @@ impl<'s> Walk<'s> {
             container,
             parent_id,
             signature: signature(node, self.src),
-            doc: doc_of(&self.rules.doc, node, self.src),
+            doc,
             start_line: line(node),
             end_line: node.end_position().row as u32 + 1,
             start_byte: node.start_byte() as u64,
             end_byte: node.end_byte() as u64,
             name_line: line(def.name),
+            lead_byte: lead_byte as u64,
         });
         let mut edges = DefEdges::new(
             &qualified_name,
@@ -424,41 +435,84 @@ fn truncate_chars(s: &str, n: usize) -> String {
     }
 }
 
-/// First paragraph of a definition's documentation.
-fn doc_of(doc: &Doc, node: Node, src: &[u8]) -> Option<String> {
-    match doc {
-        Doc::Custom(f) => f(node, src),
-        Doc::CommentsAbove { wrappers } => comments_above(node, src, wrappers),
-    }
-}
-
-/// The comment block ending on the line above the definition (or its wrapper).
-fn comments_above(node: Node, src: &[u8], wrappers: &[&str]) -> Option<String> {
-    let mut anchor = node;
-    while let Some(p) = anchor.parent() {
-        if wrappers.contains(&p.kind()) {
-            anchor = p;
-        } else {
+/// Where the lead of the definition at `at` starts, and its comments (top
+/// first): climb the wrappers it opens, then take the comments and
+/// attributes directly above (no blank line between, each starting its line).
+fn leading<'t>(at: &At<'t, '_>, lead: &Lead) -> (usize, Vec<Node<'t>>) {
+    let src = at.src;
+    let mut anchor = at.node;
+    for p in at.anc.iter().rev() {
+        if !lead.wrappers.contains(&p.kind()) || !first_of_kind(anchor) {
             break;
         }
+        anchor = *p;
     }
-    let mut lines: Vec<String> = Vec::new();
+    let mut start = anchor.start_byte();
+    let mut comments = Vec::new();
     let mut expect_row = anchor.start_position().row;
     let mut prev = anchor.prev_sibling();
     while let Some(c) = prev {
-        if !(c.kind().contains("comment")) || c.end_position().row + 1 < expect_row {
+        let kind = c.kind();
+        let is_comment = lead.comments.contains(&kind);
+        if !(is_comment || lead.attributes.contains(&kind))
+            || last_row(c) + 1 < expect_row
+            || !starts_line(src, c.start_byte())
+            || (is_comment && lead.inner.iter().any(|p| text(c, src).starts_with(p)))
+        {
             break;
         }
-        let t = text(c, src);
-        let mut block: Vec<String> = t.lines().map(clean_comment_line).collect();
-        block.extend(lines);
-        lines = block;
+        if is_comment {
+            comments.push(c);
+        }
+        start = c.start_byte();
         expect_row = c.start_position().row;
         prev = c.prev_sibling();
     }
-    if lines.is_empty() {
+    comments.reverse();
+    (start, comments)
+}
+
+/// No named sibling before `n` is of its kind (the first declarator of a
+/// `const`, the first spec of a Go `type (...)` group).
+fn first_of_kind(n: Node) -> bool {
+    let mut prev = n.prev_named_sibling();
+    while let Some(p) = prev {
+        if p.kind_id() == n.kind_id() {
+            return false;
+        }
+        prev = p.prev_named_sibling();
+    }
+    true
+}
+
+/// The row of a node's last character (a line comment may end after its newline).
+fn last_row(n: Node) -> usize {
+    let end = n.end_position();
+    if end.column == 0 && end.row > n.start_position().row {
+        end.row - 1
+    } else {
+        end.row
+    }
+}
+
+/// Only indentation precedes `byte` on its line.
+fn starts_line(src: &[u8], byte: usize) -> bool {
+    src[..byte]
+        .iter()
+        .rev()
+        .take_while(|&&b| b != b'\n')
+        .all(|&b| b == b' ' || b == b'\t')
+}
+
+/// First paragraph of the leading comments.
+fn comments_doc(comments: &[Node], src: &[u8]) -> Option<String> {
+    if comments.is_empty() {
         return None;
     }
+    let lines: Vec<String> = comments
+        .iter()
+        .flat_map(|c| text(*c, src).lines().map(clean_comment_line))
+        .collect();
     first_paragraph(&lines.join("\n"))
 }
 

@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::first_paragraph;
 use super::rules::{
-    text, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules, RefRules, Step,
+    text, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules, Lead, RefRules, Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -30,6 +30,13 @@ pub static RULES: LangRules = LangRules {
         field_of: Some(("attribute", "attribute")),
         ignored: &["self", "cls"],
         ..RefRules::NONE
+    },
+    // Decorators, and `#` comments directly above (the docstring is inside
+    // the definition; comments never make its doc).
+    lead: Lead {
+        wrappers: &["decorated_definition"],
+        comments: &["comment"],
+        ..Lead::NONE
     },
     doc: Doc::Custom(docstring),
     ..LangRules::NONE

@@ -27,6 +27,9 @@ pub struct LangRules {
     pub callee: CalleePath,
     /// Which leaves are references, and of what kind.
     pub refs: RefRules,
+    /// What directly precedes a definition and belongs to it (its chunk
+    /// starts there): doc comments, attributes, decorators, wrappers.
+    pub lead: Lead,
     /// Where a definition's documentation is.
     pub doc: Doc,
 }
@@ -45,7 +48,8 @@ impl LangRules {
             steps: &[],
         },
         refs: RefRules::NONE,
-        doc: Doc::CommentsAbove { wrappers: &[] },
+        lead: Lead::NONE,
+        doc: Doc::CommentsAbove,
     };
 
     /// Is the node at `at` a definition, and of what?
@@ -354,11 +358,40 @@ impl RefRules {
     };
 }
 
+/// What leads a definition: the nodes written directly before it (no blank
+/// line between, each starting its own line) that belong to it. The walk
+/// records where they start ([`super::Symbol::lead_byte`]); the chunker
+/// starts the definition's chunk there, and `Doc::CommentsAbove` reads the
+/// doc from the comments among them.
+pub struct Lead {
+    /// Nodes around a definition that belong to it when it is the first
+    /// definition of its kind in them (`export`, `template<...>`, Python's
+    /// decorated definition, Go's `type`, JS `const`): the lead starts
+    /// above the outermost one.
+    pub wrappers: &'static [&'static str],
+    /// Comment kinds (doc comments and plain comments directly above).
+    pub comments: &'static [&'static str],
+    /// Attribute, annotation and decorator kinds written as siblings before
+    /// the definition (Rust `#[...]`, TypeScript member decorators).
+    pub attributes: &'static [&'static str],
+    /// Comments starting with one of these document the enclosing item,
+    /// not the next one (Rust `//!`, `/*!`): the lead stops at them.
+    pub inner: &'static [&'static str],
+}
+
+impl Lead {
+    pub const NONE: Lead = Lead {
+        wrappers: &[],
+        comments: &[],
+        attributes: &[],
+        inner: &[],
+    };
+}
+
 /// Where documentation is found.
 pub enum Doc {
-    /// The comment block ending on the line above the definition, or above
-    /// the first of these wrapper nodes around it (`export`, templates).
-    CommentsAbove { wrappers: &'static [&'static str] },
+    /// The comments of the definition's [`Lead`] (first paragraph).
+    CommentsAbove,
     /// The language's own rule (Python docstrings).
     Custom(fn(Node, &[u8]) -> Option<String>),
 }

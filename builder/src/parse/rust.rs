@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::rules::{
     base_type_name, each_type, text, At, CallRule, CalleePath, DefEdges, DefRule, Doc, LangRules,
-    RefRules, ScopeRule, Step,
+    Lead, RefRules, ScopeRule, Step,
 };
 use super::RawEdge;
 
@@ -51,9 +51,13 @@ pub static RULES: LangRules = LangRules {
         fields: &["field_identifier"],
         ..RefRules::NONE
     },
-    doc: Doc::CommentsAbove {
-        wrappers: &["attribute_item"],
+    lead: Lead {
+        comments: &["line_comment", "block_comment"],
+        attributes: &["attribute_item"],
+        inner: &["//!", "/*!"],
+        ..Lead::NONE
     },
+    doc: Doc::CommentsAbove,
     ..LangRules::NONE
 };
 

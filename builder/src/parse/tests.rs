@@ -199,9 +199,9 @@ fn rules_name_only_kinds_of_their_grammars() {
         kinds.extend(r.refs.fields);
         kinds.extend(r.refs.type_parent);
         kinds.extend(r.refs.field_of.map(|(k, _)| k));
-        if let Doc::CommentsAbove { wrappers } = r.doc {
-            kinds.extend(wrappers);
-        }
+        kinds.extend(r.lead.wrappers);
+        kinds.extend(r.lead.comments);
+        kinds.extend(r.lead.attributes);
         kinds.retain(|k| grammars.iter().all(|g| g.id_for_node_kind(k, true) == 0));
         assert!(kinds.is_empty(), "{lang:?}: no node kinds {kinds:?}");
     }
