@@ -118,7 +118,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from eval_search import ROOT, binary, first_sentence, log, metrics, normalize, pct  # noqa: E402
+from eval_search import ROOT, binary, corpora_root, first_sentence, log, metrics, normalize, pct  # noqa: E402
 
 DJANGO_PIN = "4.2.16"  # ../shared/bench/corpora.sh: DJANGO_VER
 QUERY_KINDS = {"function": "function", "method": "method", "classmethod": "method", "staticmethod": "method",
@@ -633,16 +633,6 @@ def resolve(entries: list[Entry], snap: Snapshot):
 # 3. Tree and index
 
 
-def corpora_root() -> Path:
-    env = os.environ.get("CODE_INDEX_CORPORA")
-    if env:
-        return Path(env)
-    default = Path.home() / ".cache" / "code-index" / "corpora"
-    if (default / "django").is_dir() or not Path("/tmp/corpora/django").is_dir():
-        return default
-    return Path("/tmp/corpora")
-
-
 def django_version(src: Path) -> str:
     m = re.search(r"^Version:\s*(\S+)", (src / "PKG-INFO").read_text(), re.M) if (src / "PKG-INFO").exists() else None
     return m.group(1) if m else "?"
@@ -935,7 +925,7 @@ def parse_args(argv):
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "eval-docs-django.md")
     a = ap.parse_args(argv)
     a.work = a.work.resolve()
-    a.corpora = a.corpora or corpora_root()
+    a.corpora = a.corpora or corpora_root("django")
     a.indexer = binary("code-indexer", "CODE_INDEXER")
     a.server = binary("code-index-mcp", "CODE_INDEX_MCP")
     if a.modes:

@@ -138,12 +138,13 @@ CORPORA = ("go", "python")
 MODES = ("keyword", "semantic", "hybrid")
 
 
-def corpora_root() -> Path:
+def corpora_root(probe: str = "go-stdlib") -> Path:
+    """$CODE_INDEX_CORPORA, else the default cache, else /tmp/corpora when only it holds `probe`."""
     env = os.environ.get("CODE_INDEX_CORPORA")
     if env:
         return Path(env)
     default = Path.home() / ".cache" / "code-index" / "corpora"
-    if (default / "go-stdlib").is_dir() or not Path("/tmp/corpora/go-stdlib").is_dir():
+    if (default / probe).is_dir() or not Path("/tmp/corpora", probe).is_dir():
         return default
     return Path("/tmp/corpora")
 

@@ -183,6 +183,14 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// Index into `files` (sorted by path) of the file at `path`.
+    pub fn file_index(&self, path: &str) -> Option<u32> {
+        self.files
+            .binary_search_by(|f| f.path.as_str().cmp(path))
+            .ok()
+            .map(|i| i as u32)
+    }
+
     pub fn repo(&self) -> &str {
         &self.manifest.repo
     }

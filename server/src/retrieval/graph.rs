@@ -28,7 +28,7 @@ impl Ctx<'_> {
             if a == b {
                 continue;
             }
-            if file_index(&self.snaps[si], &b).is_some() {
+            if self.snaps[si].file_index(&b).is_some() {
                 g.entry(a).or_default().push(b);
             } else {
                 // A package directory (Go): link to its non-test files.
@@ -125,7 +125,7 @@ impl Ctx<'_> {
                     let hops = path.len();
                     let mut out = Vec::new();
                     for (step, p) in path.iter().enumerate() {
-                        let Some(fi) = file_index(sn, p) else {
+                        let Some(fi) = sn.file_index(p) else {
                             continue;
                         };
                         let Some(&(lo, hi)) = eng.file_chunks.get(&(si as u32, fi)) else {

@@ -176,10 +176,3 @@ pub struct Ctx<'a> {
     /// File graphs by snapshot index, built on first use.
     pub graphs: &'a Mutex<HashMap<usize, Arc<FileGraph>>>,
 }
-
-pub(crate) fn file_index(s: &Snapshot, path: &str) -> Option<u32> {
-    s.files
-        .binary_search_by(|f| f.path.as_str().cmp(path))
-        .ok()
-        .map(|i| i as u32)
-}

@@ -446,7 +446,7 @@ impl Ctx<'_> {
             let Some(si) = self.snaps.iter().position(|s| s.repo() == m.repo) else {
                 continue;
             };
-            let Some(fi) = file_index(&self.snaps[si], &m.path) else {
+            let Some(fi) = self.snaps[si].file_index(&m.path) else {
                 continue;
             };
             if let Some(ci) = eng.chunk_at(si as u32, fi, m.line as u32) {

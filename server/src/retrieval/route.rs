@@ -254,7 +254,7 @@ impl Ctx<'_> {
             let Some(si) = self.snaps.iter().position(|s| s.repo() == repo) else {
                 continue;
             };
-            let Some(fi) = file_index(&self.snaps[si], path) else {
+            let Some(fi) = self.snaps[si].file_index(path) else {
                 continue;
             };
             let line = line.max(1) as u32;

@@ -55,12 +55,10 @@ pub fn run(st: &State, a: ReadFileArgs) -> Result<(ReadFileOut, String), ToolErr
     }
     let snaps = st.select(a.repo.as_deref())?;
     let path = a.path.trim_start_matches("./");
-    let Some((repo, f)) = snaps.iter().find_map(|s| {
-        s.files
-            .binary_search_by(|f| f.path.as_str().cmp(path))
-            .ok()
-            .map(|i| (s.repo(), &s.files[i]))
-    }) else {
+    let Some((repo, f)) = snaps
+        .iter()
+        .find_map(|s| s.file_index(path).map(|i| (s.repo(), &s.files[i as usize])))
+    else {
         let base = path.rsplit('/').next().unwrap_or(path);
         let similar: Vec<&str> = snaps
             .iter()

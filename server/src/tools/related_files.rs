@@ -1,7 +1,6 @@
 //! `related_files`: what else to read for a file, ranked with reasons.
 
 use super::limit_of;
-use crate::retrieval::file_index;
 use std::collections::HashMap;
 
 use schemars::JsonSchema;
@@ -50,7 +49,7 @@ fn one_repo(st: &State, repo: Option<&str>, path: &str) -> Result<usize, ToolErr
     let sel = st.select(repo)?;
     let hits: Vec<usize> = (0..st.snaps.len())
         .filter(|&i| sel.iter().any(|s| s.repo() == st.snaps[i].repo()))
-        .filter(|&i| file_index(&st.snaps[i], path).is_some())
+        .filter(|&i| st.snaps[i].file_index(path).is_some())
         .collect();
     match hits.first() {
         Some(&i) => Ok(i),
@@ -91,7 +90,8 @@ pub fn run(st: &State, a: RelatedFilesArgs) -> Result<(RelatedFilesOut, String),
         .into_iter()
         .take(limit)
         .map(|(f, (s, reasons))| {
-            let (line, end_line) = file_index(snap, &f)
+            let (line, end_line) = snap
+                .file_index(&f)
                 .and_then(|fi| eng.file_chunks.get(&(si as u32, fi)))
                 .map(|&(lo, hi)| {
                     let c = &eng.chunks[lo..hi];
@@ -173,7 +173,7 @@ fn by_relations(
     // Imports (resolved files; Go: package directories).
     for row in store.file_imports(repo, path)? {
         let dst = row.path;
-        if file_index(snap, &dst).is_some() {
+        if snap.file_index(&dst).is_some() {
             add(dst, 3.0, "imports".into());
         } else {
             let prefix = format!("{dst}/");
@@ -234,7 +234,7 @@ fn by_test_names(snap: &Snapshot, path: &str, score: &mut Scores) {
     let mut add = |f: String, s: f32, why: String| score.add(f, s, why);
     let base = path.rsplit('/').next().unwrap_or(path);
     let stem = base.split('.').next().unwrap_or(base).to_string();
-    let this_is_test = snap.files[file_index(snap, path).unwrap() as usize].is_test;
+    let this_is_test = snap.files[snap.file_index(path).unwrap() as usize].is_test;
     if stem.len() >= 3 {
         let sl = stem.to_lowercase();
         for f in &snap.files {
