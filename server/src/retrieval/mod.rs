@@ -10,6 +10,7 @@ mod fusion;
 mod graph;
 mod keyword;
 mod rank;
+mod rerank;
 mod route;
 mod suggest;
 #[cfg(test)]
@@ -62,6 +63,9 @@ pub struct Engine {
     pub file_chunks: HashMap<(u32, u32), (usize, usize)>,
     /// (snapshot, file) → name of the pattern the file follows.
     pub follows: HashMap<(u32, u32), String>,
+    /// A file name's stem, lowercased, `_` and `-` removed → its files
+    /// (`flat_hash_map.h` → `flathashmap`): where a name is likely defined.
+    pub stems: HashMap<String, Vec<(u32, u32)>>,
     pub build_seconds: f64,
 }
 
@@ -116,10 +120,20 @@ impl Engine {
                 .and_modify(|r| r.1 = i + 1)
                 .or_insert((i, i + 1));
         }
+        let mut stems: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        for (si, s) in snaps.iter().enumerate() {
+            for (fi, f) in s.files.iter().enumerate() {
+                let k = rerank::norm_stem(&f.path);
+                if !k.is_empty() {
+                    stems.entry(k).or_default().push((si as u32, fi as u32));
+                }
+            }
+        }
         // Give the build's scratch memory back to the OS.
         crate::memory::trim_heap();
         Engine {
             follows,
+            stems,
             file_chunks,
             chunks,
             bm25,

@@ -137,7 +137,12 @@ impl Ctx<'_> {
     /// Weights after fusion: tests down, definitions named in the query up,
     /// navigation docs up for explanation questions.
     pub(crate) fn weight(&self, c: &ChunkMeta, q_idents: &[String], explain: bool) -> f32 {
-        let mut w = if c.is_test { 0.5 } else { 1.0 };
+        // Tests are down-weighted with the other path priors (rerank.rs).
+        let mut w = if c.is_test && !super::rerank::enabled("penalty") {
+            0.5
+        } else {
+            1.0
+        };
         if !explain && c.chunk_type != "code" {
             // Docs answer "how does X work"; other queries want the code.
             w *= DOC_WEIGHT;
@@ -302,6 +307,12 @@ impl Ctx<'_> {
                 )
             })
             .collect();
+        self.rerank(
+            &text_query,
+            matches!(qt, QueryType::Symbol(_)),
+            &mut scored,
+            &allowed,
+        );
         scored.sort_by(|a, b| {
             b.1.partial_cmp(&a.1)
                 .unwrap_or(std::cmp::Ordering::Equal)

@@ -1,0 +1,381 @@
+//! The ranking stage after fusion: priors that no single chunk's text
+//! carries. Each one is measured on its own (bench/results/ranking.md) and
+//! can be switched off for comparison with `CODE_INDEX_RANK=-name,...`.
+//!
+//! - `path`: query words found in the file's name or its directory's name
+//!   (split identifiers, prefix-tolerant: `dependency` ~ `dependencies`).
+//! - `coherence`: a file whose chunks match the query in several places
+//!   lifts its best chunk.
+//! - `penalty`: tests, `__init__.py`-style re-export files, examples,
+//!   compat shims, vendored amalgamations and `.d.ts` stubs are down-weighted.
+
+use super::keyword::{is_stop, split_ident, stem};
+use super::*;
+
+/// Which stages run (all by default; `CODE_INDEX_RANK=-path,-coherence`
+/// switches stages off for an ablation). Read once.
+pub(crate) fn enabled(stage: &str) -> bool {
+    static OFF: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let off = OFF.get_or_init(|| {
+        std::env::var("CODE_INDEX_RANK")
+            .unwrap_or_default()
+            .split(',')
+            .filter_map(|s| s.trim().strip_prefix('-').map(str::to_string))
+            .collect()
+    });
+    !off.iter().any(|s| s == stage)
+}
+
+/// A tunable read from `CODE_INDEX_RANK_<NAME>` (for sweeps), else `default`.
+pub(crate) fn knob(name: &str, default: f32) -> f32 {
+    static KNOBS: std::sync::OnceLock<Mutex<HashMap<String, f32>>> = std::sync::OnceLock::new();
+    let m = KNOBS.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut m = crate::guard::lock(m);
+    *m.entry(name.to_string()).or_insert_with(|| {
+        std::env::var(format!("CODE_INDEX_RANK_{name}"))
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    })
+}
+
+/// A file name's stem for matching names: lowercased, `_` and `-` removed.
+pub(crate) fn norm_stem(path: &str) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let stem = name.split('.').next().unwrap_or(name);
+    stem.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Does a normalized stem name `name` (lowercased): equal, or its plural.
+fn stem_names(stem: &str, name: &str) -> bool {
+    stem == name || stem.strip_suffix('s') == Some(name)
+}
+
+/// Keywords that introduce a definition, across languages (parsed or not:
+/// Kotlin, Scala, Swift, Ruby and Elixir definitions are found by these).
+const DEFINERS: &str = "class|module|defmodule|def|defp|interface|struct|enum|trait|type|func|function|object|abstract class|data class|case class|fn|fun|package|namespace|protocol|record|typedef|extension|actor|impl";
+
+/// A matcher of a definition of `name` in a chunk's text.
+fn definition_re(name: &str) -> Option<regex::Regex> {
+    regex::Regex::new(&format!(
+        r"(?m)(?:^|\s)(?:{DEFINERS})\s+(?:[A-Za-z_][A-Za-z0-9_]*(?:\.|::))*{}(?:\s|[<({{:\[;]|$)",
+        regex::escape(name)
+    ))
+    .ok()
+}
+
+/// The names a query asks for when it is one identifier: `Sinatra::Helpers`
+/// gives `Helpers` and the whole. CamelCase words inside a sentence are
+/// not asked for: boosting their definitions (half strength) left semble's
+/// benchmark unchanged (0.809 / 0.809) and cost 0.03 MRR@10 on the Django
+/// reference-doc set ("Returns a new QuerySet ..." is about a method).
+pub(crate) fn asked_names(q: &str) -> Vec<String> {
+    let q = q.trim();
+    if !super::route::looks_like_symbol(q) {
+        return Vec::new();
+    }
+    let core = q.trim_end_matches("()");
+    let last = core
+        .rsplit(['.', ':', '\\'])
+        .find(|p| !p.is_empty())
+        .unwrap_or(core)
+        .to_string();
+    let mut v = vec![last.clone()];
+    if last != core {
+        v.push(core.to_string());
+    }
+    v
+}
+
+/// Share of the best score added to a chunk defining the name a query is
+/// (half again in a file named after it).
+const DEFINE_BOOST: f32 = 3.0;
+/// Share of the best score added to a chunk whose path holds every query word.
+const PATH_BOOST: f32 = 1.0;
+/// Share of the best score added to the best chunk of the file with the
+/// largest sum of candidate scores (others in proportion).
+const COHERENCE_BOOST: f32 = 0.2;
+
+/// The query's content words, lowercased (longer than two letters, stop words out).
+pub(crate) fn query_words(q: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in q.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        let lw = w.to_lowercase();
+        if lw.len() > 2 && !is_stop(&lw) && !out.contains(&lw) {
+            out.push(lw);
+        }
+    }
+    out
+}
+
+/// The words of a file's name and of its directory's name, lowercased,
+/// identifiers split (the whole name kept too).
+pub(crate) fn path_words(path: &str) -> Vec<String> {
+    let mut parts = path.rsplit('/');
+    let name = parts.next().unwrap_or("");
+    let stem = name.split('.').next().unwrap_or(name);
+    let dir = parts.next().unwrap_or("");
+    let mut out = Vec::new();
+    for w in [stem, dir] {
+        if w.is_empty() {
+            continue;
+        }
+        out.push(w.to_lowercase());
+        for p in split_ident(w) {
+            for q in p.split('-') {
+                if !q.is_empty() {
+                    out.push(q.to_lowercase());
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// How many query words a path's words hold: equal, one a prefix (three
+/// letters or more) of the other, or the same stem.
+pub(crate) fn path_overlap(words: &[String], parts: &[String]) -> usize {
+    words
+        .iter()
+        .filter(|w| {
+            parts.iter().any(|p| {
+                let (s, l) = if w.len() <= p.len() {
+                    (w.as_str(), p.as_str())
+                } else {
+                    (p.as_str(), w.as_str())
+                };
+                s == l || (s.len() >= 3 && l.starts_with(s)) || stem(s) == stem(l)
+            })
+        })
+        .count()
+}
+
+/// Multiplicative prior of a path: tests, re-export files, examples,
+/// compat shims, amalgamations, declaration stubs.
+/// `defines`: the chunk is a definition (a re-export file's own
+/// definitions are real code: Django keeps its model fields in
+/// `fields/__init__.py`).
+pub(crate) fn path_penalty(path: &str, is_test: bool, defines: bool) -> f32 {
+    let mut p = 1.0;
+    let dirs: Vec<&str> = path.split('/').collect();
+    let name = dirs.last().copied().unwrap_or("");
+    let in_dir = |names: &[&str]| dirs[..dirs.len() - 1].iter().any(|d| names.contains(d));
+    if is_test {
+        p *= knob("TEST", 0.3);
+    }
+    if !defines && matches!(name, "__init__.py" | "package-info.java") {
+        p *= knob("REEXPORT", 0.5);
+    }
+    if in_dir(&["compat", "_compat", "legacy"]) {
+        p *= knob("COMPAT", 0.3);
+    }
+    if in_dir(&["example", "examples", "_example", "_examples", "docs_src"]) {
+        p *= knob("EXAMPLES", 0.3);
+    }
+    if in_dir(&["single_include"]) {
+        p *= 0.3;
+    }
+    if name.ends_with(".d.ts") {
+        p *= knob("DTS", 0.7);
+    }
+    p
+}
+
+impl Ctx<'_> {
+    /// Apply the stages to `scored` (fused and weighted, any order) and sort it.
+    pub(crate) fn rerank(
+        &self,
+        q: &str,
+        symbol_query: bool,
+        scored: &mut Vec<(usize, f32, String)>,
+        allowed: &Allowed,
+    ) {
+        let chunks = &self.eng.chunks;
+        let path_of = |ci: usize| {
+            let c = &chunks[ci];
+            self.snaps[c.snap as usize].files[c.file as usize]
+                .path
+                .as_str()
+        };
+        if enabled("penalty") {
+            for h in scored.iter_mut() {
+                let c = &chunks[h.0];
+                h.1 *= path_penalty(path_of(h.0), c.is_test, c.symbol.is_some());
+            }
+        }
+        let max = scored.iter().map(|h| h.1).fold(0.0f32, f32::max);
+        if max <= 0.0 {
+            return;
+        }
+        if enabled("path") && !symbol_query {
+            let words = query_words(q);
+            if !words.is_empty() {
+                let mut cache: HashMap<(u32, u32), f32> = HashMap::new();
+                let boost = max * knob("PATH", PATH_BOOST);
+                for h in scored.iter_mut() {
+                    let c = &chunks[h.0];
+                    let r = *cache.entry((c.snap, c.file)).or_insert_with(|| {
+                        let n = path_overlap(&words, &path_words(path_of(h.0)));
+                        n as f32 / words.len() as f32
+                    });
+                    if r > 0.0 {
+                        h.1 += boost * r;
+                    }
+                }
+            }
+        }
+        if enabled("define") {
+            self.boost_definitions(q, max, scored, allowed);
+        }
+        if enabled("coherence") {
+            let mut sum: HashMap<(u32, u32), (f32, usize)> = HashMap::new();
+            for (i, h) in scored.iter().enumerate() {
+                let c = &chunks[h.0];
+                let e = sum.entry((c.snap, c.file)).or_insert((0.0, i));
+                e.0 += h.1;
+                if h.1 > scored[e.1].1 {
+                    e.1 = i;
+                }
+            }
+            let top = sum.values().map(|x| x.0).fold(0.0f32, f32::max);
+            if top > 0.0 {
+                let unit = max * knob("COHERENCE", COHERENCE_BOOST);
+                for (s, best) in sum.into_values() {
+                    scored[best].1 += unit * s / top;
+                }
+            }
+        }
+    }
+}
+
+impl Ctx<'_> {
+    /// Chunks that define a name the query asks for go up: candidates by
+    /// their symbol or a definition keyword before the name, and the
+    /// definitions in files named after it even when keyword search missed
+    /// them (`Monad` → `Monad.scala`).
+    fn boost_definitions(
+        &self,
+        q: &str,
+        max: f32,
+        scored: &mut Vec<(usize, f32, String)>,
+        allowed: &Allowed,
+    ) {
+        let names = asked_names(q);
+        if names.is_empty() {
+            return;
+        }
+        let res: Vec<regex::Regex> = names.iter().filter_map(|n| definition_re(n)).collect();
+        let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
+        let chunks = &self.eng.chunks;
+        let unit = max * DEFINE_BOOST;
+        let tier = |ci: usize| -> f32 {
+            let c = &chunks[ci];
+            if c.kind == "pattern" {
+                return 0.0;
+            }
+            let by_symbol = c.symbol.as_deref().is_some_and(|s| {
+                let last = s.rsplit(['.', ':']).next().unwrap_or(s);
+                names.iter().any(|n| n == last || n == s)
+            });
+            let defines =
+                by_symbol || with_chunk_text(c, self.snaps, |t| res.iter().any(|r| r.is_match(t)));
+            if !defines {
+                return 0.0;
+            }
+            let stem = norm_stem(&self.snaps[c.snap as usize].files[c.file as usize].path);
+            let named = lower.iter().any(|n| stem_names(&stem, &n.replace('_', "")));
+            unit * if named { 1.5 } else { 1.0 }
+        };
+        let mut seen: HashSet<usize> = HashSet::new();
+        for h in scored.iter_mut() {
+            seen.insert(h.0);
+            h.1 += tier(h.0);
+        }
+        // Files named after the name: their defining chunks join.
+        let mut files: Vec<(u32, u32)> = Vec::new();
+        for (stem, fs) in &self.eng.stems {
+            let hit = lower.iter().any(|n| {
+                let n = n.replace('_', "");
+                stem_names(stem, &n)
+            });
+            if hit {
+                files.extend(fs.iter().copied());
+            }
+        }
+        files.sort_unstable();
+        for f in files {
+            let Some(&(a, b)) = self.eng.file_chunks.get(&f) else {
+                continue;
+            };
+            for ci in a..b {
+                if seen.contains(&ci) || !allowed(ci) {
+                    continue;
+                }
+                let t = tier(ci);
+                if t > 0.0 {
+                    seen.insert(ci);
+                    scored.push((ci, t, "definition of a name in the query".to_string()));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_words_split_names_and_directory() {
+        assert_eq!(
+            path_words("src/web_socket/ClientConn.go"),
+            vec![
+                "client",
+                "clientconn",
+                "conn",
+                "socket",
+                "web",
+                "web_socket"
+            ]
+        );
+    }
+
+    #[test]
+    fn overlap_tolerates_plural_and_prefix() {
+        let w = query_words("how are dependencies resolved");
+        assert_eq!(w, vec!["dependencies", "resolved"]);
+        assert_eq!(path_overlap(&w, &path_words("fastapi/dependency.py")), 1);
+        assert_eq!(path_overlap(&w, &path_words("fastapi/routing.py")), 0);
+    }
+
+    #[test]
+    fn names_asked_for() {
+        assert_eq!(
+            asked_names("Sinatra::Helpers"),
+            vec!["Helpers", "Sinatra::Helpers"]
+        );
+        assert!(asked_names("how does ZodType parse input").is_empty());
+        assert!(asked_names("session handling").is_empty());
+        let re = definition_re("Monad").unwrap();
+        assert!(re.is_match("trait Monad[F[_]] extends FlatMap[F]"));
+        assert!(re.is_match("  abstract class Monad<T> {"));
+        assert!(!re.is_match("val m: Monad[F] = x"));
+        assert_eq!(norm_stem("src/flat_hash-map.h"), "flathashmap");
+    }
+
+    #[test]
+    fn penalties_multiply() {
+        assert_eq!(path_penalty("src/lib.rs", false, false), 1.0);
+        assert!(path_penalty("pkg/__init__.py", false, false) < 1.0);
+        assert_eq!(path_penalty("pkg/__init__.py", false, true), 1.0);
+        assert!(
+            path_penalty("examples/demo.go", true, false)
+                < path_penalty("examples/demo.go", false, false)
+        );
+    }
+}
