@@ -34,13 +34,22 @@ pub struct Scope {
 
 impl Scope {
     pub fn allows(&self, c: &ChunkMeta, snaps: &[Snapshot]) -> bool {
+        self.allows_tests(c) && self.allows_place(c, snaps)
+    }
+
+    /// The `include_tests` part of the scope.
+    pub fn allows_tests(&self, c: &ChunkMeta) -> bool {
+        match self.tests {
+            Tests::Exclude => !c.is_test,
+            Tests::Only => c.is_test,
+            Tests::Include => true,
+        }
+    }
+
+    /// Every part of the scope but `include_tests`: repos, lang, path, module.
+    pub fn allows_place(&self, c: &ChunkMeta, snaps: &[Snapshot]) -> bool {
         if !self.snaps[c.snap as usize] || c.kind == "pattern" && self.path.is_some() {
             return false;
-        }
-        match self.tests {
-            Tests::Exclude if c.is_test => return false,
-            Tests::Only if !c.is_test => return false,
-            _ => {}
         }
         let f = &snaps[c.snap as usize].files[c.file as usize];
         if let Some(l) = &self.lang {
@@ -241,7 +250,11 @@ impl Ctx<'_> {
         let eng = self.eng;
         let chunks = &eng.chunks;
         let all_snaps = self.snaps;
-        let allowed = |i: usize| scope.allows(&chunks[i], all_snaps);
+        // Candidates and the ranking stage see tests whatever `include_tests`
+        // says, and the tests filter comes last: a result scores the same
+        // whether tests are included, excluded or asked for alone (the
+        // ranking stage's boosts are relative to the best candidate).
+        let allowed = |i: usize| scope.allows_place(&chunks[i], all_snaps);
         let mode = mode.to_string();
         let q = query.trim();
         if mode == "regex" {
@@ -328,6 +341,7 @@ impl Ctx<'_> {
             .collect();
         let seen: HashSet<usize> = hits.iter().map(|h| h.0).collect();
         hits.extend(scored.into_iter().filter(|h| !seen.contains(&h.0)));
+        hits.retain(|h| scope.allows_tests(&chunks[h.0]));
         Ok(Ranked {
             query_type: qt.label().into(),
             mode: effective,
