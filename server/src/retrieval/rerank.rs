@@ -140,17 +140,20 @@ pub(crate) fn path_words(path: &str) -> Vec<String> {
 /// How many query words a path's words hold: equal, one a prefix (three
 /// letters or more) of the other, or the same stem.
 pub(crate) fn path_overlap(words: &[String], parts: &[String]) -> usize {
+    let min = knob("PREFIX_MIN", 3.0) as usize;
+    let close = |a: &str, b: &str| {
+        let (s, l) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+        s == l || (s.len() >= min && l.starts_with(s))
+    };
+    let stemmed: Vec<String> = parts.iter().map(|p| stem(p)).collect();
     words
         .iter()
         .filter(|w| {
-            parts.iter().any(|p| {
-                let (s, l) = if w.len() <= p.len() {
-                    (w.as_str(), p.as_str())
-                } else {
-                    (p.as_str(), w.as_str())
-                };
-                s == l || (s.len() >= 3 && l.starts_with(s)) || stem(s) == stem(l)
-            })
+            let ws = stem(w);
+            parts
+                .iter()
+                .zip(&stemmed)
+                .any(|(p, ps)| close(w, p) || close(&ws, ps) || close(w, ps) || close(&ws, p))
         })
         .count()
 }
@@ -180,10 +183,37 @@ pub(crate) fn path_penalty(path: &str, is_test: bool, defines: bool) -> f32 {
     if in_dir(&["single_include"]) {
         p *= 0.3;
     }
+    if !is_code_name(name) {
+        p *= knob("DATA", 0.5);
+    }
     if name.ends_with(".d.ts") {
         p *= knob("DTS", 0.7);
     }
     p
+}
+
+/// Extensions of source code in languages the builder does not parse (those
+/// it parses are code by their language), and of docs, which the doc weight
+/// handles. Any other file (`Cargo.toml`, `go.sum`, `BUILD.bazel`, JSON,
+/// YAML, fixtures) is data or configuration.
+const CODE_EXTENSIONS: &[&str] = &[
+    "py", "pyi", "pyx", "pxd", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "rs", "go",
+    "java", "c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx", "inc", "ipp", "m", "mm", "kt", "kts",
+    "scala", "sc", "swift", "rb", "rake", "ex", "exs", "erl", "hrl", "hs", "ml", "mli", "fs",
+    "fsx", "cs", "php", "dart", "lua", "r", "jl", "clj", "cljs", "groovy", "gradle", "sh", "bash",
+    "zsh", "fish", "ps1", "pl", "pm", "sql", "vue", "svelte", "zig", "nim", "sol", "proto",
+    "graphql", "md", "markdown", "rst", "adoc", "txt", "cmake", "el", "vim", "elm", "purs", "v",
+    "sv", "vhd", "f90", "cu", "cuh", "metal", "glsl", "hlsl", "wgsl", "tf", "nix", "cr", "d",
+    "ada", "pas",
+];
+
+/// Whether a file name is source code or docs (by extension; a name
+/// without one, `Makefile`, counts as data).
+pub(crate) fn is_code_name(name: &str) -> bool {
+    match name.rsplit_once('.') {
+        Some((_, ext)) => CODE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()),
+        None => false,
+    }
 }
 
 impl Ctx<'_> {
