@@ -26,16 +26,50 @@ pub(crate) fn enabled(stage: &str) -> bool {
     !off.iter().any(|s| s == stage)
 }
 
-/// A tunable read from `CODE_INDEX_RANK_<NAME>` (for sweeps), else `default`.
-pub(crate) fn knob(name: &str, default: f32) -> f32 {
-    static KNOBS: std::sync::OnceLock<Mutex<HashMap<String, f32>>> = std::sync::OnceLock::new();
-    let m = KNOBS.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut m = crate::guard::lock(m);
-    *m.entry(name.to_string()).or_insert_with(|| {
-        std::env::var(format!("CODE_INDEX_RANK_{name}"))
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
+/// The stage's weights. Each can be overridden for a sweep with
+/// `CODE_INDEX_RANK_<NAME>=<value>` (read once); the defaults are the
+/// measured ones (bench/results/ranking.md).
+pub(crate) struct Knobs {
+    /// Share of the best score added to a chunk whose path holds every query word.
+    pub path: f32,
+    /// Share of the best score added to the best chunk of the file with the
+    /// largest sum of candidate scores (others in proportion).
+    pub coherence: f32,
+    /// Share of the best score added to a chunk defining the name a query
+    /// is (half again in a file named after it).
+    pub define: f32,
+    /// Shortest word that matches a longer one as its prefix.
+    pub prefix_min: usize,
+    /// Path priors (multiplied).
+    pub test: f32,
+    pub reexport: f32,
+    pub compat: f32,
+    pub examples: f32,
+    pub data: f32,
+    pub dts: f32,
+}
+
+pub(crate) fn knobs() -> &'static Knobs {
+    static K: std::sync::OnceLock<Knobs> = std::sync::OnceLock::new();
+    K.get_or_init(|| {
+        let v = |name: &str, default: f32| {
+            std::env::var(format!("CODE_INDEX_RANK_{name}"))
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
+        Knobs {
+            path: v("PATH", 1.0),
+            coherence: v("COHERENCE", 0.2),
+            define: v("DEFINE", 3.0),
+            prefix_min: v("PREFIX_MIN", 3.0) as usize,
+            test: v("TEST", 0.3),
+            reexport: v("REEXPORT", 0.5),
+            compat: v("COMPAT", 0.3),
+            examples: v("EXAMPLES", 0.3),
+            data: v("DATA", 0.5),
+            dts: v("DTS", 0.7),
+        }
     })
 }
 
@@ -90,15 +124,6 @@ pub(crate) fn asked_names(q: &str) -> Vec<String> {
     v
 }
 
-/// Share of the best score added to a chunk defining the name a query is
-/// (half again in a file named after it).
-const DEFINE_BOOST: f32 = 3.0;
-/// Share of the best score added to a chunk whose path holds every query word.
-const PATH_BOOST: f32 = 1.0;
-/// Share of the best score added to the best chunk of the file with the
-/// largest sum of candidate scores (others in proportion).
-const COHERENCE_BOOST: f32 = 0.2;
-
 /// The query's content words, lowercased (longer than two letters, stop words out).
 pub(crate) fn query_words(q: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -140,7 +165,7 @@ pub(crate) fn path_words(path: &str) -> Vec<String> {
 /// How many query words a path's words hold: equal, one a prefix (three
 /// letters or more) of the other, or the same stem.
 pub(crate) fn path_overlap(words: &[String], parts: &[String]) -> usize {
-    let min = knob("PREFIX_MIN", 3.0) as usize;
+    let min = knobs().prefix_min;
     let close = |a: &str, b: &str| {
         let (s, l) = if a.len() <= b.len() { (a, b) } else { (b, a) };
         s == l || (s.len() >= min && l.starts_with(s))
@@ -164,30 +189,31 @@ pub(crate) fn path_overlap(words: &[String], parts: &[String]) -> usize {
 /// definitions are real code: Django keeps its model fields in
 /// `fields/__init__.py`).
 pub(crate) fn path_penalty(path: &str, is_test: bool, defines: bool) -> f32 {
+    let k = knobs();
     let mut p = 1.0;
     let dirs: Vec<&str> = path.split('/').collect();
     let name = dirs.last().copied().unwrap_or("");
     let in_dir = |names: &[&str]| dirs[..dirs.len() - 1].iter().any(|d| names.contains(d));
     if is_test {
-        p *= knob("TEST", 0.3);
+        p *= k.test;
     }
     if !defines && matches!(name, "__init__.py" | "package-info.java") {
-        p *= knob("REEXPORT", 0.5);
+        p *= k.reexport;
     }
     if in_dir(&["compat", "_compat", "legacy"]) {
-        p *= knob("COMPAT", 0.3);
+        p *= k.compat;
     }
     if in_dir(&["example", "examples", "_example", "_examples", "docs_src"]) {
-        p *= knob("EXAMPLES", 0.3);
+        p *= k.examples;
     }
     if in_dir(&["single_include"]) {
         p *= 0.3;
     }
     if !is_code_name(name) {
-        p *= knob("DATA", 0.5);
+        p *= k.data;
     }
     if name.ends_with(".d.ts") {
-        p *= knob("DTS", 0.7);
+        p *= k.dts;
     }
     p
 }
@@ -246,7 +272,7 @@ impl Ctx<'_> {
             let words = query_words(q);
             if !words.is_empty() {
                 let mut cache: HashMap<(u32, u32), f32> = HashMap::new();
-                let boost = max * knob("PATH", PATH_BOOST);
+                let boost = max * knobs().path;
                 for h in scored.iter_mut() {
                     let c = &chunks[h.0];
                     let r = *cache.entry((c.snap, c.file)).or_insert_with(|| {
@@ -274,7 +300,7 @@ impl Ctx<'_> {
             }
             let top = sum.values().map(|x| x.0).fold(0.0f32, f32::max);
             if top > 0.0 {
-                let unit = max * knob("COHERENCE", COHERENCE_BOOST);
+                let unit = max * knobs().coherence;
                 for (s, best) in sum.into_values() {
                     scored[best].1 += unit * s / top;
                 }
@@ -302,7 +328,7 @@ impl Ctx<'_> {
         let res: Vec<regex::Regex> = names.iter().filter_map(|n| definition_re(n)).collect();
         let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
         let chunks = &self.eng.chunks;
-        let unit = max * DEFINE_BOOST;
+        let unit = max * knobs().define;
         let tier = |ci: usize| -> f32 {
             let c = &chunks[ci];
             if c.kind == "pattern" {
