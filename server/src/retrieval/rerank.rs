@@ -6,6 +6,8 @@
 //!   (split identifiers, prefix-tolerant: `dependency` ~ `dependencies`).
 //! - `coherence`: a file whose chunks match the query in several places
 //!   lifts its best chunk.
+//! - `define`: the definition of the identifier a query is goes up, and
+//!   files named after it bring their definitions in.
 //! - `penalty`: tests, `__init__.py`-style re-export files, examples,
 //!   compat shims, vendored amalgamations and `.d.ts` stubs are down-weighted.
 
@@ -73,19 +75,29 @@ pub(crate) fn knobs() -> &'static Knobs {
     })
 }
 
+/// A path's file name up to its first dot (`src/flat_hash_map.h` → `flat_hash_map`).
+fn file_stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.split('.').next().unwrap_or(name)
+}
+
 /// A file name's stem for matching names: lowercased, `_` and `-` removed.
 pub(crate) fn norm_stem(path: &str) -> String {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let stem = name.split('.').next().unwrap_or(name);
-    stem.chars()
+    file_stem(path)
+        .chars()
         .filter(|c| *c != '_' && *c != '-')
         .flat_map(char::to_lowercase)
         .collect()
 }
 
-/// Does a normalized stem name `name` (lowercased): equal, or its plural.
-fn stem_names(stem: &str, name: &str) -> bool {
-    stem == name || stem.strip_suffix('s') == Some(name)
+/// The [`norm_stem`]s of the files named after `name`: the name and its plural.
+fn stems_naming(name: &str) -> [String; 2] {
+    let n: String = name
+        .chars()
+        .filter(|c| *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect();
+    [format!("{n}s"), n]
 }
 
 /// Keywords that introduce a definition, across languages (parsed or not:
@@ -139,10 +151,8 @@ pub(crate) fn query_words(q: &str) -> Vec<String> {
 /// The words of a file's name and of its directory's name, lowercased,
 /// identifiers split (the whole name kept too).
 pub(crate) fn path_words(path: &str) -> Vec<String> {
-    let mut parts = path.rsplit('/');
-    let name = parts.next().unwrap_or("");
-    let stem = name.split('.').next().unwrap_or(name);
-    let dir = parts.next().unwrap_or("");
+    let stem = file_stem(path);
+    let dir = path.rsplit('/').nth(1).unwrap_or("");
     let mut out = Vec::new();
     for w in [stem, dir] {
         if w.is_empty() {
@@ -243,7 +253,8 @@ pub(crate) fn is_code_name(name: &str) -> bool {
 }
 
 impl Ctx<'_> {
-    /// Apply the stages to `scored` (fused and weighted, any order) and sort it.
+    /// Apply the stages to `scored` (fused and weighted, any order); the
+    /// caller sorts.
     pub(crate) fn rerank(
         &self,
         q: &str,
@@ -307,9 +318,7 @@ impl Ctx<'_> {
             }
         }
     }
-}
 
-impl Ctx<'_> {
     /// Chunks that define a name the query asks for go up: candidates by
     /// their symbol or a definition keyword before the name, and the
     /// definitions in files named after it even when keyword search missed
@@ -326,7 +335,8 @@ impl Ctx<'_> {
             return;
         }
         let res: Vec<regex::Regex> = names.iter().filter_map(|n| definition_re(n)).collect();
-        let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
+        // Stems of the files named after a name asked for.
+        let named: Vec<String> = names.iter().flat_map(|n| stems_naming(n)).collect();
         let chunks = &self.eng.chunks;
         let unit = max * knobs().define;
         let tier = |ci: usize| -> f32 {
@@ -344,8 +354,7 @@ impl Ctx<'_> {
                 return 0.0;
             }
             let stem = norm_stem(&self.snaps[c.snap as usize].files[c.file as usize].path);
-            let named = lower.iter().any(|n| stem_names(&stem, &n.replace('_', "")));
-            unit * if named { 1.5 } else { 1.0 }
+            unit * if named.contains(&stem) { 1.5 } else { 1.0 }
         };
         let mut seen: HashSet<usize> = HashSet::new();
         for h in scored.iter_mut() {
@@ -353,17 +362,14 @@ impl Ctx<'_> {
             h.1 += tier(h.0);
         }
         // Files named after the name: their defining chunks join.
-        let mut files: Vec<(u32, u32)> = Vec::new();
-        for (stem, fs) in &self.eng.stems {
-            let hit = lower.iter().any(|n| {
-                let n = n.replace('_', "");
-                stem_names(stem, &n)
-            });
-            if hit {
-                files.extend(fs.iter().copied());
-            }
-        }
+        let mut files: Vec<(u32, u32)> = named
+            .iter()
+            .filter_map(|k| self.eng.stems.get(k))
+            .flatten()
+            .copied()
+            .collect();
         files.sort_unstable();
+        files.dedup();
         for f in files {
             let Some(&(a, b)) = self.eng.file_chunks.get(&f) else {
                 continue;
