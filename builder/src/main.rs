@@ -116,7 +116,7 @@ struct IndexArgs {
     /// Build without vectors (search_code then runs keyword-only and says so).
     #[arg(long)]
     no_embeddings: bool,
-    /// Embedding model: minilm (offline default), voyage:<model>, openai:<model>, ollama:<model>.
+    /// Embedding model: minilm (offline default: MiniLM int8, onnxruntime), minilm-fp32 (candle), voyage:<model>, openai:<model>, ollama:<model>.
     #[arg(long, default_value = "minilm")]
     model: String,
     /// Embedding cache directory (default ~/.cache/code-index/embeddings); `none` disables it.
@@ -150,7 +150,7 @@ struct IndexArgs {
 struct UpgradeArgs {
     /// A snapshot directory, or <out>/<repo>/ (uses `latest`).
     snapshot: PathBuf,
-    /// minilm, voyage:<model>, openai:<model>, ollama:<model>.
+    /// minilm (int8, default), minilm-fp32, voyage:<model>, openai:<model>, ollama:<model>.
     #[arg(long)]
     model: String,
     /// Where the new snapshot goes (default: beside the old one).

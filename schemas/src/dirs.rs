@@ -6,6 +6,7 @@
 //! | cache root | (none) | `$HOME/.cache/code-index` |
 //! | embedding cache (builder) | (`--embedding-cache`) | `<root>/embeddings` |
 //! | offline model | `CODE_INDEX_MODEL_DIR` | `<root>/models/all-minilm-l6-v2` |
+//! | onnxruntime library | `CODE_INDEX_ORT_LIB` | `<root>/onnxruntime/1.31.1/libonnxruntime.so` |
 //! | server cache (downloads, table cache) | `CODE_INDEX_CACHE` | `<root>/server` |
 //! | server table cache | (under the server cache) | `<server cache>/tables` |
 //! | default snapshots (`suggest-context`) | `CODE_INDEX_SNAPSHOTS` | `<root>/snapshots` |
@@ -32,6 +33,10 @@ pub const ENV_SNAPSHOTS: &str = "CODE_INDEX_SNAPSHOTS";
 pub const ENV_MODEL_DIR: &str = "CODE_INDEX_MODEL_DIR";
 /// The offline model's directory name under `<root>/models`.
 pub const DEFAULT_MODEL: &str = "all-minilm-l6-v2";
+/// The onnxruntime shared library (a file path).
+pub const ENV_ORT_LIB: &str = "CODE_INDEX_ORT_LIB";
+/// The pinned onnxruntime release (the PyPI wheel setup takes the library from).
+pub const ORT_VERSION: &str = "1.31.1";
 
 /// The variables the rules read, captured once.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -40,6 +45,7 @@ pub struct Dirs {
     cache: Option<OsString>,
     snapshots: Option<OsString>,
     model_dir: Option<OsString>,
+    ort_lib: Option<OsString>,
 }
 
 impl Dirs {
@@ -55,6 +61,7 @@ impl Dirs {
             cache: get(ENV_CACHE),
             snapshots: get(ENV_SNAPSHOTS),
             model_dir: get(ENV_MODEL_DIR),
+            ort_lib: get(ENV_ORT_LIB),
         }
     }
 
@@ -87,6 +94,20 @@ impl Dirs {
         match &self.model_dir {
             Some(d) => PathBuf::from(d),
             None => self.root_or("/tmp").join("models").join(DEFAULT_MODEL),
+        }
+    }
+
+    /// The onnxruntime library: `$CODE_INDEX_ORT_LIB`, else
+    /// `<root>/onnxruntime/<ORT_VERSION>/libonnxruntime.so` (with `HOME`
+    /// unset under `/tmp`).
+    pub fn ort_lib(&self) -> PathBuf {
+        match &self.ort_lib {
+            Some(d) => PathBuf::from(d),
+            None => self
+                .root_or("/tmp")
+                .join("onnxruntime")
+                .join(ORT_VERSION)
+                .join("libonnxruntime.so"),
         }
     }
 
@@ -133,6 +154,11 @@ pub fn embeddings_cache() -> PathBuf {
 /// [`Dirs::model_dir`] of the environment.
 pub fn model_dir() -> PathBuf {
     Dirs::from_env().model_dir()
+}
+
+/// [`Dirs::ort_lib`] of the environment.
+pub fn ort_lib() -> PathBuf {
+    Dirs::from_env().ort_lib()
 }
 
 /// [`Dirs::server_cache`] of the environment.

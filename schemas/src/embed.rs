@@ -3,8 +3,11 @@
 //! next to the model that made it, so the builder (documents) and the server
 //! (queries) must embed through this one module.
 //!
-//! Model specs (`--model`): `minilm` (the offline default, all-MiniLM-L6-v2
-//! run in-process with candle), `voyage:<model>` (Voyage AI, e.g.
+//! Model specs (`--model`): `minilm` (the offline default: all-MiniLM-L6-v2
+//! with its MatMul weights quantized to int8, run in-process by onnxruntime,
+//! 128 tokens per input), `minilm-fp32` (the same model in full precision,
+//! run with candle, 256 tokens; ≈ 4× slower, the default before int8),
+//! `voyage:<model>` (Voyage AI, e.g.
 //! `voyage:voyage-code-3`), `openai:<model>` (any OpenAI-compatible
 //! `/embeddings` endpoint: OpenAI, vLLM, LM Studio) and `ollama:<model>`
 //! (Ollama's OpenAI-compatible endpoint). The manifest stores the canonical
@@ -15,10 +18,18 @@ use std::time::Duration;
 
 use crate::diag::{Code, Diagnostic};
 
-/// The offline default's model id (as stored in the manifest).
-pub const DEFAULT_MODEL_ID: &str = "minilm:all-MiniLM-L6-v2";
-/// Tokens per text for the offline model; longer texts are truncated.
+/// The offline default's model id (as stored in the manifest): MiniLM, int8.
+pub const DEFAULT_MODEL_ID: &str = "minilm-int8:all-MiniLM-L6-v2";
+/// The full-precision MiniLM's model id (candle; the default before int8).
+pub const MINILM_FP32_ID: &str = "minilm:all-MiniLM-L6-v2";
+/// Tokens per text for the fp32 model; longer texts are truncated.
 pub const MINILM_MAX_TOKENS: usize = 256;
+/// Tokens per text for the int8 model. Measured on the Django reference-doc
+/// set: 128 tokens lose nothing against 256 (bench/results/embed-models.md).
+pub const MINILM_INT8_MAX_TOKENS: usize = 128;
+/// The int8 model's file inside the model directory (made by scripts/setup.sh
+/// from the pinned packages with scripts/make_minilm_int8.py).
+pub const MINILM_INT8_FILE: &str = "model-int8.onnx";
 /// Index metric: inner product over L2-normalized vectors (= cosine).
 pub const METRIC: &str = "inner_product";
 /// File name of the vector index inside a snapshot.
@@ -32,6 +43,9 @@ pub type Result<T> = std::result::Result<T, EmbedError>;
 /// Where the model runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Provider {
+    /// all-MiniLM-L6-v2, int8, onnxruntime (the default).
+    MiniLmInt8,
+    /// all-MiniLM-L6-v2, fp32, candle.
     MiniLm,
     Voyage,
     OpenAi,
@@ -47,22 +61,28 @@ pub struct ModelSpec {
 }
 
 impl ModelSpec {
-    /// Parse `minilm`, `voyage:<model>`, `openai:<model>`, `ollama:<model>`
-    /// (a manifest model id parses too).
+    /// Parse `minilm`, `minilm-fp32`, `voyage:<model>`, `openai:<model>`,
+    /// `ollama:<model>` (a manifest model id parses too).
     pub fn parse(s: &str) -> Result<ModelSpec> {
         let s = s.trim();
         let bad = || {
             EmbedError::new(
                 Code::UnknownModel,
                 format!("unknown embedding model '{s}'"),
-                "use minilm (offline default), voyage:<model> (e.g. voyage:voyage-code-3), openai:<model> (e.g. openai:text-embedding-3-small) or ollama:<model> (e.g. ollama:nomic-embed-text)",
+                "use minilm (offline default), minilm-fp32, voyage:<model> (e.g. voyage:voyage-code-3), openai:<model> (e.g. openai:text-embedding-3-small) or ollama:<model> (e.g. ollama:nomic-embed-text)",
             )
         };
-        if s == "minilm" || s == DEFAULT_MODEL_ID || s == "all-MiniLM-L6-v2" {
-            return Ok(ModelSpec {
-                provider: Provider::MiniLm,
+        let offline = |provider| {
+            Ok(ModelSpec {
+                provider,
                 name: String::new(),
-            });
+            })
+        };
+        if s == "minilm" || s == "minilm-int8" || s == DEFAULT_MODEL_ID {
+            return offline(Provider::MiniLmInt8);
+        }
+        if s == "minilm-fp32" || s == MINILM_FP32_ID || s == "all-MiniLM-L6-v2" {
+            return offline(Provider::MiniLm);
         }
         let (p, name) = s.split_once(':').ok_or_else(bad)?;
         if name.is_empty() {
@@ -83,7 +103,8 @@ impl ModelSpec {
     /// Canonical id, stored in the manifest and used as the cache key.
     pub fn id(&self) -> String {
         match self.provider {
-            Provider::MiniLm => DEFAULT_MODEL_ID.to_string(),
+            Provider::MiniLmInt8 => DEFAULT_MODEL_ID.to_string(),
+            Provider::MiniLm => MINILM_FP32_ID.to_string(),
             Provider::Voyage => format!("voyage:{}", self.name),
             Provider::OpenAi => format!("openai:{}", self.name),
             Provider::Ollama => format!("ollama:{}", self.name),
@@ -101,6 +122,43 @@ pub trait Embedder: Send + Sync {
     fn embed_query(&self, text: &str) -> Result<Vec<f32>>;
     /// Texts per call that suit this provider.
     fn batch_size(&self) -> usize;
+    /// A size per text, by which a batch run groups texts (texts of one size
+    /// pad little): bytes here; a local model's token count (estimated).
+    fn sizes(&self, texts: &[&str]) -> Vec<usize> {
+        texts.iter().map(|t| t.len()).collect()
+    }
+}
+
+/// Token counts of `texts` under `tok`, capped at `max`: texts are cut at
+/// 512 bytes first and the count scaled up for the rest (the counts order a
+/// batch run; exactness does not matter, speed does).
+fn token_sizes(tok: &tokenizers::Tokenizer, texts: &[&str], max: usize) -> Vec<usize> {
+    const HEAD: usize = 512;
+    let heads: Vec<&str> = texts
+        .iter()
+        .map(|t| {
+            let mut end = t.len().min(HEAD);
+            while !t.is_char_boundary(end) {
+                end -= 1;
+            }
+            &t[..end]
+        })
+        .collect();
+    match tok.encode_batch(heads.clone(), true) {
+        Ok(enc) => enc
+            .iter()
+            .zip(texts.iter().zip(&heads))
+            .map(|(e, (t, h))| {
+                let n = e.get_attention_mask().iter().filter(|&&m| m == 1).count();
+                if n >= max || h.len() == t.len() || h.is_empty() {
+                    n.min(max)
+                } else {
+                    (n * t.len() / h.len()).min(max)
+                }
+            })
+            .collect(),
+        Err(_) => texts.iter().map(|t| t.len()).collect(),
+    }
 }
 
 /// Directory of the offline model: `$CODE_INDEX_MODEL_DIR`, else
@@ -114,6 +172,10 @@ pub fn default_model_dir() -> PathBuf {
 /// base URL from the environment (see [`Remote`]).
 pub fn open(spec: &ModelSpec) -> Result<Box<dyn Embedder>> {
     match spec.provider {
+        Provider::MiniLmInt8 => Ok(Box::new(MiniLmInt8::load(
+            &default_model_dir(),
+            &crate::dirs::ort_lib(),
+        )?)),
         Provider::MiniLm => Ok(Box::new(MiniLm::load(&default_model_dir())?)),
         _ => Ok(Box::new(Remote::from_env(spec)?)),
     }
@@ -187,6 +249,236 @@ pub fn naturalize(s: &str) -> String {
 
 // ---------------------------------------------------------------- MiniLM
 
+/// The model's `tokenizer.json`, truncating at `max` tokens and padding to
+/// the longest text of a batch (the file itself fixes both at 128).
+fn load_tokenizer(dir: &Path, max: usize) -> Result<tokenizers::Tokenizer> {
+    let broken = |e: String| {
+        EmbedError::new(
+            Code::ModelInvalid,
+            format!("cannot load tokenizer.json from {}: {e}", dir.display()),
+            "reinstall the model with scripts/setup.sh",
+        )
+    };
+    let mut tokenizer = tokenizers::Tokenizer::from_file(dir.join("tokenizer.json"))
+        .map_err(|e| broken(e.to_string()))?;
+    tokenizer
+        .with_truncation(Some(tokenizers::TruncationParams {
+            max_length: max,
+            ..Default::default()
+        }))
+        .map_err(|e| broken(e.to_string()))?;
+    tokenizer.with_padding(Some(tokenizers::PaddingParams {
+        strategy: tokenizers::PaddingStrategy::BatchLongest,
+        ..Default::default()
+    }));
+    Ok(tokenizer)
+}
+
+/// Token ids and attention mask of a batch, row-major `[texts, len]`.
+fn encode(tok: &tokenizers::Tokenizer, texts: &[&str]) -> Result<(Vec<u32>, Vec<u32>, usize)> {
+    let enc = tok
+        .encode_batch(texts.to_vec(), true)
+        .map_err(|e| EmbedError::new(Code::EmbedFailed, e.to_string(), "report this as a bug"))?;
+    let len = enc.first().map(|e| e.get_ids().len()).unwrap_or(0);
+    let mut ids = Vec::with_capacity(enc.len() * len);
+    let mut mask = Vec::with_capacity(enc.len() * len);
+    for e in &enc {
+        ids.extend_from_slice(e.get_ids());
+        mask.extend_from_slice(e.get_attention_mask());
+    }
+    Ok((ids, mask, len))
+}
+
+/// all-MiniLM-L6-v2 with int8 MatMul weights (per channel, dynamic
+/// quantization: activations are quantized at run time), run by onnxruntime
+/// on the CPU. Mean pooling, L2 normalization, as sentence-transformers runs
+/// the model. Vectors are at cosine ≈ 0.99 to the fp32 model's, hence a
+/// model id of their own.
+///
+/// Each text runs alone, so a vector is a function of its text only (dynamic
+/// quantization scales by the whole input tensor: in a padded batch a
+/// vector would depend on its batch mates, and a cached vector would differ
+/// from a fresh one). One single-threaded session per core works through a
+/// call's texts in parallel: on 2 cores ≈ 230 inputs/s against ≈ 185 for
+/// padded batches of 16 on one 2-thread session (bench/results/embed-models.md).
+pub struct MiniLmInt8 {
+    sessions: Vec<std::sync::Mutex<ort::session::Session>>,
+    tokenizer: tokenizers::Tokenizer,
+}
+
+/// A single-threaded onnxruntime session over `model`, every graph
+/// optimization on.
+fn open_session(
+    env: &ort::environment::Environment,
+    model: &Path,
+) -> std::result::Result<ort::session::Session, String> {
+    use ort::session::builder::GraphOptimizationLevel;
+    let e = |e: ort::Error<ort::session::builder::SessionBuilder>| e.to_string();
+    let b = ort::session::Session::builder(env).map_err(|e| e.to_string())?;
+    let b = b.with_intra_threads(1).map_err(e)?;
+    let b = b.with_inter_threads(1).map_err(e)?;
+    let mut b = b
+        .with_optimization_level(GraphOptimizationLevel::All)
+        .map_err(e)?;
+    b.commit_from_file(model).map_err(|e| e.to_string())
+}
+
+impl MiniLmInt8 {
+    /// Load `model-int8.onnx` and `tokenizer.json` from `dir`, with the
+    /// onnxruntime library at `lib`.
+    pub fn load(dir: &Path, lib: &Path) -> Result<MiniLmInt8> {
+        let model = dir.join(MINILM_INT8_FILE);
+        for f in [&model, &dir.join("tokenizer.json")] {
+            if !f.is_file() {
+                return Err(EmbedError::new(
+                    Code::ModelNotFound,
+                    format!(
+                        "the offline embedding model is not installed: {} is missing",
+                        f.display()
+                    ),
+                    "run scripts/setup.sh --deps-only (it builds the int8 model), set CODE_INDEX_MODEL_DIR to its directory, use --model minilm-fp32, or build with --no-embeddings",
+                ));
+            }
+        }
+        if !lib.is_file() {
+            return Err(EmbedError::new(
+                Code::ModelNotFound,
+                format!(
+                    "the onnxruntime library is not installed: {} is missing",
+                    lib.display()
+                ),
+                "run scripts/setup.sh --deps-only (it installs onnxruntime from its PyPI wheel), or set CODE_INDEX_ORT_LIB to a libonnxruntime.so of version 1.31 or later",
+            ));
+        }
+        let broken = |what: &Path, e: String| {
+            EmbedError::new(
+                Code::ModelInvalid,
+                format!("cannot load {}: {e}", what.display()),
+                "reinstall with scripts/setup.sh --deps-only",
+            )
+        };
+        let env = ort::init_from(lib)
+            .map_err(|e| broken(lib, e.to_string()))?
+            .with_name("code-index")
+            .build()
+            .map_err(|e| broken(lib, e.to_string()))?;
+        let workers = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .clamp(1, 8);
+        let mut sessions = Vec::with_capacity(workers);
+        for _ in 0..workers {
+            let session = open_session(&env, &model).map_err(|e| broken(&model, e))?;
+            sessions.push(std::sync::Mutex::new(session));
+        }
+        Ok(MiniLmInt8 {
+            sessions,
+            tokenizer: load_tokenizer(dir, MINILM_INT8_MAX_TOKENS)?,
+        })
+    }
+
+    /// One text's vector.
+    fn one(&self, session: &mut ort::session::Session, text: &str) -> Result<Vec<f32>> {
+        use ort::value::Tensor;
+        let fail = |e: String| EmbedError::new(Code::EmbedFailed, e, "report this as a bug");
+        let enc = self
+            .tokenizer
+            .encode(text, true)
+            .map_err(|e| fail(e.to_string()))?;
+        let ids: Vec<i64> = enc.get_ids().iter().map(|&x| x as i64).collect();
+        let len = ids.len();
+        let t = |v: Vec<i64>| Tensor::from_array(([1, len], v)).map_err(|e| fail(e.to_string()));
+        let inputs = ort::inputs! {
+            "input_ids" => t(ids)?,
+            "attention_mask" => t(vec![1i64; len])?,
+            "token_type_ids" => t(vec![0i64; len])?,
+        };
+        let out = session.run(inputs).map_err(|e| fail(e.to_string()))?;
+        let (shape, h) = out[0]
+            .try_extract_tensor::<f32>()
+            .map_err(|e| fail(e.to_string()))?;
+        let dim = *shape.last().unwrap_or(&0) as usize;
+        if shape.len() != 3 || shape[0] != 1 || shape[1] as usize != len || dim == 0 {
+            return Err(fail(format!("unexpected model output shape {shape:?}")));
+        }
+        let mut v = vec![0f32; dim];
+        for row in h.chunks_exact(dim) {
+            v.iter_mut().zip(row).for_each(|(a, b)| *a += b);
+        }
+        v.iter_mut().for_each(|a| *a /= len.max(1) as f32);
+        l2_normalize(&mut v);
+        Ok(v)
+    }
+
+    /// Every text's vector, in order: the sessions take texts in turn.
+    fn run(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let next = AtomicUsize::new(0);
+        let slots: Vec<std::sync::Mutex<Option<Result<Vec<f32>>>>> =
+            texts.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        let work = |session: &std::sync::Mutex<ort::session::Session>| {
+            let mut session = session.lock().unwrap_or_else(|p| p.into_inner());
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= texts.len() {
+                    break;
+                }
+                let r = self.one(&mut session, texts[i]);
+                let failed = r.is_err();
+                *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+                if failed {
+                    next.store(texts.len(), Ordering::Relaxed);
+                }
+            }
+        };
+        let workers = self.sessions.len().min(texts.len());
+        if workers <= 1 {
+            if let Some(s) = self.sessions.first() {
+                work(s);
+            }
+        } else {
+            std::thread::scope(|sc| {
+                for s in &self.sessions[..workers] {
+                    sc.spawn(|| work(s));
+                }
+            });
+        }
+        let mut out = Vec::with_capacity(texts.len());
+        for slot in slots {
+            match slot.into_inner().unwrap_or_else(|p| p.into_inner()) {
+                Some(r) => out.push(r?),
+                None => {
+                    return Err(EmbedError::new(
+                        Code::EmbedFailed,
+                        "an embedding run stopped early".to_string(),
+                        "report this as a bug",
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Embedder for MiniLmInt8 {
+    fn model_id(&self) -> String {
+        DEFAULT_MODEL_ID.to_string()
+    }
+
+    fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        let refs: Vec<&str> = texts.iter().map(|s| s.as_str()).collect();
+        self.run(&refs)
+    }
+
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        Ok(self.run(&[text])?.pop().unwrap_or_default())
+    }
+
+    fn batch_size(&self) -> usize {
+        32
+    }
+}
+
 /// all-MiniLM-L6-v2 (BERT, 384 dimensions, mean pooling) on the CPU.
 pub struct MiniLm {
     model: candle_transformers::models::bert::BertModel,
@@ -225,18 +517,7 @@ impl MiniLm {
             .map_err(|e| broken("config.json", e.to_string()))?;
         let config: Config =
             serde_json::from_str(&cfg_text).map_err(|e| broken("config.json", e.to_string()))?;
-        let mut tokenizer = tokenizers::Tokenizer::from_file(dir.join("tokenizer.json"))
-            .map_err(|e| broken("tokenizer.json", e.to_string()))?;
-        tokenizer
-            .with_truncation(Some(tokenizers::TruncationParams {
-                max_length: MINILM_MAX_TOKENS,
-                ..Default::default()
-            }))
-            .map_err(|e| broken("tokenizer.json", e.to_string()))?;
-        tokenizer.with_padding(Some(tokenizers::PaddingParams {
-            strategy: tokenizers::PaddingStrategy::BatchLongest,
-            ..Default::default()
-        }));
+        let tokenizer = load_tokenizer(dir, MINILM_MAX_TOKENS)?;
         let device = candle_core::Device::Cpu;
         // SAFETY: the model file is mapped read-only and not modified while loaded.
         let vb = unsafe {
@@ -262,20 +543,11 @@ impl MiniLm {
             return Ok(Vec::new());
         }
         let fail = |e: String| EmbedError::new(Code::EmbedFailed, e, "report this as a bug");
-        let enc = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| fail(e.to_string()))?;
-        let len = enc[0].get_ids().len();
-        let mut ids = Vec::with_capacity(enc.len() * len);
-        let mut mask = Vec::with_capacity(enc.len() * len);
-        for e in &enc {
-            ids.extend_from_slice(e.get_ids());
-            mask.extend_from_slice(e.get_attention_mask());
-        }
+        let (ids, mask, len) = encode(&self.tokenizer, texts)?;
+        let n = texts.len();
         let t = || -> candle_core::Result<Vec<Vec<f32>>> {
-            let ids = Tensor::from_vec(ids, (enc.len(), len), &self.device)?;
-            let mask = Tensor::from_vec(mask, (enc.len(), len), &self.device)?;
+            let ids = Tensor::from_vec(ids, (n, len), &self.device)?;
+            let mask = Tensor::from_vec(mask, (n, len), &self.device)?;
             let types = ids.zeros_like()?;
             let out = self.model.forward(&ids, &types, Some(&mask))?;
             let m = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
@@ -292,7 +564,7 @@ impl MiniLm {
 
 impl Embedder for MiniLm {
     fn model_id(&self) -> String {
-        DEFAULT_MODEL_ID.to_string()
+        MINILM_FP32_ID.to_string()
     }
 
     fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
@@ -306,6 +578,10 @@ impl Embedder for MiniLm {
 
     fn batch_size(&self) -> usize {
         16
+    }
+
+    fn sizes(&self, texts: &[&str]) -> Vec<usize> {
+        token_sizes(&self.tokenizer, texts, MINILM_MAX_TOKENS)
     }
 }
 
@@ -370,7 +646,7 @@ impl Remote {
                 };
                 (format!("{}/v1", host.trim_end_matches('/')), None)
             }
-            Provider::MiniLm => unreachable!("MiniLM is not remote"),
+            Provider::MiniLm | Provider::MiniLmInt8 => unreachable!("MiniLM is not remote"),
         };
         let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::blocking::Client::builder()
@@ -544,6 +820,7 @@ mod tests {
     fn specs_parse_and_round_trip() {
         for s in [
             "minilm",
+            "minilm-fp32",
             "voyage:voyage-code-3",
             "openai:text-embedding-3-small",
             "ollama:nomic-embed-text",
@@ -552,6 +829,15 @@ mod tests {
             assert_eq!(ModelSpec::parse(&m.id()).unwrap(), m);
         }
         assert_eq!(ModelSpec::parse("minilm").unwrap().id(), DEFAULT_MODEL_ID);
+        assert_eq!(
+            ModelSpec::parse("minilm-fp32").unwrap().provider,
+            Provider::MiniLm
+        );
+        // Snapshots made before int8 name the fp32 model.
+        assert_eq!(
+            ModelSpec::parse("minilm:all-MiniLM-L6-v2").unwrap().id(),
+            MINILM_FP32_ID
+        );
         for s in ["", "bert", "voyage:", "cohere:x"] {
             assert_eq!(ModelSpec::parse(s).unwrap_err().code, Code::UnknownModel);
         }
@@ -567,6 +853,43 @@ mod tests {
         assert_eq!(out[0], vec![0.6, 0.8]);
         assert_eq!(out[1], vec![0.0, 1.0]);
         assert!(parse_embeddings(&v, 3, "u").is_err());
+    }
+
+    #[test]
+    fn int8_minilm_stays_close_to_fp32() {
+        let dir = default_model_dir();
+        let lib = crate::dirs::ort_lib();
+        if !dir.join(MINILM_INT8_FILE).is_file() || !lib.is_file() {
+            eprintln!("int8 model or onnxruntime not installed; skipped");
+            return;
+        }
+        let q8 = MiniLmInt8::load(&dir, &lib).unwrap();
+        let f32m = MiniLm::load(&dir).unwrap();
+        let texts: Vec<String> = vec![
+            "def parse_date(value): return datetime.strptime(value)".into(),
+            "class HttpResponse: an HTTP response with content and headers".into(),
+            "fn main() { println!(\"hello\"); }".into(),
+            "Return the number of seconds since the epoch.".into(),
+        ];
+        let a = q8.embed_documents(&texts).unwrap();
+        let b = f32m.embed_documents(&texts).unwrap();
+        let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.len(), 384);
+            assert!((dot(x, x) - 1.0).abs() < 1e-4);
+            // int8 weights move a vector a little, never far (measured ≈ 0.99).
+            assert!(dot(x, y) > 0.97, "cosine to fp32 {}", dot(x, y));
+        }
+        // A vector is its text's alone, whatever it is embedded with.
+        let alone = q8.embed_query(&texts[0]).unwrap();
+        assert_eq!(alone, a[0]);
+        let shuffled = q8
+            .embed_documents(&[texts[3].clone(), texts[0].clone()])
+            .unwrap();
+        assert_eq!(shuffled[1], a[0]);
+        assert_eq!(shuffled[0], a[3]);
+        let q = q8.embed_query("convert a string to a date").unwrap();
+        assert!(dot(&q, &a[0]) > dot(&q, &a[1]));
     }
 
     #[test]

@@ -323,7 +323,7 @@ pub struct SkipCounts {
 /// Embedding facts; `None` in snapshots built without vectors.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct EmbeddingInfo {
-    /// Canonical model id (`minilm:all-MiniLM-L6-v2`, `voyage:<m>`, `openai:<m>`, `ollama:<m>`).
+    /// Canonical model id (`minilm-int8:all-MiniLM-L6-v2`, `minilm:all-MiniLM-L6-v2` (fp32), `voyage:<m>`, `openai:<m>`, `ollama:<m>`).
     pub model: String,
     pub dimension: u32,
     /// `inner_product` (over normalized vectors: cosine).

@@ -25,7 +25,8 @@ pub struct Stats {
 }
 
 /// Vectors in `items` order: cached ones from `cache`, the rest embedded
-/// (shortest first, so batches carry little padding) and added to the cache
+/// (smallest first by the model's [`Embedder::sizes`], so batches carry
+/// little padding) and added to the cache
 /// batch by batch (a killed build keeps what it paid for).
 pub fn run(
     items: &[Pending],
@@ -47,7 +48,11 @@ pub fn run(
             todo.push(i);
         }
     }
-    todo.sort_by_key(|&i| (items[i].input.len(), i));
+    let texts: Vec<&str> = todo.iter().map(|&i| items[i].input.as_str()).collect();
+    let sizes = embedder.sizes(&texts);
+    let mut order: Vec<usize> = (0..todo.len()).collect();
+    order.sort_by_key(|&k| (sizes.get(k).copied().unwrap_or(0), texts[k].len(), todo[k]));
+    let todo: Vec<usize> = order.into_iter().map(|k| todo[k]).collect();
     let bar =
         (progress && !todo.is_empty() && std::io::IsTerminal::is_terminal(&std::io::stderr()))
             .then(|| progress_bar(todo.len() as u64));

@@ -4,7 +4,7 @@
 //! What is embedded per chunk (chosen for retrieval, measured with
 //! `bench/eval_search.py`): the context header's `file:`/`in:` lines, then
 //! the chunk text, cut at [`MAX_INPUT_CHARS`] characters at a line boundary
-//! (the tokenizer truncates further: MiniLM keeps 256 tokens). Each function
+//! (the tokenizer truncates further: the int8 MiniLM keeps 128 tokens, the fp32 one 256). Each function
 //! or method starting in the chunk adds its signature (with its doc's first
 //! paragraph) as one more vector, and each definition starting past the
 //! chunk's first [`WINDOW_AFTER_BYTES`] a window of its own text, so a long

@@ -40,7 +40,7 @@ pub struct Options {
 /// How chunks are embedded.
 #[derive(Clone, Debug)]
 pub struct EmbedOptions {
-    /// Model spec (`minilm`, `voyage:<m>`, `openai:<m>`, `ollama:<m>`).
+    /// Model spec (`minilm` (int8, default), `minilm-fp32`, `voyage:<m>`, `openai:<m>`, `ollama:<m>`).
     pub model: String,
     /// Persistent cache directory (`None`: memory only).
     pub cache_dir: Option<PathBuf>,
