@@ -43,7 +43,10 @@ def load_safetensors(path: Path) -> dict:
     return out
 
 
-def fp32_graph(graph: Path, weights: Path) -> onnx.ModelProto:
+def fp32_graph(graph: Path, weights: Path) -> tuple[onnx.ModelProto, dict]:
+    """The graph with the original fp32 weights in place of its dequantize
+    nodes, and what was done: matrices replaced, kept tensors checked, the
+    largest replacement error in quantization steps."""
     m = onnx.load(str(graph))
     allw = load_safetensors(weights)
     w = {k: v for k, v in allw.items() if k.endswith(".weight") and v.ndim == 2}
@@ -66,7 +69,7 @@ def fp32_graph(graph: Path, weights: Path) -> onnx.ModelProto:
         step = float(scale.max())
         if err > step * 0.51 or (len(cands) > 1 and cands[1][0] < 4 * step):
             sys.exit(f"cannot match {n.input[0]}: best {k} err {err} (step {step})")
-        matched[mul.output[0]] = k
+        matched[mul.output[0]] = (k, err / step)
         new_inits.append(numpy_helper.from_array(np.ascontiguousarray(arr, dtype=np.float32), mul.output[0]))
         drop_nodes += [n, mul]
         drop_inits |= {n.input[0], mul.input[1]}
@@ -78,27 +81,36 @@ def fp32_graph(graph: Path, weights: Path) -> onnx.ModelProto:
         m.graph.initializer.remove(inits[name])
     m.graph.initializer.extend(new_inits)
     # the fp32 tensors the graph kept (biases, LayerNorm, embeddings) must be the model's
+    same = 0
     for i in m.graph.initializer:
         key = i.name[len("inner."):] if i.name.startswith("inner.") else None
         if key in allw and i.name not in matched:
             if not np.allclose(numpy_helper.to_array(i), allw[key], atol=1e-6):
                 sys.exit(f"tensor {i.name} differs from {weights}")
+            same += 1
     onnx.checker.check_model(m)
-    return m
+    return m, {"replaced": len(matched), "kept_fp32_checked": same,
+               "max_err_in_steps": max(v[1] for v in matched.values())}
+
+
+def quantize(fp32: Path, out: Path) -> None:
+    """onnxruntime's dynamic quantization of the MatMul weights: QInt8, per
+    channel (cosine to fp32 0.993-0.996 on test texts; per tensor 0.945-0.98)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True,
+                     op_types_to_quantize=["MatMul"])
 
 
 def main() -> None:
     if len(sys.argv) != 4:
         sys.exit(__doc__.split("\n\n")[1])
     graph, weights, out = (Path(a) for a in sys.argv[1:])
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
     with tempfile.TemporaryDirectory() as t:
         fp32 = Path(t) / "fp32.onnx"
-        onnx.save(fp32_graph(graph, weights), str(fp32))
+        onnx.save(fp32_graph(graph, weights)[0], str(fp32))
         tmp = out.with_name(out.name + ".tmp")
-        quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True,
-                         op_types_to_quantize=["MatMul"])
+        quantize(fp32, tmp)
         tmp.replace(out)
 
 

@@ -300,7 +300,7 @@ fn encode(tok: &tokenizers::Tokenizer, texts: &[&str]) -> Result<(Vec<u32>, Vec<
 /// vector would depend on its batch mates, and a cached vector would differ
 /// from a fresh one). One single-threaded session per core works through a
 /// call's texts in parallel: on 2 cores ≈ 230 inputs/s against ≈ 185 for
-/// padded batches of 16 on one 2-thread session (bench/results/embed-models.md).
+/// padded batches of 16 on one 2-thread session (bench/results/embed-runtime.md).
 pub struct MiniLmInt8 {
     sessions: Vec<std::sync::Mutex<ort::session::Session>>,
     tokenizer: tokenizers::Tokenizer,
