@@ -29,7 +29,9 @@ TEST_CORPORA = ("django", "go-stdlib", "rust-crates", "ts-rxjs")
 
 TABLES = ("files", "chunks", "symbols", "references", "edges", "patterns")
 PARQUET_FILES = tuple(f"{t}.parquet" for t in TABLES)
-DEFAULT_MAX_FILE_SIZE = 1024 * 1024
+# The indexer's default size limit: none, as rg. Files over PARSE_MAX_BYTES are indexed as text only.
+DEFAULT_MAX_FILE_SIZE = None
+PARSE_MAX_BYTES = 1024 * 1024
 
 MANIFEST_KEYS = {
     "schema_version",
@@ -279,8 +281,8 @@ def is_default_excluded(root: Path, rel: str) -> bool:
     return parts[-1].endswith(EDITOR_SUFFIXES)
 
 
-def expected_files(root: Path, max_filesize: int = DEFAULT_MAX_FILE_SIZE) -> Expected:
-    """`rg --files --max-filesize N` minus default exclusions minus binaries,
+def expected_files(root: Path, max_filesize: int | None = DEFAULT_MAX_FILE_SIZE) -> Expected:
+    """`rg --files [--max-filesize N]` minus default exclusions minus binaries,
     computed here independently of the builder."""
     kept, excluded, binary = set(), set(), set()
     for rel in rg_files(root, max_filesize):

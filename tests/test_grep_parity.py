@@ -7,7 +7,8 @@ matches, and the context lines. Every page is fetched through the opaque
 cursor (page size 97), so the comparison also proves that paging returns
 each match exactly once, in order.
 
-rg runs with `--max-filesize 1048576` (the indexer's limit). Files the
+rg runs with no size limit, as the indexer (files over 1 MiB are indexed as
+text). Files the
 indexer leaves out on purpose (default exclusions, NUL bytes) and files with
 redacted secrets are not compared: their content differs by design.
 """
@@ -82,6 +83,19 @@ CASES = [
     ("rust-crates", ["-U", "-g", "Cargo.toml"], r'\[dependencies\.\w+\]\nversion = "[^"]+"'),
     ("rust-crates", ["-F", "-i"], "todo!()"),
     ("rust-crates", ["-B", "2", "-g", "*.rs"], r"^\s*#\[inline\(always\)\]"),
+    # the n-gram planner's hard cases: Unicode classes and case folds,
+    # alternations of literals, optional and counted parts, byte classes
+    ("rust-crates", [], r"\p{Greek}"),
+    ("rust-crates", ["-i"], r"kelvin|straße|ǆ\w+"),
+    ("rust-crates", [], r"[αβγδ]\w*"),
+    ("django", ["-i"], r"(select|prefetch)_related\(\s*[\x27\x22]"),
+    ("django", [], r"colou?r"),
+    ("django", ["-w"], r"[Qq]uery[Ss]et{1}s?"),
+    ("go-stdlib", ["-F"], "a.b*c"),
+    ("go-stdlib", [], r"(?-u:\xE2\x80[\x98\x99])"),
+    ("go-stdlib", ["-i", "-w"], r"utf-?8"),
+    ("ts-rxjs", ["-g", "*.ts"], r"export (function|const) \w+Map\b"),
+    ("ts-rxjs", [], r"zzz_no_such_literal_qqq"),
 ]
 
 
@@ -109,7 +123,8 @@ def search_path(flags: list[str]) -> str:
 
 
 def rg_matches(root: Path, flags: list[str], pattern: str):
-    cmd = ["rg", "--json", "--max-filesize", str(DEFAULT_MAX_FILE_SIZE), *rg_flags(flags), "-e", pattern, "--", search_path(flags)]
+    size = ["--max-filesize", str(DEFAULT_MAX_FILE_SIZE)] if DEFAULT_MAX_FILE_SIZE else []
+    cmd = ["rg", "--json", *size, *rg_flags(flags), "-e", pattern, "--", search_path(flags)]
     p = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     assert p.returncode in (0, 1), f"rg failed: {cmd}\n{p.stderr}"
     matches, context = {}, set()
@@ -132,9 +147,10 @@ def rg_matches(root: Path, flags: list[str], pattern: str):
     return matches, context
 
 
-def our_matches(server: Path, snap_dir: Path, flags: list[str], pattern: str):
+def our_matches(server: Path, snap_dir: Path, flags: list[str], pattern: str, ngram: str = "on"):
     cmd = [str(server), "grep", "--index", str(snap_dir), "--limit", "97", *flags, "--", pattern]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    env = {**os.environ, "CODE_INDEX_NGRAM": ngram}
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     assert p.returncode == 0, f"{cmd}\n{p.stderr}"
     out = json.loads(p.stdout)
     matches, context, order = {}, set(), []
@@ -144,7 +160,7 @@ def our_matches(server: Path, snap_dir: Path, flags: list[str], pattern: str):
         matches[key] = (m["clipped"], tuple(s["start"] for s in m["submatches"]))
         for c in m.get("before", []) + m.get("after", []):
             context.add((m["path"], c["line"]))
-    return matches, context, order
+    return matches, context, order, out["files"]
 
 
 @pytest.fixture(scope="session")
@@ -158,14 +174,17 @@ def test_case_count():
     assert len(CASES) >= 40
 
 
+@pytest.mark.parametrize("ngram", ["on", "off"])
 @pytest.mark.parametrize("corpus,flags,pattern", CASES, ids=[f"{c}:{' '.join(f)}:{p}"[:80] for c, f, p in CASES])
-def test_grep_matches_ripgrep(corpus, flags, pattern, snapshots, server_bin):
+def test_grep_matches_ripgrep(corpus, flags, pattern, ngram, snapshots, server_bin):
+    """Every case twice: files narrowed by the n-gram index (`on`), and the
+    full scan of every selected file (`off`, CODE_INDEX_NGRAM=off)."""
     snap = snapshots(corpus)
     files = snap.read("files", ["path", "has_secrets"]).to_pylist()
     indexed = {f["path"] for f in files}
     secret = {f["path"] for f in files if f["has_secrets"]}
     rg, rg_ctx = rg_matches(snap.repo, flags, pattern)
-    ours, our_ctx, order = our_matches(server_bin, snap.dir, flags, pattern)
+    ours, our_ctx, order, _ = our_matches(server_bin, snap.dir, flags, pattern, ngram)
     rg = {k: v for k, v in rg.items() if k[0] in indexed and k[0] not in secret}
     rg_ctx = {k for k in rg_ctx if k[0] in indexed and k[0] not in secret}
     ours_cmp = {k: v for k, v in ours.items() if k[0] not in secret}
@@ -184,3 +203,22 @@ def test_grep_matches_ripgrep(corpus, flags, pattern, snapshots, server_bin):
     assert our_ctx_cmp == rg_ctx, f"context differs: missing {sorted(rg_ctx - our_ctx_cmp)[:10]} extra {sorted(our_ctx_cmp - rg_ctx)[:10]}"
     if not rg:
         pytest.skip("no matches in this corpus (the case still checks that we find none)")
+
+
+@pytest.mark.parametrize("corpus,pattern", [
+    ("django", "get_or_create"),
+    ("go-stdlib", "ServeHTTP"),
+    ("rust-crates", "impl<'de> Deserialize<'de> for"),
+])
+def test_ngram_index_narrows_the_scan(corpus, pattern, snapshots, server_bin):
+    """A selective literal scans only the files holding its n-grams: at most
+    twice the files rg finds it in, and fewer than 5% of the snapshot."""
+    snap = snapshots(corpus)
+    total = len(snap.read("files", ["path"]))
+    rg, _ = rg_matches(snap.repo, ["-F"], pattern)
+    rg_files = {p for p, _ in rg}
+    _, _, _, scanned = our_matches(server_bin, snap.dir, ["-F"], pattern)
+    _, _, _, full = our_matches(server_bin, snap.dir, ["-F"], pattern, "off")
+    assert full == total
+    assert len(rg_files) <= scanned <= max(2 * len(rg_files), 3), (scanned, len(rg_files))
+    assert scanned < total / 20

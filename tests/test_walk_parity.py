@@ -1,5 +1,5 @@
-"""The files table holds exactly what ripgrep would search: `rg --files
---max-filesize N` in the same tree, minus the documented default exclusions
+"""The files table holds exactly what ripgrep would search: `rg --files` (with
+`--max-filesize N` when a limit is set) in the same tree, minus the documented default exclusions
 (node_modules, __pycache__, Python venvs, editor swap/backup files), minus
 files containing a NUL byte. The oracle is computed here, independently of the
 builder (helpers.expected_files)."""
@@ -15,6 +15,7 @@ import pytest
 
 from helpers import (
     DEFAULT_MAX_FILE_SIZE,
+    PARSE_MAX_BYTES,
     build,
     copy_tree,
     describe_set_diff,
@@ -26,7 +27,7 @@ from helpers import (
 )
 
 
-def check_parity(snap, root: Path, max_filesize: int = DEFAULT_MAX_FILE_SIZE):
+def check_parity(snap, root: Path, max_filesize: int | None = DEFAULT_MAX_FILE_SIZE):
     exp = expected_files(root, max_filesize)
     got = snap.paths()
     assert got == exp.kept, "files table != rg --files minus exclusions:\n" + describe_set_diff(exp.kept, got, root)
@@ -96,13 +97,15 @@ def make_tree(root: Path) -> None:
         "env/settings.py": b"not_a_venv = True\n",
         "main.py.swp": b"vim swap (text for the test)\n",
         "main.py~": b"backup\n",
-        # size limit: exactly the limit is kept, one byte over is not
+        # size: kept by default (as rg); with --max-file-size 1048576, exactly the
+        # limit is kept and one byte over is not. Over 1 MiB: text only, not parsed.
         "big_exact.txt": (b"x" * 1023 + b"\n") * 1024,
         "big_over.txt": (b"x" * 1023 + b"\n") * 1024 + b"y",
+        "big_code.py": b"def big_function():\n    return 1\n" + b"# filler line\n" * 80_000,
         # not UTF-8: kept, converted lossily
         "latin1.py": LATIN1,
     }
-    assert len(files["big_exact.txt"]) == DEFAULT_MAX_FILE_SIZE
+    assert len(files["big_exact.txt"]) == PARSE_MAX_BYTES
     for rel, data in files.items():
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -131,9 +134,10 @@ def synthetic_plain(tmp_path_factory, synthetic_git) -> Path:
 def test_oracle_sanity(synthetic_git, synthetic_plain):
     """The synthetic tree exercises every rule (guards the test, not the builder)."""
     exp = expected_files(synthetic_git)
-    assert {"main.py", "keep.log", "sub/kept.txt", "big_exact.txt", "latin1.py", "empty.txt", "env/settings.py"} <= exp.kept
+    assert {"main.py", "keep.log", "sub/kept.txt", "big_exact.txt", "big_over.txt", "big_code.py", "latin1.py", "empty.txt",
+            "env/settings.py"} <= exp.kept  # fmt: skip
     for gone in ("build.log", "ignored_by_git/a.py", "sub/local_ignored.txt", "ignored_by_dotignore.txt",
-                 "ignored_by_rgignore/x.py", ".hidden_file.py", "big_over.txt", "link.py"):  # fmt: skip
+                 "ignored_by_rgignore/x.py", ".hidden_file.py", "link.py"):  # fmt: skip
         assert gone not in exp.kept | exp.default_excluded | exp.binary, gone
     assert exp.binary == {"image.bin", "late_nul.txt"}
     assert {"node_modules/pkg/index.js", "web/node_modules/dep/lib.js", "pkg/__pycache__/mod.py",
@@ -157,9 +161,18 @@ def test_synthetic_parity(indexer, tmp_path, synthetic_git, synthetic_plain, var
     assert lossy["size_bytes"] == len(LATIN1)
     assert by_path["main.py"]["is_lossy"] is False
     assert by_path["empty.txt"]["line_count"] == 0 and by_path["empty.txt"]["content"] == ""
-    assert by_path["big_exact.txt"]["size_bytes"] == DEFAULT_MAX_FILE_SIZE
+    assert by_path["big_exact.txt"]["size_bytes"] == PARSE_MAX_BYTES
     assert by_path["big_exact.txt"]["line_count"] == 1024
-    assert snap.manifest["skipped"]["too_large"] == 1
+    assert by_path["big_over.txt"]["size_bytes"] == PARSE_MAX_BYTES + 1
+    assert snap.manifest["skipped"]["too_large"] == 0
+    # Past the parse limit a file is text only: its content is whole, but it
+    # has no symbols or chunks.
+    big = by_path["big_code.py"]
+    assert big["size_bytes"] > PARSE_MAX_BYTES and big["content"].startswith("def big_function():")
+    syms = pq.read_table(snap.table("symbols"), columns=["path"]).column("path").to_pylist()
+    chunks = pq.read_table(snap.table("chunks"), columns=["path"]).column("path").to_pylist()
+    assert "big_code.py" not in syms and "big_code.py" not in chunks
+    assert "main.py" in chunks
     assert snap.manifest["skipped"]["binary"] == 2
     if variant == "git":
         git = snap.manifest["git"]
@@ -168,11 +181,11 @@ def test_synthetic_parity(indexer, tmp_path, synthetic_git, synthetic_plain, var
 
 
 def test_max_file_size_flag(indexer, tmp_path, synthetic_plain):
-    limit = 2_000_000
+    limit = 1024 * 1024
     snap = build(indexer, synthetic_plain, tmp_path / "out", "--no-embeddings", "--max-file-size", str(limit))
     check_parity(snap, synthetic_plain, limit)
-    assert "big_over.txt" in snap.paths()
-    assert snap.manifest["skipped"]["too_large"] == 0
+    assert "big_exact.txt" in snap.paths() and "big_over.txt" not in snap.paths()
+    assert snap.manifest["skipped"]["too_large"] == 2
 
 
 def test_max_file_size_from_config(indexer, tmp_path, synthetic_plain):

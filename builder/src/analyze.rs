@@ -106,7 +106,8 @@ pub fn analyze_bytes(path: &str, mut bytes: Vec<u8>, cfg: &Effective) -> Analysi
     let is_generated = is_generated(path, lang, &content);
     lap(0, &mut t);
     let is_test = cfg.tests.is_match(path);
-    let (parsed, chunks) = if is_generated {
+    // Generated files and files past the parse limit are text only.
+    let (parsed, chunks) = if is_generated || size > crate::config::PARSE_MAX_BYTES {
         (Parsed::default(), Vec::new())
     } else {
         let parsed = if lang.is_code() {

@@ -11,8 +11,12 @@ use crate::error::{codes, Error, Result};
 
 pub const CONFIG_FILE: &str = ".code-index.yaml";
 pub const AI_DEVTOOLS_FILE: &str = ".ai-devtools.yaml";
-/// Default size limit: larger files are skipped and counted (as `rg --max-filesize 1M`).
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 1024 * 1024;
+/// Default size limit: none, as ripgrep (which has no cap). `max_file_size`
+/// (config or `--max-file-size`) skips and counts larger files.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = u64::MAX;
+/// Files larger than this are indexed as text only (searchable by grep,
+/// `search` and `read_file`): no tree-sitter parse, symbols or chunks.
+pub const PARSE_MAX_BYTES: u64 = 1024 * 1024;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]

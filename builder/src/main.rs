@@ -134,7 +134,7 @@ struct IndexArgs {
     /// Repository name in the snapshot path (default: config `name` or the directory name).
     #[arg(long)]
     name: Option<String>,
-    /// Skip files larger than this many bytes (default 1048576, as `rg --max-filesize 1M`).
+    /// Skip files larger than this many bytes (default: no limit, as rg; files over 1 MiB are indexed as searchable text, not parsed).
     #[arg(long)]
     max_file_size: Option<u64>,
     /// What to do with secrets found: redact them (default; or the config's secrets.action) or fail the build.
@@ -736,8 +736,9 @@ fn starter_config(root: &Path, name: &str, tree: &Inferred) -> String {
     y.push_str("exclude: []                    # e.g. [\"vendor/**\", \"*.snap\"]\n");
     y.push_str("include_override: []           # indexed even if .gitignore drops them\n");
     y.push_str(&format!(
-        "max_file_size: {}\n",
-        config::DEFAULT_MAX_FILE_SIZE
+        "# max_file_size: {}        # skip larger files (default: no limit, as rg; over {} bytes: text only, not parsed)\n",
+        config::PARSE_MAX_BYTES,
+        config::PARSE_MAX_BYTES
     ));
     if roots.is_empty() {
         y.push_str("modules: []\n");

@@ -19,6 +19,8 @@
 //!   comments, attributes, annotations and decorators (its chunk starts at
 //!   them; the block before it shrinks); `symbols.doc` is also found
 //!   above Rust attributes, TypeScript member decorators and JS `const`s.
+//! - schema 1, feature 5: `ngrams.bin`, the n-gram index grep plans
+//!   against (format and its own version history in [`ngram`]).
 
 use std::sync::Arc;
 
@@ -28,6 +30,7 @@ pub mod dirs;
 pub mod embed;
 #[cfg(any(test, feature = "fuzz"))]
 pub mod fuzz;
+pub mod ngram;
 pub mod signing;
 pub mod table;
 #[cfg(feature = "embed")]
@@ -39,7 +42,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 4;
+pub const FEATURE_VERSION: u32 = 5;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -180,6 +180,8 @@ pub struct Snapshot {
     pub signature: Option<String>,
     /// Sorted by path.
     pub files: Vec<FileEntry>,
+    /// The n-gram index (`ngrams.bin`; snapshots before feature 5 have none).
+    pub grams: Option<code_index_schemas::ngram::NgramIndex>,
 }
 
 impl Snapshot {
@@ -346,6 +348,32 @@ fn verify_signed(dir: &Path) -> Result<(Manifest, Option<String>), LoadError> {
     Ok((manifest, signature))
 }
 
+/// The snapshot's n-gram index, when its manifest lists one (already
+/// checked against its sha256); its file count must be the table's.
+fn open_grams(
+    dir: &Path,
+    manifest: &Manifest,
+    files: usize,
+) -> Result<Option<code_index_schemas::ngram::NgramIndex>, LoadError> {
+    use code_index_schemas::ngram::{NgramIndex, NGRAM_FILE};
+    if !manifest.files.iter().any(|f| f.name == NGRAM_FILE) {
+        return Ok(None);
+    }
+    let p = dir.join(NGRAM_FILE);
+    let idx = NgramIndex::open(&p).map_err(|e| err(format!("{}: {e}", p.display()), REBUILD))?;
+    if idx.files() as usize != files {
+        return Err(err(
+            format!(
+                "{} indexes {} files, files.parquet holds {files}",
+                p.display(),
+                idx.files()
+            ),
+            REBUILD,
+        ));
+    }
+    Ok(Some(idx))
+}
+
 /// Verify and load a snapshot's files into memory.
 pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
     let (manifest, signature) = verify_signed(dir)?;
@@ -393,11 +421,13 @@ pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
         files.extend(rows);
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    let grams = open_grams(dir, &manifest, files.len())?;
     Ok(Snapshot {
         signature,
         dir: dir.to_path_buf(),
         manifest,
         files,
+        grams,
     })
 }
 

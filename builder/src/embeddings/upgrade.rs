@@ -95,14 +95,14 @@ fn counts(items: &[Pending], cache: &Cache) -> (usize, usize) {
     (todo, chunks)
 }
 
-/// Link (or copy) the snapshot's Parquet tables from `src` into `dir`; their
-/// manifest entries, unchanged.
+/// Link (or copy) the snapshot's Parquet tables and n-gram index from `src`
+/// into `dir`; their manifest entries, unchanged.
 fn copy_tables(src: &Path, dir: &Path, manifest: &Manifest) -> Result<Vec<ManifestFile>> {
     let mut files = Vec::new();
     for f in manifest
         .files
         .iter()
-        .filter(|f| f.name.ends_with(".parquet"))
+        .filter(|f| f.name.ends_with(".parquet") || f.name == code_index_schemas::ngram::NGRAM_FILE)
     {
         let (from, to) = (src.join(&f.name), dir.join(&f.name));
         if std::fs::hard_link(&from, &to).is_err() {

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::Path;
 
+use code_index_schemas::ngram::{self, Run};
 use code_index_schemas::{chunks_table, files_table, references_table, symbols_table, SkipCounts};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
@@ -38,6 +39,10 @@ pub(super) struct Analysed {
     pub nav_docs: Vec<(String, String)>,
     /// Chunks to embed (when embeddings are on), in table order.
     pub pending: Option<(String, Vec<Pending>)>,
+    /// The n-gram postings of the files, one run per step, in file order.
+    pub gram_runs: Vec<code_index_schemas::ngram::Run>,
+    /// Files written (ids of the n-gram index: row numbers of files.parquet).
+    pub gram_files: u32,
 }
 
 /// Counts for the manifest and the summary.
@@ -89,22 +94,37 @@ fn pipeline<'a>(
     bar: Option<&ProgressBar>,
 ) -> Result<Sink<'a>> {
     std::thread::scope(|scope| -> Result<Sink> {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<(bool, Outcome)>)>(1);
+        type Step = (usize, Vec<(bool, Outcome)>, Run);
+        type Grams = Vec<u32>;
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Step>(1);
         let writer = scope.spawn(move || -> Result<Sink> {
-            for (start, outcomes) in rx {
+            for (start, outcomes, mut run) in rx {
+                run.set_base(sink.out.gram_files);
                 for (i, (was_reused, outcome)) in outcomes.into_iter().enumerate() {
                     sink.accept(&entries[start + i], was_reused, outcome)?;
                 }
+                sink.out.gram_runs.push(run);
             }
             Ok(sink)
         });
         for (n, step) in entries.chunks(STEP).enumerate() {
-            let outcomes: Vec<(bool, Outcome)> = b.pool.install(|| {
-                step.par_iter()
-                    .map(|e: &Entry| analyze_one(&b.root, e, &b.cfg, prev))
-                    .collect()
+            let (outcomes, run) = b.pool.install(|| {
+                let (outcomes, grams): (Vec<(bool, Outcome)>, Vec<Option<Grams>>) = step
+                    .par_iter()
+                    .map(|e: &Entry| {
+                        let (reused, outcome) = analyze_one(&b.root, e, &b.cfg, prev);
+                        // The n-grams of the published (redacted) text, as the server reads it.
+                        let grams = match &outcome {
+                            Outcome::Done(a) => Some(ngram::file_grams(a.file.content.as_bytes())),
+                            _ => None,
+                        };
+                        ((reused, outcome), grams)
+                    })
+                    .unzip();
+                let grams: Vec<Vec<u32>> = grams.into_iter().flatten().collect();
+                (outcomes, Run::new(0, &grams))
             });
-            if tx.send((n * STEP, outcomes)).is_err() {
+            if tx.send((n * STEP, outcomes, run)).is_err() {
                 break; // the sink failed; its error is returned by join
             }
             if let Some(b) = bar {
@@ -337,6 +357,8 @@ impl<'a> Sink<'a> {
                 interner: Default::default(),
                 nav_docs: Vec::new(),
                 pending: model_id.map(|m| (m, Vec::new())),
+                gram_runs: Vec::new(),
+                gram_files: 0,
             },
         }
     }
@@ -354,6 +376,7 @@ impl<'a> Sink<'a> {
                 canonicalize(&mut a);
                 renumber_symbols(&mut a, &mut self.next_symbol_id);
                 self.out.totals.reused += u64::from(was_reused);
+                self.out.gram_files += 1;
                 self.out.totals.source_bytes += a.file.size;
                 let input = &mut self.out.input;
                 input.push_str(&a.file.path);

@@ -101,6 +101,9 @@ pub fn run(opts: &Options) -> Result<Summary> {
         bar.finish_and_clear();
     }
     let mut files = tables::finish(&tmp.dir, a.writers, edges, patterns)?;
+    files.push(tables::write_ngrams(&tmp.dir, a.gram_files, &a.gram_runs)?);
+    drop(a.gram_runs);
+    b.timer.phase("n-gram index");
     let vectors = publish::embed(&b, &tmp.dir, model, a.pending, &pats, &reuse.dir)?;
     files.extend(vectors.file);
     let (manifest, dest) =

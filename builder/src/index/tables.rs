@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::analyse::Writers;
 use super::{Build, STEP};
-use crate::error::Result;
+use crate::error::{codes, Error, Result};
 use crate::mentions::Mentions;
 use crate::modules::Modules;
 use crate::patterns::{Interner, Pattern, Shape};
@@ -116,4 +116,24 @@ pub(super) fn finish(
         out.push(snapshot::describe(dir, file, rows)?);
     }
     Ok(out)
+}
+
+/// Write `ngrams.bin` from the runs the analysis collected, and describe it.
+pub(super) fn write_ngrams(
+    dir: &Path,
+    files: u32,
+    runs: &[code_index_schemas::ngram::Run],
+) -> Result<ManifestFile> {
+    use code_index_schemas::ngram::{write, NGRAM_FILE};
+    let path = dir.join(NGRAM_FILE);
+    write(&path, files, runs).map_err(|e| {
+        Error::io(
+            codes::WRITE,
+            "cannot write",
+            &path,
+            e,
+            "check free space in the --out directory",
+        )
+    })?;
+    snapshot::describe(dir, NGRAM_FILE, 0)
 }

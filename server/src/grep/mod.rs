@@ -4,6 +4,7 @@
 //! `-g` globs with `!` negation, context lines and `--max-count`.
 
 pub mod cache;
+pub mod plan;
 mod scan;
 mod sink;
 #[cfg(test)]
@@ -199,10 +200,11 @@ pub fn compile_scoped<'a>(
                 }
             }
             let sel = std::sync::Arc::new(Selection { files, bytes });
-            SELECTIONS.put(key, sel.clone());
+            SELECTIONS.put(key.clone(), sel.clone());
             sel
         }
     };
+    let sel = narrow(req, snaps, &key, sel);
     let files: Vec<(&str, &FileEntry)> = sel
         .files
         .iter()
@@ -212,6 +214,56 @@ pub fn compile_scoped<'a>(
         })
         .collect();
     Ok((compile_with(req, sel.bytes >= FULL_DFA_MIN_BYTES)?, files))
+}
+
+/// Whether grep narrows its files with the snapshots' n-gram indexes: on,
+/// unless `CODE_INDEX_NGRAM=off` (benchmarks and the parity tests compare both).
+pub fn ngram_enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("CODE_INDEX_NGRAM").map_or(true, |v| v != "off"))
+}
+
+/// The selected files that can hold a match: those whose n-grams satisfy
+/// the pattern's plan (every selected file of a snapshot without an index,
+/// or when the plan cannot narrow).
+fn narrow(
+    req: &GrepRequest,
+    snaps: &[&Snapshot],
+    sel_key: &str,
+    sel: std::sync::Arc<Selection>,
+) -> std::sync::Arc<Selection> {
+    if !ngram_enabled() || snaps.iter().all(|s| s.grams.is_none()) {
+        return sel;
+    }
+    let key = format!(
+        "{sel_key} P={:?} F={} c={:?}",
+        req.pattern, req.fixed_string, req.case_sensitive
+    );
+    if let Some(n) = SELECTIONS.get(&key) {
+        return n;
+    }
+    let q = plan::plan(req);
+    if q.is_all() {
+        return sel;
+    }
+    let bits: Vec<Option<plan::Bits>> = snaps
+        .iter()
+        .map(|s| s.grams.as_ref().and_then(|g| plan::eval(&q, g)))
+        .collect();
+    let mut files = Vec::new();
+    let mut bytes = 0u64;
+    for &(si, fi) in &sel.files {
+        if let Some(b) = &bits[si as usize] {
+            if !plan::has(b, fi) {
+                continue;
+            }
+        }
+        files.push((si, fi));
+        bytes += snaps[si as usize].files[fi as usize].content_len() as u64;
+    }
+    let n = std::sync::Arc::new(Selection { files, bytes });
+    SELECTIONS.put(key, n.clone());
+    n
 }
 
 /// The files a request's globs, path and language select (snapshot position
@@ -355,6 +407,11 @@ fn selects(req: &GrepRequest, globs: &Option<Override>, f: &FileEntry) -> bool {
 }
 
 impl Compiled {
+    /// The request this was compiled from.
+    pub fn request(&self) -> &GrepRequest {
+        &self.req
+    }
+
     /// Does the file pass the path, lang and glob filters?
     pub fn selects(&self, f: &FileEntry) -> bool {
         selects(&self.req, &self.globs, f)

@@ -92,19 +92,38 @@ pub fn search(
     let t0 = Instant::now();
     let partial = std::sync::atomic::AtomicBool::new(false);
     let atoms = super::atoms(&q.expr);
-    let compiled = compile_atoms(q, &atoms, store, check_lang, budget)?;
-    let files: Vec<(&str, &FileEntry)> = snaps
+    let mut compiled = compile_atoms(q, &atoms, store, check_lang, budget)?;
+    // Each content atom's candidate files, from the snapshots' n-gram indexes:
+    // a file outside them cannot hold the atom, so it is not scanned for it.
+    for c in compiled.iter_mut() {
+        if let Compiled::Content(g, cands) = c {
+            let plan = grep::plan::plan(g.request());
+            if grep::ngram_enabled() && !plan.is_all() {
+                *cands = snaps
+                    .iter()
+                    .map(|s| s.grams.as_ref().and_then(|i| grep::plan::eval(&plan, i)))
+                    .collect();
+            }
+        }
+    }
+    let files: Vec<((usize, u32), &str, &FileEntry)> = snaps
         .iter()
-        .flat_map(|s| s.files.iter().map(move |f| (s.repo(), f)))
+        .enumerate()
+        .flat_map(|(si, s)| {
+            s.files
+                .iter()
+                .enumerate()
+                .map(move |(fi, f)| ((si, fi as u32), s.repo(), f))
+        })
         .collect();
     let hits: Vec<Vec<SearchHit>> = files
         .par_iter()
-        .map(|(repo, f)| {
+        .map(|(at, repo, f)| {
             if t0.elapsed() > budget {
                 partial.store(true, std::sync::atomic::Ordering::Relaxed);
                 return Vec::new();
             }
-            file_hits(q, &atoms, &compiled, repo, f)
+            file_hits(q, &atoms, &compiled, *at, repo, f)
         })
         .collect();
     Ok((hits.into_iter().flatten().collect(), partial.into_inner()))
@@ -112,7 +131,9 @@ pub fn search(
 
 /// An atom made ready to test files.
 enum Compiled {
-    Content(Box<grep::Compiled>),
+    /// The matcher, and per snapshot the files that can match (empty or
+    /// `None`: every file).
+    Content(Box<grep::Compiled>, Vec<Option<grep::plan::Bits>>),
     Path(regex::Regex),
     Repo(regex::Regex),
     Lang(String),
@@ -136,7 +157,8 @@ fn compile_atoms(
     for a in atoms {
         compiled.push(match a {
             Atom::Content { text, regex } => {
-                Compiled::Content(Box::new(grep::compile(&GrepRequest {
+                Compiled::Content(
+                    Box::new(grep::compile(&GrepRequest {
                     pattern: text.clone(),
                     fixed_string: !regex,
                     case_sensitive,
@@ -146,7 +168,9 @@ fn compile_atoms(
                 })
                 .map_err(|e| {
                     e.pattern_hint("fix the regex (Rust regex syntax, as ripgrep), or write the text as a \"quoted string\" to match it literally")
-                })?))
+                })?),
+                    Vec::new(),
+                )
             }
             Atom::File(r) | Atom::Repo(r) => {
                 let insensitive = match q.case {
@@ -204,6 +228,7 @@ fn file_hits(
     q: &Query,
     atoms: &[Atom],
     compiled: &[Compiled],
+    (si, fi): (usize, u32),
     repo: &str,
     f: &FileEntry,
 ) -> Vec<SearchHit> {
@@ -215,7 +240,15 @@ fn file_hits(
         }
         let file_hit = || file_hit(repo, f);
         let v = match &compiled[i] {
-            Compiled::Content(c) => c
+            Compiled::Content(_, cands)
+                if cands
+                    .get(si)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|b| !grep::plan::has(b, fi)) =>
+            {
+                Vec::new()
+            }
+            Compiled::Content(c, _) => c
                 .search_file(repo, f)
                 .into_iter()
                 .map(|m| SearchHit {

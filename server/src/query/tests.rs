@@ -195,3 +195,52 @@ mod props {
         );
     }
 }
+
+/// `search` answers the same with the n-gram index narrowing its content
+/// atoms as with every file scanned (the fixture loaded twice, once without
+/// its index), and the index does narrow.
+#[test]
+fn search_is_the_same_with_and_without_the_ngram_index() {
+    use crate::snapshot;
+    let st = crate::tools::fixture::state();
+    let dir = st.snaps[0].dir.clone();
+    let with = vec![snapshot::load(&dir).unwrap()];
+    let mut without = vec![snapshot::load(&dir).unwrap()];
+    assert!(with[0].grams.is_some());
+    without[0].grams = None;
+    let lang = |_: &str| Ok(());
+    let budget = std::time::Duration::from_secs(10);
+    for q in [
+        "slugify",
+        "\"def slug\"",
+        "/price_\\w+/ -file:tests",
+        "backoff OR Hello",
+        "-slugify lang:python",
+        "sym:slugify slugify",
+        "file:app zzz_absent",
+        "(?i)PRODUCT",
+    ] {
+        let q = crate::query::parse(q).unwrap();
+        let key = |h: &super::SearchHit| (h.path.clone(), h.line, h.kind.clone());
+        let a: Vec<_> = super::search(&q, &with, &st.store, &lang, budget)
+            .unwrap()
+            .0
+            .iter()
+            .map(key)
+            .collect();
+        let b: Vec<_> = super::search(&q, &without, &st.store, &lang, budget)
+            .unwrap()
+            .0
+            .iter()
+            .map(key)
+            .collect();
+        assert_eq!(a, b, "{q:?}");
+    }
+    let plan = crate::grep::plan::plan(&crate::grep::GrepRequest {
+        pattern: "backoff".into(),
+        ..Default::default()
+    });
+    let bits = crate::grep::plan::eval(&plan, with[0].grams.as_ref().unwrap()).unwrap();
+    let n: u32 = bits.iter().map(|w| w.count_ones()).sum();
+    assert_eq!(n, 1, "only app/util.py holds `backoff`");
+}
