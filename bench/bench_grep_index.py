@@ -102,6 +102,8 @@ async def serve(snap: Path, cases, repo: Path, runs: int, env: dict | None, comp
             pid = int(subprocess.run(["pgrep", "-n", "-f", f"code-index-mcp serve --index {snap}"],
                                      capture_output=True, text=True).stdout.split()[0])
             info["rss_ready"] = rss_kb(pid)
+            # One call first: the client's and server's first-call costs are not a grep's.
+            await s.call_tool("health", {})
             await asyncio.sleep(1.5)
             info["rss_idle_start"] = rss_kb(pid)
 

@@ -101,6 +101,22 @@ impl TableWriter {
                     .set_column_encoding(ColumnPath::from(c.name), Encoding::DELTA_BINARY_PACKED);
             }
         }
+        if table.name == code_index_schemas::files_table().name {
+            // Every file's text is a data page of its own (one value per
+            // write batch, pages cut at any size), so a reader finds one
+            // file's bytes through the offset index and decompresses only
+            // them; no page statistics of the text.
+            // LZ4 (raw blocks) rather than zstd for the text: ≈ 2× the bytes,
+            // decompressed ≈ 4× faster by every scan that reads it.
+            props = props
+                .set_write_batch_size(1)
+                .set_column_compression(ColumnPath::from("content"), Compression::LZ4_RAW)
+                .set_column_data_page_size_limit(ColumnPath::from("content"), 1)
+                .set_column_statistics_enabled(
+                    ColumnPath::from("content"),
+                    parquet::file::properties::EnabledStatistics::None,
+                );
+        }
         for big in ["content", "text", "context_header", "signature", "doc"] {
             if table.columns.iter().any(|c| c.name == big) {
                 props = props.set_column_dictionary_enabled(ColumnPath::from(big), false);

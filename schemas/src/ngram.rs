@@ -6,14 +6,17 @@
 //! # What is indexed
 //! Every byte trigram of a file's published content with ASCII letters
 //! folded to lower case (so one index serves case-sensitive and -insensitive
-//! queries), and every byte ≥ 0x80 on its own (a unigram: it makes non-ASCII
-//! classes such as `\p{Greek}` selective). Keys: a trigram `abc` is
-//! `a << 16 | b << 8 | c` (< 2^24); a unigram of byte `b` is `2^24 | b`.
+//! queries); every byte ≥ 0x80 on its own (a unigram); and every pair of a
+//! UTF-8 lead byte (≥ 0xC0) and the byte after it (a bigram: the first two
+//! bytes of a non-ASCII character, which make classes such as `\p{Greek}` and
+//! one- or two-character strings selective). Keys: a trigram `abc` is
+//! `a << 16 | b << 8 | c` (< 2^24); a unigram of byte `b` is `2^24 | b`; a
+//! bigram `ab` is `2^25 | a << 8 | b`.
 //!
-//! # Format (version 1; all integers little-endian)
+//! # Format (version 2; all integers little-endian)
 //! ```text
 //! 0   magic  b"CIXGRAM\0"
-//! 8   u32    version (1)
+//! 8   u32    version (2)
 //! 12  u32    files: number of files (rows of files.parquet)
 //! 16  u64    keys: number of distinct n-grams
 //! 24  u64    directory offset
@@ -26,7 +29,9 @@
 //! nor on whether rows were reused from a previous snapshot).
 //!
 //! # Version history
-//! - 1 (feature 5): trigrams over ASCII-lowercased bytes, unigrams of bytes ≥ 0x80.
+//! - 1: trigrams over ASCII-lowercased bytes, unigrams of bytes ≥ 0x80
+//!   (never published: readers ignore it).
+//! - 2 (feature 5): also bigrams of a UTF-8 lead byte and its next byte.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -34,12 +39,14 @@ use std::path::Path;
 /// File name inside a snapshot directory.
 pub const NGRAM_FILE: &str = "ngrams.bin";
 /// Format version written in the header.
-pub const NGRAM_VERSION: u32 = 1;
+pub const NGRAM_VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"CIXGRAM\0";
 const HEADER: usize = 32;
 const DIR_ENTRY: usize = 16;
 /// First key of the unigrams (bytes ≥ 0x80).
 pub const UNIGRAM_BASE: u32 = 1 << 24;
+/// First key of the bigrams (a lead byte ≥ 0xC0 and the byte after it).
+pub const BIGRAM_BASE: u32 = 1 << 25;
 
 /// Key of the trigram `a b c` (bytes as indexed: ASCII already lower-cased).
 pub fn trigram(a: u8, b: u8, c: u8) -> u32 {
@@ -49,6 +56,11 @@ pub fn trigram(a: u8, b: u8, c: u8) -> u32 {
 /// Key of the unigram of a byte ≥ 0x80.
 pub fn unigram(b: u8) -> u32 {
     UNIGRAM_BASE | b as u32
+}
+
+/// Key of the bigram of a lead byte `a` ≥ 0xC0 and the byte `b` after it.
+pub fn bigram(a: u8, b: u8) -> u32 {
+    BIGRAM_BASE | (a as u32) << 8 | b as u32
 }
 
 /// The distinct n-gram keys of one text, sorted.
@@ -72,12 +84,21 @@ pub fn file_grams(text: &[u8]) -> Vec<u32> {
                 keys.push(k);
             }
         }
-        for &b in text {
+        let first_bigram = keys.len();
+        for (i, &b) in text.iter().enumerate() {
             if b >= 0x80 {
                 high[((b - 0x80) >> 6) as usize] |= 1u64 << (b & 63);
+                if b >= 0xC0 {
+                    if let Some(&next) = text.get(i + 1) {
+                        // Bigram keys sit above 2^24: marked in the same
+                        // bitset at their low 24 bits | a high flag bit
+                        // would collide, so dedup them after sorting.
+                        keys.push(bigram(b, next));
+                    }
+                }
             }
         }
-        for &k in &keys {
+        for &k in &keys[..first_bigram] {
             seen[(k >> 6) as usize] = 0;
         }
         for (i, h) in high.iter().enumerate() {
@@ -88,6 +109,7 @@ pub fn file_grams(text: &[u8]) -> Vec<u32> {
             }
         }
         keys.sort_unstable();
+        keys.dedup();
         keys
     })
 }
@@ -293,9 +315,13 @@ impl NgramIndex {
         let u64_at = |o: usize| u64::from_le_bytes(map[o..o + 8].try_into().unwrap());
         let version = u32_at(8);
         if version != NGRAM_VERSION {
-            return Err(bad(&format!(
-                "format version {version}, this reader reads {NGRAM_VERSION}"
-            )));
+            // Unsupported, not damaged: a reader may scan without it.
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!(
+                    "{NGRAM_FILE}: format version {version}, this reader reads {NGRAM_VERSION}"
+                ),
+            ));
         }
         let files = u32_at(12);
         let keys = u64_at(16) as usize;
@@ -440,10 +466,13 @@ mod tests {
             0,
             "upper case is folded"
         );
-        // 'α' is 0xCE 0xB1: both bytes are unigrams of file 4 only.
+        // 'α' is 0xCE 0xB1: both bytes are unigrams, and the pair a bigram, of file 4 only.
         let mut ids = Vec::new();
         idx.for_each(unigram(0xCE), |i| ids.push(i)).unwrap();
         assert_eq!(ids, vec![4]);
+        assert_eq!(idx.count(bigram(0xCE, 0xB1)), 1);
+        assert_eq!(idx.count(bigram(0xCE, 0xB2)), 1, "β");
+        assert_eq!(idx.count(bigram(0xCE, 0xB4)), 0, "no δ");
         assert_eq!(idx.count(trigram(b'z', b'z', b'z')), 0);
         // Every key of every file is found, and no other file claims it.
         for (i, t) in texts.iter().enumerate() {

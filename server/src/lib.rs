@@ -22,6 +22,7 @@ pub mod guard;
 pub mod mcp;
 pub mod memory;
 pub mod outschema;
+pub mod pages;
 pub mod query;
 pub mod recent;
 pub mod resources;

@@ -36,8 +36,9 @@ enum Cmd {
         /// YAML map `word: [synonyms]` added to the built-in table (search_code suggestions).
         #[arg(long)]
         synonyms: Option<PathBuf>,
-        /// Keep file contents uncompressed in memory: full-tree greps skip
-        /// decompression (1.4-1.8× faster server-side) for ≈ 2.2× the memory of the text.
+        /// Load file contents into memory, uncompressed, instead of reading each
+        /// file's page of files.parquet on use: scans skip decompression, for
+        /// memory the size of the text and a slower start.
         #[arg(long)]
         plain_content: bool,
     },

@@ -41,7 +41,16 @@ pub struct FileEntry {
 #[derive(Debug)]
 enum Content {
     Plain(Box<str>),
-    Lz4 { len: usize, bytes: Box<[u8]> },
+    Lz4 {
+        len: usize,
+        bytes: Box<[u8]>,
+    },
+    /// Not in memory: row `row` of files.parquet, read from its page on use.
+    Paged {
+        pages: std::sync::Arc<crate::pages::ContentPages>,
+        row: u32,
+        len: usize,
+    },
 }
 
 /// Public keys a snapshot must be signed by (none: signatures not required).
@@ -82,8 +91,13 @@ pub fn set_compressed_content(on: bool) {
     COMPRESS.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// Largest per-thread read buffer kept between files.
+const KEEP_BUFFER: usize = 4 << 20;
+
 thread_local! {
     static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// A page as read, and its decompressed value (paged content).
+    static PAGE: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
 /// Whether the loader keeps `text` compressed (see [`set_compressed_content`]).
@@ -122,11 +136,35 @@ impl FileEntry {
         }
     }
 
+    /// A file whose text stays in `files.parquet` (row `row`), `len` bytes long.
+    #[allow(clippy::too_many_arguments)]
+    pub fn paged(
+        path: String,
+        language: String,
+        size: u64,
+        is_test: bool,
+        is_generated: bool,
+        lines: u32,
+        pages: std::sync::Arc<crate::pages::ContentPages>,
+        row: u32,
+        len: usize,
+    ) -> FileEntry {
+        FileEntry {
+            path,
+            language,
+            size,
+            is_test,
+            is_generated,
+            lines,
+            content: Content::Paged { pages, row, len },
+        }
+    }
+
     /// Length of the text in bytes.
     pub fn content_len(&self) -> usize {
         match &self.content {
             Content::Plain(s) => s.len(),
-            Content::Lz4 { len, .. } => *len,
+            Content::Lz4 { len, .. } | Content::Paged { len, .. } => *len,
         }
     }
 
@@ -135,6 +173,7 @@ impl FileEntry {
         match &self.content {
             Content::Plain(s) => s.len(),
             Content::Lz4 { bytes, .. } => bytes.len(),
+            Content::Paged { .. } => 0,
         }
     }
 
@@ -153,6 +192,26 @@ impl FileEntry {
                 // Nested use on one thread: a buffer of its own.
                 Err(_) => f(&lz4_flex::block::decompress(bytes, *len).unwrap_or_default()),
             }),
+            // A page that cannot be read (the snapshot changed on disk after
+            // its verification) reads as empty, as a damaged LZ4 block does.
+            Content::Paged { pages, row, .. } => PAGE.with(|p| match p.try_borrow_mut() {
+                Ok(mut bufs) => {
+                    let (raw, out) = &mut *bufs;
+                    let r = f(pages.read(*row as usize, raw, out).unwrap_or_default());
+                    // A large file's buffers are not kept by the thread.
+                    if raw.capacity() > KEEP_BUFFER || out.capacity() > KEEP_BUFFER {
+                        *raw = Vec::new();
+                        *out = Vec::new();
+                    }
+                    r
+                }
+                Err(_) => {
+                    let (mut raw, mut out) = (Vec::new(), Vec::new());
+                    f(pages
+                        .read(*row as usize, &mut raw, &mut out)
+                        .unwrap_or_default())
+                }
+            }),
         }
     }
 
@@ -160,7 +219,9 @@ impl FileEntry {
     pub fn with_content<R>(&self, f: impl FnOnce(&str) -> R) -> R {
         match &self.content {
             Content::Plain(s) => f(s),
-            Content::Lz4 { .. } => self.with_bytes(|b| f(std::str::from_utf8(b).unwrap_or(""))),
+            Content::Lz4 { .. } | Content::Paged { .. } => {
+                self.with_bytes(|b| f(std::str::from_utf8(b).unwrap_or("")))
+            }
         }
     }
 
@@ -360,7 +421,18 @@ fn open_grams(
         return Ok(None);
     }
     let p = dir.join(NGRAM_FILE);
-    let idx = NgramIndex::open(&p).map_err(|e| err(format!("{}: {e}", p.display()), REBUILD))?;
+    let idx = match NgramIndex::open(&p) {
+        Ok(idx) => idx,
+        // Another format version: grep scans every selected file instead.
+        Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {
+            eprintln!(
+                "code-index-mcp: {}: {e}; grep scans without it ({REBUILD})",
+                dir.display()
+            );
+            return Ok(None);
+        }
+        Err(e) => return Err(err(format!("{}: {e}", p.display()), REBUILD)),
+    };
     if idx.files() as usize != files {
         return Err(err(
             format!(
@@ -374,9 +446,99 @@ fn open_grams(
     Ok(Some(idx))
 }
 
-/// Verify and load a snapshot's files into memory.
+/// Verify and load a snapshot: its files' metadata, and their texts either
+/// left in `files.parquet` and read page by page on use (snapshots of
+/// feature 5 on, by default) or loaded into memory (older snapshots, and
+/// `serve --plain-content`).
 pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
     let (manifest, signature) = verify_signed(dir)?;
+    let paged = if COMPRESS.load(std::sync::atomic::Ordering::Relaxed) {
+        crate::pages::ContentPages::open(&dir.join(files_table().file))
+            .map_err(|e| err(e.to_string(), REBUILD))?
+            .map(std::sync::Arc::new)
+    } else {
+        None
+    };
+    let files = match &paged {
+        Some(pages) => load_paged(dir, pages)?,
+        None => load_content(dir)?,
+    };
+    let grams = open_grams(dir, &manifest, files.len())?;
+    Ok(Snapshot {
+        signature,
+        dir: dir.to_path_buf(),
+        manifest,
+        files,
+        grams,
+    })
+}
+
+/// The files' metadata; their texts stay in their pages.
+fn load_paged(
+    dir: &Path,
+    pages: &std::sync::Arc<crate::pages::ContentPages>,
+) -> Result<Vec<FileEntry>, LoadError> {
+    let reader = TableReader::open_in(
+        dir,
+        &files_table(),
+        &[
+            "path",
+            "language",
+            "size_bytes",
+            "line_count",
+            "is_test",
+            "is_generated",
+            "is_lossy",
+        ],
+    )
+    .map_err(|e| err(e.to_string(), REBUILD))?
+    .batch_size(8192);
+    let mut files: Vec<FileEntry> = Vec::with_capacity(pages.rows());
+    for batch in reader {
+        let batch = batch.map_err(|e| err(e.to_string(), REBUILD))?;
+        let (path, lang) = (batch.str("path"), batch.str("language"));
+        let (size, lines) = (batch.i64("size_bytes"), batch.i32("line_count"));
+        let (is_test, is_gen, lossy) = (
+            batch.bool("is_test"),
+            batch.bool("is_generated"),
+            batch.bool("is_lossy"),
+        );
+        for i in 0..batch.num_rows() {
+            let row = files.len();
+            // A lossy conversion changes the length: read it (rare).
+            let len = if lossy.value(i) {
+                let (mut raw, mut out) = (Vec::new(), Vec::new());
+                pages
+                    .read(row, &mut raw, &mut out)
+                    .map_err(|e| err(format!("files.parquet row {row}: {e}"), REBUILD))?
+                    .len()
+            } else {
+                size.value(i) as usize
+            };
+            files.push(FileEntry::paged(
+                path.value(i).to_string(),
+                lang.value(i).to_string(),
+                size.value(i) as u64,
+                is_test.value(i),
+                is_gen.value(i),
+                lines.value(i) as u32,
+                pages.clone(),
+                row as u32,
+                len,
+            ));
+        }
+    }
+    if files.len() != pages.rows() || !files.windows(2).all(|w| w[0].path < w[1].path) {
+        return Err(err(
+            "files.parquet rows are not sorted by path, or disagree with its pages",
+            REBUILD,
+        ));
+    }
+    Ok(files)
+}
+
+/// The files with their texts in memory (LZ4 or plain).
+fn load_content(dir: &Path) -> Result<Vec<FileEntry>, LoadError> {
     let reader = TableReader::open_in(
         dir,
         &files_table(),
@@ -421,14 +583,7 @@ pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
         files.extend(rows);
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    let grams = open_grams(dir, &manifest, files.len())?;
-    Ok(Snapshot {
-        signature,
-        dir: dir.to_path_buf(),
-        manifest,
-        files,
-        grams,
-    })
+    Ok(files)
 }
 
 #[cfg(test)]

@@ -186,25 +186,28 @@ pub fn compile_scoped<'a>(
         "{ids:?} g={:?} p={:?} l={:?}",
         req.globs, req.path, req.lang
     );
-    let sel = match SELECTIONS.get(&key) {
+    let sel = match narrowed(req, snaps, &globs, &key) {
         Some(sel) => sel,
-        None => {
-            let mut files = Vec::new();
-            let mut bytes = 0u64;
-            for (si, s) in snaps.iter().enumerate() {
-                for (fi, f) in s.files.iter().enumerate() {
-                    if selects(req, &globs, f) {
-                        files.push((si as u32, fi as u32));
-                        bytes += f.content_len() as u64;
+        None => match SELECTIONS.get(&key) {
+            Some(sel) => sel,
+            None => {
+                let mut files = Vec::new();
+                let mut bytes = 0u64;
+                for (si, s) in snaps.iter().enumerate() {
+                    let range = path_range(s, req.path.as_deref());
+                    for (fi, f) in s.files[range.clone()].iter().enumerate() {
+                        if selects(req, &globs, f) {
+                            files.push((si as u32, (range.start + fi) as u32));
+                            bytes += f.content_len() as u64;
+                        }
                     }
                 }
+                let sel = std::sync::Arc::new(Selection { files, bytes });
+                SELECTIONS.put(key.clone(), sel.clone());
+                sel
             }
-            let sel = std::sync::Arc::new(Selection { files, bytes });
-            SELECTIONS.put(key.clone(), sel.clone());
-            sel
-        }
+        },
     };
-    let sel = narrow(req, snaps, &key, sel);
     let files: Vec<(&str, &FileEntry)> = sel
         .files
         .iter()
@@ -223,47 +226,75 @@ pub fn ngram_enabled() -> bool {
     *ON.get_or_init(|| std::env::var("CODE_INDEX_NGRAM").map_or(true, |v| v != "off"))
 }
 
-/// The selected files that can hold a match: those whose n-grams satisfy
-/// the pattern's plan (every selected file of a snapshot without an index,
-/// or when the plan cannot narrow).
-fn narrow(
+/// The files of `path` (a directory or file) are a contiguous range of the
+/// path-sorted files: the range holding them (and perhaps a few neighbours
+/// such as `path-x`, which the exact filter drops).
+fn path_range(s: &Snapshot, path: Option<&str>) -> std::ops::Range<usize> {
+    let Some(p) = path.map(|p| p.trim_matches('/')).filter(|p| !p.is_empty()) else {
+        return 0..s.files.len();
+    };
+    // '0' follows '/': every "p/..." sorts below "p0".
+    let end = format!("{p}0");
+    let lo = s.files.partition_point(|f| f.path.as_str() < p);
+    let hi = s.files.partition_point(|f| f.path.as_str() < end.as_str());
+    lo..hi.max(lo)
+}
+
+/// The selected files that can hold a match, when the pattern's n-gram plan
+/// narrows them: the plan's candidates first, then the path, language and
+/// glob filters on those only (`None`: no index, or a plan that cannot
+/// narrow; the caller selects from every file).
+fn narrowed(
     req: &GrepRequest,
     snaps: &[&Snapshot],
+    globs: &Option<Override>,
     sel_key: &str,
-    sel: std::sync::Arc<Selection>,
-) -> std::sync::Arc<Selection> {
+) -> Option<std::sync::Arc<Selection>> {
     if !ngram_enabled() || snaps.iter().all(|s| s.grams.is_none()) {
-        return sel;
+        return None;
     }
     let key = format!(
         "{sel_key} P={:?} F={} c={:?}",
         req.pattern, req.fixed_string, req.case_sensitive
     );
     if let Some(n) = SELECTIONS.get(&key) {
-        return n;
+        return Some(n);
     }
     let q = plan::plan(req);
     if q.is_all() {
-        return sel;
+        return None;
     }
-    let bits: Vec<Option<plan::Bits>> = snaps
-        .iter()
-        .map(|s| s.grams.as_ref().and_then(|g| plan::eval(&q, g)))
-        .collect();
     let mut files = Vec::new();
     let mut bytes = 0u64;
-    for &(si, fi) in &sel.files {
-        if let Some(b) = &bits[si as usize] {
-            if !plan::has(b, fi) {
-                continue;
+    for (si, s) in snaps.iter().enumerate() {
+        let range = path_range(s, req.path.as_deref());
+        let bits = s.grams.as_ref().and_then(|g| plan::eval(&q, g));
+        let mut take = |fi: usize| {
+            let f = &s.files[fi];
+            if selects(req, globs, f) {
+                files.push((si as u32, fi as u32));
+                bytes += f.content_len() as u64;
             }
+        };
+        match bits {
+            Some(b) => {
+                for (w, &word) in b.iter().enumerate() {
+                    let mut word = word;
+                    while word != 0 {
+                        let fi = w * 64 + word.trailing_zeros() as usize;
+                        word &= word - 1;
+                        if range.contains(&fi) {
+                            take(fi);
+                        }
+                    }
+                }
+            }
+            None => range.for_each(&mut take),
         }
-        files.push((si, fi));
-        bytes += snaps[si as usize].files[fi as usize].content_len() as u64;
     }
     let n = std::sync::Arc::new(Selection { files, bytes });
     SELECTIONS.put(key, n.clone());
-    n
+    Some(n)
 }
 
 /// The files a request's globs, path and language select (snapshot position

@@ -9,7 +9,9 @@
 //! grows too large, and any repetition that may match nothing, becomes a
 //! condition: each exact string's trigrams must all be present (ASCII
 //! letters folded to lower case, as indexed), or, for strings shorter than
-//! three bytes, its bytes ≥ 0x80 (the indexed unigrams). Case-insensitive
+//! three bytes, its non-ASCII bytes and lead-byte pairs (the indexed unigrams
+//! and bigrams). A wide class without ASCII (`\p{Greek}`) needs one of its
+//! characters' first two bytes. Case-insensitive
 //! patterns need no special case: their letters are classes like `[Kk\u{212A}]`,
 //! whose members are all kept. The plan errs only towards more candidates:
 //! a pattern it cannot read, or a wide class such as `\w+`, gives `All` and
@@ -17,7 +19,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use code_index_schemas::ngram::{trigram, unigram, NgramIndex};
+use code_index_schemas::ngram::{bigram, trigram, unigram, NgramIndex};
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 use super::GrepRequest;
@@ -26,6 +28,8 @@ use super::GrepRequest;
 const EXACT_MAX: usize = 256;
 /// Most members of a class kept as exact strings.
 const CLASS_MAX: usize = 16;
+/// Most characters of a non-ASCII class planned as bigrams.
+const BIGRAM_CLASS_MAX: u64 = 8192;
 
 /// A boolean query over n-gram keys.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -144,12 +148,18 @@ fn grams_of(s: &[u8]) -> Q {
                 .collect(),
         )
     } else {
-        Q::and(
-            s.iter()
-                .filter(|&&b| b >= 0x80)
-                .map(|&b| Q::Gram(unigram(b)))
-                .collect(),
-        )
+        // Shorter: the bigrams of its lead bytes, and its bytes ≥ 0x80.
+        let mut parts: Vec<Q> = s
+            .iter()
+            .filter(|&&b| b >= 0x80)
+            .map(|&b| Q::Gram(unigram(b)))
+            .collect();
+        parts.extend(
+            s.windows(2)
+                .filter(|w| w[0] >= 0xC0)
+                .map(|w| Q::Gram(bigram(w[0], w[1]))),
+        );
+        Q::and(parts)
     }
 }
 
@@ -182,19 +192,41 @@ fn analyze(h: &Hir) -> Info {
                 }
                 return Info::exact(set);
             }
-            // A wide class: its UTF-8 lead bytes, when none is ASCII, are unigrams.
+            // A wide class without ASCII: the first two bytes of its
+            // characters (bigrams) when it is not too wide, else their lead
+            // bytes (unigrams).
             let lead = |ch: char| {
                 let mut buf = [0u8; 4];
                 ch.encode_utf8(&mut buf);
                 buf[0]
             };
+            if c.ranges().iter().any(|r| lead(r.start()) < 0x80) {
+                return Info::any();
+            }
+            if count <= BIGRAM_CLASS_MAX {
+                let mut pairs = BTreeSet::new();
+                for r in c.ranges() {
+                    for cp in (r.start() as u32)..=(r.end() as u32) {
+                        if let Some(ch) = char::from_u32(cp) {
+                            let mut buf = [0u8; 4];
+                            let e = ch.encode_utf8(&mut buf).as_bytes();
+                            pairs.insert((e[0], e[1]));
+                        }
+                    }
+                }
+                return Info {
+                    exact: None,
+                    q: Q::or(
+                        pairs
+                            .into_iter()
+                            .map(|(a, b)| Q::Gram(bigram(a, b)))
+                            .collect(),
+                    ),
+                };
+            }
             let mut leads = BTreeSet::new();
             for r in c.ranges() {
-                let (a, b) = (lead(r.start()), lead(r.end()));
-                if a < 0x80 {
-                    return Info::any();
-                }
-                leads.extend(a..=b);
+                leads.extend(lead(r.start())..=lead(r.end()));
             }
             Info {
                 exact: None,
@@ -652,6 +684,17 @@ mod tests {
         assert!(plan(&req("\\w+")).is_all());
         assert!(plan(&req("a*")).is_all());
         assert!(!plan(&req("\\p{Greek}")).is_all());
+        // A Greek class plans to the first two bytes of its letters (α: CE B1).
+        let greek = format!("{:?}", plan(&req("\\p{Greek}")));
+        assert!(
+            greek.contains(&format!("Gram({})", bigram(0xCE, 0xB1))),
+            "{greek}"
+        );
+        let alpha = format!("{:?}", plan(&req("α")));
+        assert!(
+            alpha.contains(&format!("Gram({})", bigram(0xCE, 0xB1))),
+            "{alpha}"
+        );
     }
 
     fn piece() -> impl Strategy<Value = String> {

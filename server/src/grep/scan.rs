@@ -52,7 +52,9 @@ pub fn scan_up_to_soft(
     let mut positions: Vec<(u64, u64)> = Vec::new();
     let mut fi = start.0 as usize;
     let mut scanned = 0u64;
-    const BATCH: usize = 256;
+    // Files per parallel batch: few at first (a page is often found in the
+    // first candidates), doubling up to 256.
+    let mut batch = 16usize;
     let cut = || c.cut_files.load(std::sync::atomic::Ordering::Relaxed) > 0;
     let page = |out, positions, next, partial: bool, scanned| Page {
         matches: out,
@@ -62,7 +64,8 @@ pub fn scan_up_to_soft(
         files_scanned: scanned,
     };
     while fi < files.len() {
-        let end = (fi + BATCH).min(files.len());
+        let end = (fi + batch).min(files.len());
+        batch = (batch * 2).min(256);
         let results: Vec<Vec<GrepMatch>> = files[fi..end]
             .par_iter()
             .map(|(repo, f)| c.search_file(repo, f))
