@@ -106,8 +106,8 @@ for corpus in "${corpora[@]}"; do
   [[ -d $src ]] || die "corpus $corpus not found in $cache"
   load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
   log "$corpus: measuring source"
-  files=$(cd "$src" && rg --no-config --files --max-filesize 1048576 | wc -l)
-  src_bytes=$(cd "$src" && rg --no-config --files -0 --max-filesize 1048576 | du -cb --files0-from=- | tail -n 1 | cut -f1)
+  files=$(cd "$src" && rg --no-config --files | wc -l)
+  src_bytes=$(cd "$src" && rg --no-config --files -0 | du -cb --files0-from=- | tail -n 1 | cut -f1)
 
   out=$work/out-$corpus
   log "$corpus: code-indexer index --no-embeddings"
@@ -144,7 +144,7 @@ for corpus in "${corpora[@]}"; do
 |---|---:|---:|---:|---:|---:|---:|
 | $corpus | $files | $indexed | $(mb "$src_bytes") | $(mb "$snap_bytes") | $(ratio "$snap_bytes" "$src_bytes") | $time_ratio |
 
-Source: the files \`rg --files --max-filesize 1048576\` lists (what the indexer reads; "indexed" leaves out binaries and default exclusions).
+Source: the files \`rg --files\` lists (what the indexer reads; "indexed" leaves out binaries and default exclusions).
 Timing: $method. code-indexer uses all $cores cores by default; ctags is single-threaded.
 Tools: $tool_version; $ctags_version. code-index commit $commit; $(date -u +%Y-%m-%d) on $(uname -m), $cores cores; load average before the runs: $load (a busy machine skews both columns).
 MD

@@ -180,7 +180,7 @@ async def bench_corpus(corpus: str, runs: int, plain: bool = False) -> str:
                             break
                     st.append(time.perf_counter() - t)
                 rt = []
-                cmd = ["rg", "-n", "--max-filesize", "1048576", *rg_flags(flags), "-e", pattern, "--", search_path(flags)]
+                cmd = ["rg", "-n", *rg_flags(flags), "-e", pattern, "--", search_path(flags)]
                 for _ in range(runs):
                     t = time.perf_counter()
                     subprocess.run(cmd, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -15,7 +15,7 @@ pub struct GrepAll {
 /// has a page of matches (short: with the n-gram index the page is usually
 /// ready in a few milliseconds); past it the page is answered and the scan
 /// goes on in the background ([`Server::fill_grep_cache`]).
-pub const FIRST_PAGE_FILL: Duration = Duration::from_millis(2);
+pub const FIRST_PAGE_FILL: Duration = Duration::from_millis(0);
 /// Longest background scan filling the grep cache.
 pub const GREP_FILL_BUDGET: Duration = Duration::from_secs(2);
 /// Largest result set kept whole in the grep cache.

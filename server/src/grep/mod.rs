@@ -165,8 +165,9 @@ fn build_matcher(b: &RegexMatcherBuilder, req: &GrepRequest) -> Result<RegexMatc
 /// builds them); smaller scans use the lazy DFA, whose build is ≈ 15× cheaper
 /// (0.3 ms against 4.6 ms for `def \w+`) at the same search speed on most
 /// patterns (measured on django's Python: equal but for `^\s+def (a|b)\(`,
-/// 1.75× slower lazily, ≈ 0.9 ms per MB).
-const FULL_DFA_MIN_BYTES: u64 = 8 << 20;
+/// 1.75× slower lazily, ≈ 0.9 ms per MB). The bytes are those of the n-gram
+/// candidates, of which a first page usually reads a few.
+const FULL_DFA_MIN_BYTES: u64 = 64 << 20;
 
 /// Build the matcher exactly as ripgrep does for the same flags.
 pub fn compile(req: &GrepRequest) -> Result<Compiled, ToolError> {
