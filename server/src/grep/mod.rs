@@ -129,7 +129,7 @@ pub const PER_FILE_LIMIT: Duration = Duration::from_secs(1);
 pub struct Compiled {
     matcher: RegexMatcher,
     searcher: SearcherBuilder,
-    globs: Option<Override>,
+    globs: Option<Globs>,
     req: GrepRequest,
     /// Files whose scan hit PER_FILE_LIMIT.
     pub cut_files: std::sync::atomic::AtomicU64,
@@ -248,7 +248,7 @@ fn path_range(s: &Snapshot, path: Option<&str>) -> std::ops::Range<usize> {
 fn narrowed(
     req: &GrepRequest,
     snaps: &[&Snapshot],
-    globs: &Option<Override>,
+    globs: &Option<Globs>,
     sel_key: &str,
 ) -> Option<std::sync::Arc<Selection>> {
     if !ngram_enabled() || snaps.iter().all(|s| s.grams.is_none()) {
@@ -310,7 +310,31 @@ struct Selection {
 /// on the Linux kernel's 78k files, for every page of a query.
 static SELECTIONS: crate::recent::Recent<std::sync::Arc<Selection>> = crate::recent::Recent::new(8);
 
-fn build_globs(req: &GrepRequest) -> Result<Option<Override>, ToolError> {
+/// A request's `-g` globs: rg's override matcher, and, when every glob is a
+/// plain `*.ext` (the common case), those suffixes: a file is then selected
+/// exactly when its path ends with one, checked without the matcher
+/// (≈ 100× cheaper per path).
+struct Globs {
+    ov: Override,
+    exts: Option<Vec<String>>,
+}
+
+/// The suffixes (".ext") when every glob is `*.ext` with a plain extension.
+fn ext_globs(globs: &[String]) -> Option<Vec<String>> {
+    globs
+        .iter()
+        .map(|g| {
+            let ext = g.strip_prefix("*.")?;
+            (!ext.is_empty()
+                && ext
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'+'))
+            .then(|| format!(".{ext}"))
+        })
+        .collect()
+}
+
+fn build_globs(req: &GrepRequest) -> Result<Option<Globs>, ToolError> {
     if req.globs.is_empty() {
         return Ok(None);
     }
@@ -323,9 +347,13 @@ fn build_globs(req: &GrepRequest) -> Result<Option<Override>, ToolError> {
             )
         })?;
     }
-    Ok(Some(ob.build().map_err(|e| {
+    let ov = ob.build().map_err(|e| {
         ToolError::invalid_argument(format!("invalid globs: {e}"), "use rg glob syntax")
-    })?))
+    })?;
+    Ok(Some(Globs {
+        ov,
+        exts: ext_globs(&req.globs),
+    }))
 }
 
 /// The empty-pattern and limit checks, first of all.
@@ -401,7 +429,7 @@ fn compile_with(req: &GrepRequest, full_dfa: bool) -> Result<Compiled, ToolError
 }
 
 /// Does the file pass the path, lang and glob filters of `req`?
-fn selects(req: &GrepRequest, globs: &Option<Override>, f: &FileEntry) -> bool {
+fn selects(req: &GrepRequest, globs: &Option<Globs>, f: &FileEntry) -> bool {
     if let Some(l) = &req.lang {
         if &f.language != l {
             return false;
@@ -416,7 +444,13 @@ fn selects(req: &GrepRequest, globs: &Option<Override>, f: &FileEntry) -> bool {
             return false;
         }
     }
-    if let Some(ov) = globs {
+    if let Some(Globs {
+        exts: Some(exts), ..
+    }) = globs
+    {
+        return exts.iter().any(|e| f.path.ends_with(e.as_str()));
+    }
+    if let Some(Globs { ov, .. }) = globs {
         // As rg: an ignored ancestor directory excludes; a file must be whitelisted
         // when any whitelist glob exists.
         let mut idx = 0;

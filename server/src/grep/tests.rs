@@ -228,3 +228,69 @@ fn fuzz_globs() {
         Ok(())
     });
 }
+
+/// `*.ext` globs take a suffix check: it selects exactly what rg's override
+/// matcher selects, on real paths and edge cases.
+#[test]
+fn extension_globs_select_as_the_override_matcher() {
+    let mut paths: Vec<String> = [
+        "a.c",
+        "dir/b.c",
+        "dir.c/x.h",
+        "x.c.orig",
+        ".c",
+        "deep/er/f.py",
+        "f.PY",
+        "g.cc",
+        "c",
+        "src/x.rs",
+        "a/b/c.tar.gz",
+        "weird-name.c++",
+        "dir/.hidden.c",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for e in std::fs::read_dir(&root).unwrap().flatten() {
+        paths.push(format!("src/{}", e.file_name().to_string_lossy()));
+    }
+    for globs in [
+        vec!["*.c"],
+        vec!["*.c", "*.h"],
+        vec!["*.py"],
+        vec!["*.rs", "*.gz"],
+        vec!["*.c++"],
+        vec!["*.cc", "*.PY"],
+    ] {
+        let globs: Vec<String> = globs.iter().map(|g| g.to_string()).collect();
+        let req = GrepRequest {
+            globs: globs.clone(),
+            ..req("x")
+        };
+        let fast = build_globs(&req).unwrap();
+        assert!(fast.as_ref().unwrap().exts.is_some(), "{globs:?}");
+        let slow = fast.map(|g| Globs {
+            ov: g.ov,
+            exts: None,
+        });
+        for p in &paths {
+            let f = file(p, "x");
+            assert_eq!(
+                selects(&req, &build_globs(&req).unwrap(), &f),
+                selects(&req, &slow, &f),
+                "{globs:?} on {p}"
+            );
+        }
+    }
+    for not_ext in [
+        vec!["!*.c"],
+        vec!["*.c", "src/**"],
+        vec!["*.[ch]"],
+        vec!["**/*.c"],
+        vec!["*"],
+    ] {
+        let globs: Vec<String> = not_ext.iter().map(|g| g.to_string()).collect();
+        assert!(ext_globs(&globs).is_none(), "{globs:?}");
+    }
+}
