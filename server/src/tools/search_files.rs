@@ -64,6 +64,21 @@ pub fn run(st: &State, a: SearchFilesArgs) -> Result<(SearchFilesOut, String), T
             )
         })?;
         Box::new(move |p| re.is_match(p))
+    } else if let Some(ext) = a
+        .pattern
+        .strip_prefix("**/")
+        .unwrap_or(&a.pattern)
+        .strip_prefix("*.")
+        .filter(|e| {
+            !e.is_empty()
+                && e.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'+')
+        })
+    {
+        // `*.ext` and `**/*.ext` select the paths ending in `.ext`: a suffix
+        // check instead of the glob matcher (the same paths; tested below).
+        let suffix = format!(".{ext}");
+        Box::new(move |p: &str| p.ends_with(suffix.as_str()))
     } else {
         let mut ob = ignore::overrides::OverrideBuilder::new("");
         ob.add(&a.pattern).map_err(|e| {
@@ -82,20 +97,6 @@ pub fn run(st: &State, a: SearchFilesArgs) -> Result<(SearchFilesOut, String), T
         })?;
         Box::new(move |p| ov.matched(p, false).is_whitelist())
     };
-    let all: Vec<FileOut> = snaps
-        .iter()
-        .flat_map(|s| s.files.iter().map(move |f| (s.repo(), f)))
-        .filter(|(_, f)| a.lang.as_ref().is_none_or(|l| &f.language == l) && matcher(&f.path))
-        .map(|(r, f)| FileOut {
-            repo: r.to_string(),
-            path: f.path.clone(),
-            line: 1,
-            end_line: f.lines.max(1) as u64,
-            language: f.language.clone(),
-            size_bytes: f.size,
-            is_test: f.is_test,
-        })
-        .collect();
     let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
     let fp = cursor::fingerprint(
         "search_files",
@@ -103,8 +104,27 @@ pub fn run(st: &State, a: SearchFilesArgs) -> Result<(SearchFilesOut, String), T
         &ids,
     );
     let start = offset_of(a.cursor.as_deref(), &fp)?;
-    let total = all.len();
-    let page: Vec<FileOut> = all.into_iter().skip(start).take(limit).collect();
+    // Every match is counted; only the page's are built.
+    let mut total = 0usize;
+    let mut page: Vec<FileOut> = Vec::new();
+    for (r, f) in snaps
+        .iter()
+        .flat_map(|s| s.files.iter().map(move |f| (s.repo(), f)))
+        .filter(|(_, f)| a.lang.as_ref().is_none_or(|l| &f.language == l) && matcher(&f.path))
+    {
+        if total >= start && page.len() < limit {
+            page.push(FileOut {
+                repo: r.to_string(),
+                path: f.path.clone(),
+                line: 1,
+                end_line: f.lines.max(1) as u64,
+                language: f.language.clone(),
+                size_bytes: f.size,
+                is_test: f.is_test,
+            });
+        }
+        total += 1;
+    }
     let (page, text, next_cursor) = budget_page(
         page,
         total as u64,
@@ -149,5 +169,39 @@ mod tests {
             .0;
         assert_eq!(out.files.len(), 1);
         assert_eq!(out.files[0].path, "src/lib.rs");
+    }
+
+    /// `*.ext` globs (checked by suffix) find what the same glob spelled
+    /// so the matcher must run (`*.[p]y`) finds, page by page.
+    #[test]
+    fn extension_globs_match_the_glob_matcher() {
+        let st = state();
+        let paths = |pattern: &str, limit: u32| {
+            let mut got = Vec::new();
+            let mut cursor: Option<String> = None;
+            loop {
+                let mut a = json!({"pattern": pattern, "limit": limit});
+                if let Some(c) = &cursor {
+                    a["cursor"] = json!(c);
+                }
+                let out = run(&st, args(a)).unwrap().0;
+                got.extend(out.files.iter().map(|f| f.path.clone()));
+                match out.next_cursor {
+                    Some(c) => cursor = Some(c),
+                    None => return (got, out.total_count),
+                }
+            }
+        };
+        for (fast, slow) in [
+            ("*.py", "*.[p]y"),
+            ("**/*.py", "**/*.[p]y"),
+            ("*.md", "*.[m]d"),
+            ("*.rs", "*.[r]s"),
+        ] {
+            let (a, ta) = paths(fast, 1);
+            let (b, tb) = paths(slow, 100);
+            assert_eq!((a.clone(), ta), (b, tb), "{fast} vs {slow}");
+            assert!(!a.is_empty(), "{fast}");
+        }
     }
 }
