@@ -194,7 +194,9 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let store = store::Store::load_for_tools(&snaps, &cache_dir())?;
+    // The tables load in the background (the first start on a new snapshot
+    // builds their cache): the table tools wait for them, the rest answer now.
+    let store = store::Store::deferred()?;
     eprintln!(
         "code-index-mcp: ready in {:.2}s",
         started.elapsed().as_secs_f64()
@@ -220,6 +222,22 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
         eprintln!("code-index-mcp: default repo {r} (from the working directory; pass repo: \"all\" for every one)");
     }
     let state = std::sync::Arc::new(state);
+    {
+        let st = state.clone();
+        std::thread::spawn(move || {
+            st.store.finish_deferred(&st.snaps, &cache_dir());
+            match st.store.loaded() {
+                Some(Ok(())) => eprintln!(
+                    "code-index-mcp: tables ready in {:.2}s",
+                    started.elapsed().as_secs_f64()
+                ),
+                Some(Err(e)) => {
+                    eprintln!("code-index-mcp: error: the snapshot tables could not be loaded: {e}")
+                }
+                None => {}
+            }
+        });
+    }
     {
         // The keyword index and vectors load in the background: tools that
         // need them wait; grep and the table tools answer at once.

@@ -26,7 +26,7 @@ impl Store {
         max_rows: usize,
         timeout: Duration,
     ) -> Result<SqlResult, ToolError> {
-        let conn = self.conn();
+        let conn = self.conn()?;
         // Exactly one SELECT: DuckDB's own parser says so (json_serialize_sql
         // refuses anything else and lists the statements).
         let check: String = conn

@@ -146,7 +146,7 @@ impl Store {
                 params.push(Value::Text(format!("{p}/")));
             }
         }
-        let conn = self.conn();
+        let conn = self.conn()?;
         let total: i64 = conn
             .prepare(&format!("SELECT count(*) {sql}"))
             .and_then(|mut s| s.query_row(duckdb::params_from_iter(params.iter()), |r| r.get(0)))
@@ -210,7 +210,7 @@ impl Store {
             params.push(Value::Text(format!("{p}/")));
         }
         sql.push_str(" ORDER BY repo, path, line, \"column\"");
-        let conn = self.conn();
+        let conn = self.conn()?;
         let mut stmt = conn.prepare(&sql).map_err(internal)?;
         let rows = stmt
             .query_map(duckdb::params_from_iter(params.iter()), |r| {
@@ -231,7 +231,9 @@ impl Store {
 
     /// Names of definitions close to `name` (for "did you mean").
     pub fn similar_names(&self, name: &str, limit: usize) -> Vec<String> {
-        let conn = self.conn();
+        let Ok(conn) = self.conn() else {
+            return Vec::new();
+        };
         let q = format!(
             "SELECT name FROM (SELECT DISTINCT name FROM symbols) ORDER BY jaro_winkler_similarity(lower(name), lower(?)) DESC, name LIMIT {limit}"
         );
