@@ -38,18 +38,14 @@ from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 from bench_server import CORPORA, INDEXER, OUT, SERVER, grep_args, rss_kb  # noqa: E402
+from bench_server import LINUX_CASES as SERVER_LINUX_CASES  # noqa: E402
 from test_grep_parity import CASES as PARITY_CASES, rg_flags, search_path  # noqa: E402
 
 # At least 20 kernel cases: selective literals, case-insensitive alternations,
 # classes, whole words, scoped paths and globs, multiline, no match, the
 # large generated headers (over 1 MiB), and unselective patterns.
-LINUX_CASES = [
-    ("linux", ["-w", "-F", "-s"], "kmalloc"),
-    ("linux", [], r"\bkmalloc\("),
-    ("linux", ["-g", "*.c"], r"static int \w+_probe\("),
-    ("linux", ["--path", "mm"], r"^struct \w+ \{"),
-    ("linux", ["-g", "*.h", "-m", "1"], r"^#define \w+_H$"),
-    ("linux", ["-U", "-g", "*.c"], r"static const struct file_operations \w+ = \{\n\s+\.owner"),
+# bench_server.py's six kernel cases, and 18 more.
+LINUX_CASES = SERVER_LINUX_CASES + [
     ("linux", ["-F"], "EXPORT_SYMBOL_GPL(kmem_cache_alloc"),
     ("linux", ["-F"], "spin_lock_irqsave(&priv->lock"),
     ("linux", ["-i"], r"(mutex_lock|mutex_unlock)\(&dev->mutex\)"),

@@ -90,9 +90,7 @@ pub fn file_grams(text: &[u8]) -> Vec<u32> {
                 high[((b - 0x80) >> 6) as usize] |= 1u64 << (b & 63);
                 if b >= 0xC0 {
                     if let Some(&next) = text.get(i + 1) {
-                        // Bigram keys sit above 2^24: marked in the same
-                        // bitset at their low 24 bits | a high flag bit
-                        // would collide, so dedup them after sorting.
+                        // Beyond the trigram bitset: deduplicated after the sort.
                         keys.push(bigram(b, next));
                     }
                 }
@@ -189,11 +187,6 @@ impl Run {
     /// place among all files is known).
     pub fn set_base(&mut self, base: u32) {
         self.base = base;
-    }
-
-    /// Bytes this run holds in memory.
-    pub fn heap_bytes(&self) -> usize {
-        self.keys.len() * 8 + self.data.len()
     }
 }
 
@@ -341,16 +334,6 @@ impl NgramIndex {
     /// Number of files the ids range over.
     pub fn files(&self) -> u32 {
         self.files
-    }
-
-    /// Number of distinct keys.
-    pub fn keys(&self) -> usize {
-        self.keys
-    }
-
-    /// Bytes of the index file.
-    pub fn bytes(&self) -> usize {
-        self.map.len()
     }
 
     fn entry(&self, i: usize) -> (u32, u32, u64) {

@@ -320,7 +320,7 @@ struct Globs {
 }
 
 /// The suffixes (".ext") when every glob is `*.ext` with a plain extension.
-fn ext_globs(globs: &[String]) -> Option<Vec<String>> {
+pub(crate) fn ext_globs(globs: &[String]) -> Option<Vec<String>> {
     globs
         .iter()
         .map(|g| {

@@ -89,15 +89,6 @@ impl Q {
     pub fn is_all(&self) -> bool {
         matches!(self, Q::All)
     }
-
-    /// Number of keys in the query.
-    pub fn grams(&self) -> usize {
-        match self {
-            Q::All => 0,
-            Q::Gram(_) => 1,
-            Q::And(v) | Q::Or(v) => v.iter().map(Q::grams).sum(),
-        }
-    }
 }
 
 /// What one regex node is known to match.
@@ -167,6 +158,18 @@ fn lower(bytes: &[u8]) -> Vec<u8> {
     bytes.iter().map(u8::to_ascii_lowercase).collect()
 }
 
+/// A character's UTF-8 bytes.
+fn utf8(ch: char) -> Vec<u8> {
+    ch.encode_utf8(&mut [0u8; 4]).as_bytes().to_vec()
+}
+
+/// The characters of a Unicode class.
+fn chars(c: &regex_syntax::hir::ClassUnicode) -> impl Iterator<Item = char> + '_ {
+    c.ranges()
+        .iter()
+        .flat_map(|r| (r.start() as u32..=r.end() as u32).filter_map(char::from_u32))
+}
+
 fn analyze(h: &Hir) -> Info {
     match h.kind() {
         HirKind::Empty | HirKind::Look(_) => Info::empty_string(),
@@ -181,39 +184,22 @@ fn analyze(h: &Hir) -> Info {
                 return Info::exact(BTreeSet::new());
             }
             if count <= CLASS_MAX as u64 {
-                let mut set = BTreeSet::new();
-                for r in c.ranges() {
-                    for cp in (r.start() as u32)..=(r.end() as u32) {
-                        if let Some(ch) = char::from_u32(cp) {
-                            let mut buf = [0u8; 4];
-                            set.insert(lower(ch.encode_utf8(&mut buf).as_bytes()));
-                        }
-                    }
-                }
-                return Info::exact(set);
+                return Info::exact(chars(c).map(|ch| lower(&utf8(ch))).collect());
             }
             // A wide class without ASCII: the first two bytes of its
             // characters (bigrams) when it is not too wide, else their lead
             // bytes (unigrams).
-            let lead = |ch: char| {
-                let mut buf = [0u8; 4];
-                ch.encode_utf8(&mut buf);
-                buf[0]
-            };
+            let lead = |ch: char| utf8(ch)[0];
             if c.ranges().iter().any(|r| lead(r.start()) < 0x80) {
                 return Info::any();
             }
             if count <= BIGRAM_CLASS_MAX {
-                let mut pairs = BTreeSet::new();
-                for r in c.ranges() {
-                    for cp in (r.start() as u32)..=(r.end() as u32) {
-                        if let Some(ch) = char::from_u32(cp) {
-                            let mut buf = [0u8; 4];
-                            let e = ch.encode_utf8(&mut buf).as_bytes();
-                            pairs.insert((e[0], e[1]));
-                        }
-                    }
-                }
+                let pairs: BTreeSet<(u8, u8)> = chars(c)
+                    .map(|ch| {
+                        let e = utf8(ch);
+                        (e[0], e[1])
+                    })
+                    .collect();
                 return Info {
                     exact: None,
                     q: Q::or(
@@ -461,11 +447,11 @@ pub fn has(bits: &Bits, id: u32) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::req;
     use super::*;
     use crate::snapshot::FileEntry;
     use code_index_schemas::ngram::{file_grams, write, Run, NGRAM_FILE};
     use proptest::prelude::*;
-    use std::time::Duration;
 
     fn index(texts: &[String]) -> (tempfile::TempDir, NgramIndex) {
         let grams: Vec<Vec<u32>> = texts.iter().map(|t| file_grams(t.as_bytes())).collect();
@@ -479,15 +465,6 @@ mod tests {
         write(&p, texts.len() as u32, &runs).unwrap();
         let idx = NgramIndex::open(&p).unwrap();
         (d, idx)
-    }
-
-    fn req(p: &str) -> GrepRequest {
-        GrepRequest {
-            pattern: p.into(),
-            limit: 100,
-            budget: Duration::from_secs(10),
-            ..Default::default()
-        }
     }
 
     /// Every text the exact scan matches is a candidate; returns (candidates, matching).

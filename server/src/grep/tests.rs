@@ -13,7 +13,7 @@ fn file(path: &str, content: &str) -> FileEntry {
     )
 }
 
-fn req(p: &str) -> GrepRequest {
+pub(super) fn req(p: &str) -> GrepRequest {
     GrepRequest {
         pattern: p.into(),
         limit: 100,

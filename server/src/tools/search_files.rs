@@ -64,20 +64,16 @@ pub fn run(st: &State, a: SearchFilesArgs) -> Result<(SearchFilesOut, String), T
             )
         })?;
         Box::new(move |p| re.is_match(p))
-    } else if let Some(ext) = a
+    } else if let Some([suffix]) = crate::grep::ext_globs(&[a
         .pattern
         .strip_prefix("**/")
         .unwrap_or(&a.pattern)
-        .strip_prefix("*.")
-        .filter(|e| {
-            !e.is_empty()
-                && e.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'+')
-        })
+        .to_string()])
+    .as_deref()
     {
         // `*.ext` and `**/*.ext` select the paths ending in `.ext`: a suffix
         // check instead of the glob matcher (the same paths; tested below).
-        let suffix = format!(".{ext}");
+        let suffix = suffix.clone();
         Box::new(move |p: &str| p.ends_with(suffix.as_str()))
     } else {
         let mut ob = ignore::overrides::OverrideBuilder::new("");
