@@ -96,7 +96,7 @@ hyperfine_mean() {
 mb() { python3 -c "import sys; print(f'{int(sys.argv[1]) / 1e6:.1f}')" "$1"; }
 ratio() { python3 -c "import sys; a, b = map(float, sys.argv[1:3]); print(f'{a / b:.2f}' if b else 'n/a')" "$1" "$2"; }
 
-cores=$(nproc)
+cores=$(getconf _NPROCESSORS_ONLN)  # not nproc: it honours OMP_NUM_THREADS=1 from env.sh
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 tool_version=$("$indexer" --version 2>/dev/null | head -n 1 || echo "code-indexer ?")
 ctags_version=$(ctags --version | head -n 1 | cut -d, -f1)

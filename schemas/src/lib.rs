@@ -21,6 +21,8 @@
 //!   above Rust attributes, TypeScript member decorators and JS `const`s.
 //! - schema 1, feature 5: `ngrams.bin`, the n-gram index grep plans
 //!   against (format and its own version history in [`ngram`]).
+//! - schema 1, feature 6: `keywords.bin`, the keyword (BM25) index of the
+//!   chunks, read in place by `search_code` (format in [`keyword`]).
 
 use std::sync::Arc;
 
@@ -30,6 +32,7 @@ pub mod dirs;
 pub mod embed;
 #[cfg(any(test, feature = "fuzz"))]
 pub mod fuzz;
+pub mod keyword;
 pub mod ngram;
 pub mod signing;
 pub mod table;
@@ -42,7 +45,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 5;
+pub const FEATURE_VERSION: u32 = 6;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -95,15 +95,15 @@ fn counts(items: &[Pending], cache: &Cache) -> (usize, usize) {
     (todo, chunks)
 }
 
-/// Link (or copy) the snapshot's Parquet tables and n-gram index from `src`
-/// into `dir`; their manifest entries, unchanged.
+/// Link (or copy) the snapshot's Parquet tables, n-gram and keyword indexes
+/// from `src` into `dir`; their manifest entries, unchanged.
 fn copy_tables(src: &Path, dir: &Path, manifest: &Manifest) -> Result<Vec<ManifestFile>> {
     let mut files = Vec::new();
-    for f in manifest
-        .files
-        .iter()
-        .filter(|f| f.name.ends_with(".parquet") || f.name == code_index_schemas::ngram::NGRAM_FILE)
-    {
+    for f in manifest.files.iter().filter(|f| {
+        f.name.ends_with(".parquet")
+            || f.name == code_index_schemas::ngram::NGRAM_FILE
+            || f.name == code_index_schemas::keyword::KEYWORD_FILE
+    }) {
         let (from, to) = (src.join(&f.name), dir.join(&f.name));
         if std::fs::hard_link(&from, &to).is_err() {
             std::fs::copy(&from, &to).map_err(|e| {

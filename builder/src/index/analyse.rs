@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::Path;
 
+use code_index_schemas::keyword;
 use code_index_schemas::ngram::{self, Run};
 use code_index_schemas::{chunks_table, files_table, references_table, symbols_table, SkipCounts};
 use indicatif::ProgressBar;
@@ -43,6 +44,10 @@ pub(super) struct Analysed {
     pub gram_runs: Vec<code_index_schemas::ngram::Run>,
     /// Files written (ids of the n-gram index: row numbers of files.parquet).
     pub gram_files: u32,
+    /// The chunks' keyword postings, one run per step, in table order.
+    pub kw_runs: Vec<keyword::Run>,
+    /// Chunks written (documents of the keyword index).
+    pub kw_docs: u32,
 }
 
 /// Counts for the manifest and the summary.
@@ -94,37 +99,51 @@ fn pipeline<'a>(
     bar: Option<&ProgressBar>,
 ) -> Result<Sink<'a>> {
     std::thread::scope(|scope| -> Result<Sink> {
-        type Step = (usize, Vec<(bool, Outcome)>, Run);
+        type Step = (usize, Vec<(bool, Outcome)>, Run, keyword::Run);
         type Grams = Vec<u32>;
+        type Docs = Vec<Vec<(u64, u32)>>;
         let (tx, rx) = std::sync::mpsc::sync_channel::<Step>(1);
         let writer = scope.spawn(move || -> Result<Sink> {
-            for (start, outcomes, mut run) in rx {
+            for (start, outcomes, mut run, mut kw) in rx {
                 run.set_base(sink.out.gram_files);
+                kw.set_base(sink.out.kw_docs);
                 for (i, (was_reused, outcome)) in outcomes.into_iter().enumerate() {
                     sink.accept(&entries[start + i], was_reused, outcome)?;
                 }
                 sink.out.gram_runs.push(run);
+                sink.out.kw_docs += kw.docs();
+                sink.out.kw_runs.push(kw);
             }
             Ok(sink)
         });
         for (n, step) in entries.chunks(STEP).enumerate() {
-            let (outcomes, run) = b.pool.install(|| {
-                let (outcomes, grams): (Vec<(bool, Outcome)>, Vec<Option<Grams>>) = step
+            let (outcomes, run, kw) = b.pool.install(|| {
+                #[allow(clippy::type_complexity)]
+                let (outcomes, indexed): (
+                    Vec<(bool, Outcome)>,
+                    Vec<Option<(Grams, Docs)>>,
+                ) = step
                     .par_iter()
                     .map(|e: &Entry| {
                         let (reused, outcome) = analyze_one(&b.root, e, &b.cfg, prev);
-                        // The n-grams of the published (redacted) text, as the server reads it.
-                        let grams = match &outcome {
-                            Outcome::Done(a) => Some(ngram::file_grams(a.file.content.as_bytes())),
+                        // The n-grams and keyword terms of the published
+                        // (redacted) text, as the server reads it.
+                        let indexed = match &outcome {
+                            Outcome::Done(a) => Some((
+                                ngram::file_grams(a.file.content.as_bytes()),
+                                chunk_keywords(a),
+                            )),
                             _ => None,
                         };
-                        ((reused, outcome), grams)
+                        ((reused, outcome), indexed)
                     })
                     .unzip();
-                let grams: Vec<Vec<u32>> = grams.into_iter().flatten().collect();
-                (outcomes, Run::new(0, &grams))
+                let (grams, docs): (Vec<Grams>, Vec<Docs>) = indexed.into_iter().flatten().unzip();
+                let docs: Docs = docs.into_iter().flatten().collect();
+                let (run, kw) = rayon::join(|| Run::new(0, &grams), || keyword::Run::new(0, &docs));
+                (outcomes, run, kw)
             });
-            if tx.send((n * STEP, outcomes, run)).is_err() {
+            if tx.send((n * STEP, outcomes, run, kw)).is_err() {
                 break; // the sink failed; its error is returned by join
             }
             if let Some(b) = bar {
@@ -140,6 +159,29 @@ fn pipeline<'a>(
             ))
         })
     })
+}
+
+/// The keyword terms of a file's chunks, in table order: a chunk's text is
+/// its span of the published content (a class summary's synthesized text),
+/// as the server reads it.
+fn chunk_keywords(a: &Analysis) -> Vec<Vec<(u64, u32)>> {
+    let content = a.file.content.as_str();
+    let path = keyword::path_terms(&a.file.path);
+    a.chunks
+        .iter()
+        .map(|c| {
+            let text = if c.kind == "class_summary" {
+                c.text.as_str()
+            } else {
+                let (s, e) = (
+                    c.start_byte as usize,
+                    (c.end_byte as usize).min(content.len()),
+                );
+                content.get(s..e).unwrap_or("")
+            };
+            keyword::doc_terms(text, c.symbol.as_deref(), c.heading_path.as_deref(), &path)
+        })
+        .collect()
 }
 
 fn analyze_one(
@@ -359,6 +401,8 @@ impl<'a> Sink<'a> {
                 pending: model_id.map(|m| (m, Vec::new())),
                 gram_runs: Vec::new(),
                 gram_files: 0,
+                kw_runs: Vec::new(),
+                kw_docs: 0,
             },
         }
     }

@@ -104,6 +104,13 @@ pub fn run(opts: &Options) -> Result<Summary> {
     files.push(tables::write_ngrams(&tmp.dir, a.gram_files, &a.gram_runs)?);
     drop(a.gram_runs);
     b.timer.phase("n-gram index");
+    let mut kw_runs = a.kw_runs;
+    let mut pattern_run = tables::pattern_keywords(&pats);
+    pattern_run.set_base(a.kw_docs);
+    kw_runs.push(pattern_run);
+    files.push(tables::write_keywords(&tmp.dir, &kw_runs)?);
+    drop(kw_runs);
+    b.timer.phase("keyword index");
     let vectors = publish::embed(&b, &tmp.dir, model, a.pending, &pats, &reuse.dir)?;
     files.extend(vectors.file);
     let (manifest, dest) =

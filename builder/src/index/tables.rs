@@ -137,3 +137,37 @@ pub(super) fn write_ngrams(
     })?;
     snapshot::describe(dir, NGRAM_FILE, 0)
 }
+
+/// The keyword documents of the pattern chunks (after every table chunk, in
+/// the order the server reads them: a pattern's row on its canonical file).
+pub(super) fn pattern_keywords(pats: &[Pattern]) -> code_index_schemas::keyword::Run {
+    use code_index_schemas::keyword::{doc_terms, path_terms, Run};
+    let mut docs = Vec::new();
+    for p in pats {
+        for (path, _) in &p.members {
+            if *path == p.canonical_path {
+                docs.push(doc_terms(&p.text, Some(&p.name), None, &path_terms(path)));
+            }
+        }
+    }
+    Run::new(0, &docs)
+}
+
+/// Write `keywords.bin` from the runs of the chunks' terms, and describe it.
+pub(super) fn write_keywords(
+    dir: &Path,
+    runs: &[code_index_schemas::keyword::Run],
+) -> Result<ManifestFile> {
+    use code_index_schemas::keyword::{write, KEYWORD_FILE};
+    let path = dir.join(KEYWORD_FILE);
+    write(&path, runs).map_err(|e| {
+        Error::io(
+            codes::WRITE,
+            "cannot write",
+            &path,
+            e,
+            "check free space in the --out directory",
+        )
+    })?;
+    snapshot::describe(dir, KEYWORD_FILE, 0)
+}

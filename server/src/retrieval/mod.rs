@@ -1,7 +1,7 @@
-//! The retrieval engine behind `search_code`: chunk metadata, a BM25 keyword
-//! index, vector search, fusion, ranking, query routing and graph
-//! expansion. Built once per server from the loaded snapshots; the tools
-//! read it through [`Ctx`].
+//! The retrieval engine behind `search_code`: chunk metadata, the BM25
+//! keyword indexes, vector search, fusion, ranking, query routing and graph
+//! expansion. Loaded once per server from the snapshots; the tools read it
+//! through [`Ctx`].
 //!
 //! **Invariant:** reads snapshots and the store only; knows nothing of MCP.
 
@@ -20,7 +20,10 @@ mod vectors;
 pub use chunks::{intern, ChunkMeta};
 pub use fusion::rrf;
 pub use graph::FileGraph;
-pub use keyword::{split_ident, stem, terms, Bm25};
+pub use keyword::{
+    from_snapshots as keywords_from_snapshots, split_ident, stem, terms, Bm25,
+    Source as KeywordSource,
+};
 pub use rank::{Ranked, Scope, Tests};
 pub use route::{classify, is_explanation, looks_like_symbol, QueryType, Relation};
 pub use suggest::{parse_synonyms, Suggestion, DEFAULT_SYNONYMS};
@@ -55,6 +58,8 @@ type CachedQuery = (String, String, Arc<Vec<f32>>);
 pub struct Engine {
     pub chunks: Vec<ChunkMeta>,
     pub bm25: Bm25,
+    /// Per snapshot: whether its keyword index is its `keywords.bin` or built here.
+    pub keyword_sources: Vec<KeywordSource>,
     /// Per snapshot (same order as `State::snaps`): vectors, or why none.
     pub vectors: Vec<Result<SnapVectors, String>>,
     embedders: Mutex<HashMap<String, OpenedModel>>,
@@ -90,6 +95,7 @@ impl Engine {
         let mut chunks = Vec::new();
         let mut vectors = Vec::new();
         let mut follows = HashMap::new();
+        let mut ranges = Vec::new();
         for (si, s) in snaps.iter().enumerate() {
             let base = chunks.len();
             match load_chunks(si, s) {
@@ -104,11 +110,20 @@ impl Engine {
                 Err(e) => eprintln!("code-index-mcp: patterns of {}: {e}", s.repo()),
             }
             vectors.push(load_vectors(s, &chunks[base..], base));
+            ranges.push((base, chunks.len()));
         }
         // Extending by the pattern chunks doubled the capacity: 13 MB of
         // go-stdlib's 26 MB were unused.
         chunks.shrink_to_fit();
-        let bm25 = Bm25::build(&chunks, snaps);
+        let (bm25, keyword_sources) = Bm25::load(&chunks, &ranges, snaps);
+        for (s, src) in snaps.iter().zip(&keyword_sources) {
+            if let KeywordSource::Built(why) = src {
+                eprintln!(
+                    "code-index-mcp: {}: keyword index built in memory ({why}); rebuild the snapshot to read it in place",
+                    s.repo()
+                );
+            }
+        }
         let mut file_chunks: HashMap<(u32, u32), (usize, usize)> = HashMap::new();
         for (i, c) in chunks
             .iter()
@@ -137,6 +152,7 @@ impl Engine {
             file_chunks,
             chunks,
             bm25,
+            keyword_sources,
             vectors,
             embedders: Mutex::new(HashMap::new()),
             query_cache: Mutex::new(Vec::new()),

@@ -11,6 +11,26 @@ fn chunk_metadata_stays_small() {
 }
 
 #[test]
+fn keyword_index_read_in_place_is_the_one_the_server_would_build() {
+    let st = crate::tools::fixture::state();
+    let eng = st.engine();
+    assert!(matches!(eng.keyword_sources[0], KeywordSource::Snapshot));
+    let s = &st.snaps[0];
+    let file = std::fs::read(s.dir.join(code_index_schemas::keyword::KEYWORD_FILE)).unwrap();
+    // The builder's terms of each chunk are the server's, byte for byte.
+    assert_eq!(keyword::build_bytes(&eng.chunks, &st.snaps), file);
+    // And the index answers: `slugify` is in the util chunk and its callers.
+    let hits = eng.bm25.search("slugify", &|_| true, 10);
+    assert!(hits.len() >= 3, "{hits:?}");
+    let paths: Vec<&str> = hits
+        .iter()
+        .map(|h| s.files[eng.chunks[h.0].file as usize].path.as_str())
+        .collect();
+    assert!(paths.contains(&"app/util.py"), "{paths:?}");
+    assert_eq!(eng.bm25.doc_freq("slugify"), hits.len());
+}
+
+#[test]
 fn identifiers_split_and_stem() {
     assert_eq!(
         split_ident("parseHTTPRequest_v2"),

@@ -1,0 +1,166 @@
+"""`keywords.bin`, the snapshot's keyword (BM25) index, on real corpora.
+
+Read here from its documented format (schemas/SCHEMA.md, schemas/src/keyword.rs)
+by a reader of our own, and checked against an independent oracle: the
+chunks (pyarrow) holding a multi-part identifier as a whole word, counted
+with Python's regex engine. Then `search_code --mode keyword` must rank the
+same with the index read in place as with the one the server builds in memory
+(`CODE_INDEX_KEYWORDS=memory`, the path of older snapshots)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+HEADER = struct.Struct("<8sIIIIQQQQQ")
+BLOCK = 64
+
+
+def fnv1a(term: str) -> int:
+    h = 0xCBF29CE484222325
+    for b in term.encode():
+        h ^= b
+        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def varint(b: bytes, at: int) -> tuple[int, int]:
+    v, shift = 0, 0
+    while True:
+        x = b[at]
+        at += 1
+        v |= (x & 0x7F) << shift
+        if x < 0x80:
+            return v, at
+        shift += 7
+
+
+class KeywordFile:
+    def __init__(self, path: Path):
+        self.b = path.read_bytes()
+        (magic, self.version, self.tokenizer, self.docs, _, self.terms, self.total,
+         self.len_off, self.blocks_off, self.index_off) = HEADER.unpack_from(self.b)
+        assert magic == b"CIXBM25\0"
+        assert len(self.b) == self.index_off + 24 * -(-self.terms // BLOCK)
+
+    def doc_len(self, d: int) -> int:
+        return struct.unpack_from("<I", self.b, self.len_off + 4 * d)[0]
+
+    def postings(self, term: str) -> dict[int, int]:
+        """{document: tf} of a term, by a linear scan of the block index."""
+        h = fnv1a(term)
+        nblocks = -(-self.terms // BLOCK)
+        blk = None
+        for i in range(nblocks):
+            first, at, post = struct.unpack_from("<QQQ", self.b, self.index_off + 24 * i)
+            if first > h:
+                break
+            blk = (i, first, at, post)
+        if blk is None:
+            return {}
+        i, cur, at, post = blk
+        for _ in range(min(BLOCK, self.terms - i * BLOCK)):
+            delta, at = varint(self.b, at)
+            df, at = varint(self.b, at)
+            n, at = varint(self.b, at)
+            cur += delta
+            if cur == h:
+                out, p, doc = {}, post, 0
+                for _ in range(df):
+                    v, p = varint(self.b, p)
+                    doc += v >> 1
+                    tf = 1
+                    if v & 1:
+                        tf, p = varint(self.b, p)
+                    out[doc] = tf
+                assert p == post + n
+                return out
+            post += n
+        return {}
+
+
+def documents(snap) -> list[tuple[str, str | None, str | None, str]]:
+    """(text, symbol, heading, path) of every document, in the documented order."""
+    content = {r["path"]: r["content"].encode() for r in snap.read("files", ["path", "content"]).to_pylist()}
+    docs = []
+    for c in snap.read("chunks", ["path", "kind", "symbol", "heading_path", "start_byte", "end_byte", "text"]).to_pylist():
+        if c["text"] is not None:
+            text = c["text"]
+        else:
+            raw = content[c["path"]]
+            text = raw[c["start_byte"]:min(c["end_byte"], len(raw))].decode("utf-8", "replace")
+        docs.append((text, c["symbol"], c["heading_path"], c["path"]))
+    for p in snap.read("patterns", ["name", "path", "text"]).to_pylist():
+        if p["text"] is not None:
+            docs.append((p["text"], p["name"], None, p["path"]))
+    return docs
+
+
+# Identifiers of two or more `_`-separated parts: any spelling of the whole
+# word gives the word lowercased as a term, and no other word does (parts hold
+# no `_`, stemming applies to one-part words), so whole-word, case-insensitive
+# counting is an oracle.
+TERMS = {
+    "django": ["get_or_create", "select_related", "full_clean", "add_to_class"],
+    "go-stdlib": ["http_proxy", "GOROOT_FINAL", "sync_test", "_cgo_panic"],
+}
+
+
+@pytest.mark.parametrize("corpus", sorted(TERMS))
+def test_keyword_postings_are_the_chunks_holding_the_word(corpus, snapshots):
+    snap = snapshots(corpus)
+    names = {f["name"] for f in snap.manifest["files"]}
+    assert "keywords.bin" in names
+    kw = KeywordFile(snap.dir / "keywords.bin")
+    assert (kw.version, kw.tokenizer) == (1, 1)
+    docs = documents(snap)
+    assert kw.docs == len(docs), f"{kw.docs} documents, {len(docs)} chunks and pattern chunks"
+    assert kw.total == sum(kw.doc_len(d) for d in range(kw.docs))
+    for word in TERMS[corpus]:
+        rx = re.compile(rf"(?<![\w]){re.escape(word)}(?![\w])", re.IGNORECASE)
+        want = {}
+        for d, (text, symbol, heading, path) in enumerate(docs):
+            n = len(rx.findall(text)) + 2 * len(rx.findall(symbol or "")) + len(rx.findall(heading or "")) + len(rx.findall(path))
+            if n:
+                want[d] = n
+        got = kw.postings(word.lower())
+        assert len(want) >= 3, f"{word}: too rare in {corpus} to test"
+        assert got == want, f"{word}: {len(got)} documents, oracle {len(want)}; differ at {sorted(set(got.items()) ^ set(want.items()))[:5]}"
+    assert kw.postings("zzqx_no_such_term_42") == {}
+
+
+QUERIES = {
+    "django": ["get_or_create queryset", "validate email address", "csrf token middleware", "migrate database schema"],
+    "go-stdlib": ["read full buffer", "parse http header", "gzip writer flush", "NewReaderSize"],
+}
+
+
+@pytest.fixture(scope="module")
+def server(indexer) -> Path:
+    return indexer.parent / "code-index-mcp"
+
+
+@pytest.mark.parametrize("corpus", sorted(QUERIES))
+def test_search_code_ranks_the_same_read_in_place_or_built(corpus, snapshots, server):
+    snap = snapshots(corpus)
+
+    def run(query: str, env: dict) -> list:
+        p = subprocess.run(
+            [str(server), "search-code", "--index", str(snap.dir), "--mode", "keyword", "--limit", "20", query],
+            capture_output=True, text=True, env={**os.environ, **env}, timeout=300,
+        )
+        assert p.returncode == 0, p.stderr
+        out = json.loads(p.stdout)
+        return [(r["path"], r["line"], r["end_line"], round(r["score"], 4)) for r in out["results"]]
+
+    for q in QUERIES[corpus]:
+        mapped = run(q, {})
+        built = run(q, {"CODE_INDEX_KEYWORDS": "memory"})
+        assert mapped, f"{q!r}: no results"
+        assert mapped == built, f"{q!r}: read in place {mapped[:3]} != built in memory {built[:3]}"
