@@ -22,12 +22,23 @@ HEADER = struct.Struct("<8sIIIIQQQQQ")
 BLOCK = 64
 
 
-def fnv1a(term: str) -> int:
-    h = 0xCBF29CE484222325
-    for b in term.encode():
-        h ^= b
-        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return h
+M64 = 0xFFFFFFFFFFFFFFFF
+
+
+def term_hash(term: str) -> int:
+    """schemas/src/keyword.rs `term_hash`: 8 bytes at a time, then splitmix64's finalizer."""
+    b = term.encode()
+    m = 0xBF58476D1CE4E5B9
+    h = 0x9E3779B97F4A7C15 ^ len(b)
+    for i in range(0, len(b), 8):
+        w = int.from_bytes(b[i:i + 8].ljust(8, b"\0"), "little")
+        h = ((h ^ w) * m) & M64
+        h = ((h << 31) | (h >> 33)) & M64
+    h ^= h >> 30
+    h = (h * m) & M64
+    h ^= h >> 27
+    h = (h * 0x94D049BB133111EB) & M64
+    return h ^ (h >> 31)
 
 
 def varint(b: bytes, at: int) -> tuple[int, int]:
@@ -54,7 +65,7 @@ class KeywordFile:
 
     def postings(self, term: str) -> dict[int, int]:
         """{document: tf} of a term, by a linear scan of the block index."""
-        h = fnv1a(term)
+        h = term_hash(term)
         nblocks = -(-self.terms // BLOCK)
         blk = None
         for i in range(nblocks):

@@ -3,7 +3,10 @@
 //! name: the same file, files it imports, the same directory, then a
 //! definition unique in the repository; anything else stays unresolved.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+// Looked up for each of millions of edges: foldhash, not SipHash.
+use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
 use crate::language::Lang;
@@ -118,7 +121,7 @@ impl<'a> Resolver<'a> {
 
 fn build_index<'a>(files: &'a [FileFacts], modules: &Modules) -> Index<'a> {
     let mut paths = HashMap::new();
-    let mut dirs = HashSet::new();
+    let mut dirs = std::collections::HashSet::new();
     let mut by_basename: HashMap<&str, Vec<&str>> = HashMap::new();
     let mut by_name: HashMap<&str, Vec<SymRef>> = HashMap::new();
     let mut by_dir_name: HashMap<(&str, &str), Vec<SymRef>> = HashMap::new();

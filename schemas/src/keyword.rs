@@ -10,7 +10,9 @@
 //! of two or more characters lowercased and stemmed; any other word gives
 //! itself lowercased and stemmed unless it is all digits or shorter than two
 //! characters. Stop words ([`STOPWORDS`]) are dropped. A term is stored as
-//! its 64-bit FNV-1a hash ([`term_hash`]). The terms of a chunk (a
+//! its 64-bit hash ([`term_hash`]: the bytes as little-endian u64 words,
+//! the last zero-padded, each xored into the state, multiplied and rotated,
+//! then splitmix64's finalizer). The terms of a chunk (a
 //! *document*, numbered in table order: `chunks.parquet`'s rows, then the
 //! pattern chunks of `patterns.parquet` — the rows whose `text` is set) are
 //! those of its text (the file bytes `start_byte..end_byte`, or `text` when
@@ -73,24 +75,61 @@ pub const STOPWORDS: &[&str] = &[
 ];
 
 pub fn is_stop(t: &str) -> bool {
-    // Short and few: a length check and a scan beat hashing.
-    t.len() <= 7 && STOPWORDS.contains(&t)
+    // Called for every word of every chunk: the stop words as integers
+    // (length and bytes packed), sorted at compile time, binary-searched;
+    // string compares cost half the tokenizer.
+    const KEYS: [u64; STOPWORDS.len()] = {
+        let mut k = [0u64; STOPWORDS.len()];
+        let mut i = 0;
+        while i < k.len() {
+            k[i] = stop_key(STOPWORDS[i].as_bytes());
+            i += 1;
+        }
+        // Insertion sort (const context).
+        let mut i = 1;
+        while i < k.len() {
+            let mut j = i;
+            while j > 0 && k[j - 1] > k[j] {
+                let x = k[j];
+                k[j] = k[j - 1];
+                k[j - 1] = x;
+                j -= 1;
+            }
+            i += 1;
+        }
+        k
+    };
+    t.len() <= 7 && KEYS.binary_search(&stop_key(t.as_bytes())).is_ok()
+}
+
+/// A word of at most 7 bytes as one integer: its length, then its bytes.
+const fn stop_key(t: &[u8]) -> u64 {
+    let mut k = t.len() as u64;
+    let mut i = 0;
+    while i < t.len() && i < 7 {
+        k |= (t[i] as u64) << (8 * (i + 1));
+        i += 1;
+    }
+    k
 }
 
 /// Crude English stemming: plural and common verb endings. Returns the
 /// stem's length in bytes, and whether `y` is appended (`entries` → `entry`).
 fn stem_len(t: &str) -> (usize, bool) {
-    let n = t.len();
-    if n > 4 && t.ends_with("ies") {
+    let b = t.as_bytes();
+    let n = b.len();
+    // Byte compares: `ends_with` calls memcmp, and this runs for every word.
+    let end = |s: &[u8]| n >= s.len() && b[n - s.len()..].iter().zip(s).all(|(x, y)| x == y);
+    if n > 4 && end(b"ies") {
         return (n - 3, true);
     }
-    if n > 5 && t.ends_with("ing") {
+    if n > 5 && end(b"ing") {
         return (n - 3, false);
     }
-    if n > 4 && t.ends_with("ed") && !t.ends_with("eed") {
+    if n > 4 && end(b"ed") && !end(b"eed") {
         return (n - 2, false);
     }
-    if n > 3 && t.ends_with('s') && !t.ends_with("ss") && !t.ends_with("us") && !t.ends_with("is") {
+    if n > 3 && b[n - 1] == b's' && !end(b"ss") && !end(b"us") && !end(b"is") {
         return (n - 1, false);
     }
     (n, false)
@@ -164,6 +203,18 @@ fn ascii_parts(w: &[u8], out: &mut Vec<(usize, usize)>) {
     }
 }
 
+/// ASCII bytes that belong to a word: letters, digits and `_`.
+const WORD: [bool; 128] = {
+    let mut t = [false; 128];
+    let mut c = 0;
+    while c < 128 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_';
+        c += 1;
+    }
+    t
+};
+
 /// Call `f` with each index/query term of `text`, in order (see the module
 /// documentation). Allocation-free for ASCII words.
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
@@ -177,7 +228,7 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
         // Skip to a word.
         let c = b[i];
         if c < 0x80 {
-            if !(c.is_ascii_alphanumeric() || c == b'_') {
+            if !WORD[c as usize] {
                 i += 1;
                 continue;
             }
@@ -189,11 +240,13 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
             }
         }
         let start = i;
-        let mut ascii = true;
+        let (mut ascii, mut upper, mut under) = (true, false, false);
         while i < n {
             let c = b[i];
             if c < 0x80 {
-                if c.is_ascii_alphanumeric() || c == b'_' {
+                if WORD[c as usize] {
+                    upper |= c.is_ascii_uppercase();
+                    under |= c == b'_';
                     i += 1;
                     continue;
                 }
@@ -216,12 +269,19 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
             continue;
         }
         let wb = w.as_bytes();
-        lower.clear();
-        lower.extend(wb.iter().map(u8::to_ascii_lowercase));
-        // SAFETY-free: ASCII lowercased bytes are valid UTF-8.
-        let lw = std::str::from_utf8(&lower).unwrap();
-        ascii_parts(wb, &mut parts);
-        if parts.len() > 1 {
+        let lw = if upper {
+            lower.clear();
+            lower.extend(wb.iter().map(u8::to_ascii_lowercase));
+            std::str::from_utf8(&lower).expect("ASCII")
+        } else {
+            w
+        };
+        // Without `_` or upper case a word is one part.
+        let multi = (upper || under) && {
+            ascii_parts(wb, &mut parts);
+            parts.len() > 1
+        };
+        if multi {
             if !is_stop(lw) {
                 f(lw);
             }
@@ -273,14 +333,30 @@ pub fn terms(text: &str, out: &mut Vec<String>) {
     for_each_term(text, |t| out.push(t.to_string()));
 }
 
-/// A term's stored key: 64-bit FNV-1a (stable across runs and machines).
+/// A term's stored key: a 64-bit hash of its bytes, 8 at a time (stable
+/// across runs and machines; the format's readers must compute the same).
 pub fn term_hash(t: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in t.as_bytes() {
-        h ^= *b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
+    const M: u64 = 0xbf58_476d_1ce4_e5b9;
+    let b = t.as_bytes();
+    let mut h: u64 = 0x9e37_79b9_7f4a_7c15 ^ b.len() as u64;
+    let mut words = b.chunks_exact(8);
+    for w in &mut words {
+        h = (h ^ u64::from_le_bytes(w.try_into().unwrap()))
+            .wrapping_mul(M)
+            .rotate_left(31);
     }
-    h
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(M).rotate_left(31);
+    }
+    // splitmix64's finalizer.
+    h ^= h >> 30;
+    h = h.wrapping_mul(M);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
 }
 
 /// The hashes of a file path's terms (shared by the file's chunks).

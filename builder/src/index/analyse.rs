@@ -2,7 +2,7 @@
 //! previous snapshot) in steps, and a sink thread streams each step's rows
 //! into the files, chunks, symbols and references tables, in path order.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::io::IsTerminal;
 use std::path::Path;
 

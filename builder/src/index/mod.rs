@@ -93,17 +93,29 @@ pub fn run(opts: &Options) -> Result<Summary> {
     let (a, bar) = analyse::analyse(&b, &tmp.dir, &kv, &walked, &modules, reuse.rows, model_id)?;
     b.timer.phase("analyze+write");
     b.timer.stages();
-    let edges = tables::write_edges(&b, &tmp.dir, &kv, a.facts, &modules, &a.nav_docs)?;
-    b.timer.phase("edges");
-    let (patterns, pats) = tables::write_patterns(&b, &tmp.dir, &kv, a.shapes, a.interner)?;
-    b.timer.phase("patterns");
+    // The n-gram index is written (one thread) while the edges are resolved.
+    let (gram_runs, gram_files) = (a.gram_runs, a.gram_files);
+    let (edges, patterns, pats, ngrams) = std::thread::scope(|scope| -> Result<_> {
+        let ngrams = scope.spawn(|| tables::write_ngrams(&tmp.dir, gram_files, &gram_runs));
+        let edges = tables::write_edges(&b, &tmp.dir, &kv, a.facts, &modules, &a.nav_docs)?;
+        b.timer.phase("edges");
+        let (patterns, pats) = tables::write_patterns(&b, &tmp.dir, &kv, a.shapes, a.interner)?;
+        b.timer.phase("patterns");
+        let ngrams = ngrams.join().unwrap_or_else(|_| {
+            Err(Error::new(
+                codes::INTERNAL,
+                "n-gram writer thread panicked",
+                "report this as a bug",
+            ))
+        })?;
+        b.timer.phase("n-gram index");
+        Ok((edges, patterns, pats, ngrams))
+    })?;
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
     let mut files = tables::finish(&tmp.dir, a.writers, edges, patterns)?;
-    files.push(tables::write_ngrams(&tmp.dir, a.gram_files, &a.gram_runs)?);
-    drop(a.gram_runs);
-    b.timer.phase("n-gram index");
+    files.push(ngrams);
     let mut kw_runs = a.kw_runs;
     let mut pattern_run = tables::pattern_keywords(&pats);
     pattern_run.set_base(a.kw_docs);

@@ -30,26 +30,38 @@ pub(super) fn write_edges(
     b.timer.phase("resolve index");
     let mut ew = TableWriter::create(dir, edges_table(), kv)?;
     let idx: Vec<usize> = (0..facts.len()).collect();
-    for part in idx.chunks(4 * STEP) {
-        let edges: Vec<Vec<Edge>> = b.pool.install(|| {
-            part.par_iter()
-                .map(|&fi| file_edges(&resolver, &mentions, &facts, fi))
-                .collect()
+    // Resolution of part N+1 (pool) overlaps the writing of part N (here).
+    std::thread::scope(|scope| -> Result<TableWriter> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Vec<Edge>>>(1);
+        let (resolver, mentions, facts) = (&resolver, &mentions, &facts);
+        scope.spawn(move || {
+            for part in idx.chunks(4 * STEP) {
+                let edges: Vec<Vec<Edge>> = b.pool.install(|| {
+                    part.par_iter()
+                        .map(|&fi| file_edges(resolver, mentions, facts, fi))
+                        .collect()
+                });
+                if tx.send(edges).is_err() {
+                    break; // the writer failed; its error is returned below
+                }
+            }
         });
-        for e in edges.iter().flatten() {
-            ew.s(e.kind);
-            ew.s(&e.src_path);
-            ew.os(e.src_symbol.as_deref());
-            ew.oi64(e.src_symbol_id);
-            ew.s(&e.dst_name);
-            ew.os(e.dst_path.as_deref());
-            ew.oi64(e.dst_symbol_id);
-            ew.i32(e.line as i64);
-            ew.b(e.resolved);
-            ew.end_row(e.dst_name.len() + e.src_path.len() + 60)?;
+        for edges in rx {
+            for e in edges.iter().flatten() {
+                ew.s(e.kind);
+                ew.s(&e.src_path);
+                ew.os(e.src_symbol.as_deref());
+                ew.oi64(e.src_symbol_id);
+                ew.s(&e.dst_name);
+                ew.os(e.dst_path.as_deref());
+                ew.oi64(e.dst_symbol_id);
+                ew.i32(e.line as i64);
+                ew.b(e.resolved);
+                ew.end_row(e.dst_name.len() + e.src_path.len() + 60)?;
+            }
         }
-    }
-    Ok(ew)
+        Ok(ew)
+    })
 }
 
 /// The edges of file `fi`: resolved ones, and the files a doc mentions.

@@ -16,7 +16,8 @@ mod rust;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashSet;
+// Hot per-node sets of small keys: foldhash, not SipHash.
+use foldhash::{HashSet, HashSetExt};
 use std::sync::Arc;
 
 use tree_sitter::{Node, Parser, Tree};
