@@ -104,7 +104,9 @@ fn pipeline<'a>(
         type Docs = Vec<Vec<(u64, u32)>>;
         let (tx, rx) = std::sync::mpsc::sync_channel::<Step>(1);
         let writer = scope.spawn(move || -> Result<Sink> {
+            let mut busy = std::time::Duration::ZERO;
             for (start, outcomes, mut run, mut kw) in rx {
+                let t0 = std::time::Instant::now();
                 run.set_base(sink.out.gram_files);
                 kw.set_base(sink.out.kw_docs);
                 for (i, (was_reused, outcome)) in outcomes.into_iter().enumerate() {
@@ -113,6 +115,10 @@ fn pipeline<'a>(
                 sink.out.gram_runs.push(run);
                 sink.out.kw_docs += kw.docs();
                 sink.out.kw_runs.push(kw);
+                busy += t0.elapsed();
+            }
+            if std::env::var_os("CODE_INDEX_TIMING").is_some() {
+                eprintln!("[timing]   writer thread busy: {:.2}s", busy.as_secs_f64());
             }
             Ok(sink)
         });
