@@ -49,6 +49,8 @@
 use std::io::{self, Seek, Write};
 use std::path::Path;
 
+use crate::binfile::{get_varint, put_varint};
+
 /// File name inside a snapshot directory.
 pub const KEYWORD_FILE: &str = "keywords.bin";
 /// Version of the byte format.
@@ -359,6 +361,12 @@ pub fn term_hash(t: &str) -> u64 {
     h ^ (h >> 31)
 }
 
+/// A chunk's text when it is a span of its file: bytes `start..end` of the
+/// published content (end clamped; empty when not on character boundaries).
+pub fn chunk_text(content: &str, start: usize, end: usize) -> &str {
+    content.get(start..end.min(content.len())).unwrap_or("")
+}
+
 /// The hashes of a file path's terms (shared by the file's chunks).
 pub fn path_terms(path: &str) -> Vec<u64> {
     let mut v = Vec::new();
@@ -396,32 +404,7 @@ pub fn doc_terms(
     out
 }
 
-// ------------------------------------------------------------------ varints
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn get_varint(b: &[u8], at: &mut usize) -> Option<u64> {
-    let mut v = 0u64;
-    let mut shift = 0;
-    loop {
-        let x = *b.get(*at)?;
-        *at += 1;
-        v |= ((x & 0x7f) as u64) << shift;
-        if x < 0x80 {
-            return Some(v);
-        }
-        shift += 7;
-        if shift > 63 {
-            return None;
-        }
-    }
-}
+// ------------------------------------------------------------------ postings
 
 /// One posting: the gap to the document before, and the term frequency.
 fn put_posting(out: &mut Vec<u8>, gap: u32, tf: u32) {
@@ -675,12 +658,7 @@ impl KeywordIndex {
     /// or tokenizer version is `ErrorKind::Unsupported` (not damage: the
     /// reader may build its own index instead).
     pub fn open(path: &Path) -> io::Result<KeywordIndex> {
-        let file = std::fs::File::open(path)?;
-        // SAFETY: snapshots are immutable once written; the file was checked
-        // against the manifest's sha256 before it is opened here.
-        let map = unsafe { memmap2::Mmap::map(&file)? };
-        let _ = map.advise(memmap2::Advice::Random);
-        Self::from_bytes(Bytes::Map(map))
+        Self::from_bytes(Bytes::Map(crate::binfile::map(path)?))
     }
 
     /// An index written to memory by [`write_to`].
@@ -835,6 +813,11 @@ pub struct Postings<'a> {
 }
 
 impl Postings<'_> {
+    /// Documents the list declares (its term's df), before iteration.
+    pub fn df(&self) -> u32 {
+        self.left
+    }
+
     const EMPTY: Postings<'static> = Postings {
         data: &[],
         at: 0,

@@ -26,6 +26,7 @@
 
 use std::sync::Arc;
 
+mod binfile;
 pub mod diag;
 pub mod dirs;
 #[cfg(feature = "embed")]

@@ -112,29 +112,12 @@ pub fn file_grams(text: &[u8]) -> Vec<u32> {
     })
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u32) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
+fn put_varint(out: &mut Vec<u8>, v: u32) {
+    crate::binfile::put_varint(out, v as u64);
 }
 
 fn get_varint(b: &[u8], pos: &mut usize) -> Option<u32> {
-    let mut v: u32 = 0;
-    let mut shift = 0;
-    loop {
-        let byte = *b.get(*pos)?;
-        *pos += 1;
-        v |= ((byte & 0x7f) as u32).checked_shl(shift)?;
-        if byte < 0x80 {
-            return Some(v);
-        }
-        shift += 7;
-        if shift > 28 {
-            return None;
-        }
-    }
+    u32::try_from(crate::binfile::get_varint(b, pos)?).ok()
 }
 
 /// The postings of a run of consecutive files (ids `base..base + n`), grouped by key.
@@ -297,10 +280,7 @@ fn bad(why: &str) -> io::Error {
 impl NgramIndex {
     /// Map and check the header and directory bounds.
     pub fn open(path: &Path) -> io::Result<NgramIndex> {
-        let file = std::fs::File::open(path)?;
-        // SAFETY: snapshots are immutable once written; the file was checked
-        // against the manifest's sha256 before it is opened here.
-        let map = unsafe { memmap2::Mmap::map(&file)? };
+        let map = crate::binfile::map(path)?;
         if map.len() < HEADER || &map[..8] != MAGIC {
             return Err(bad("not an n-gram index (bad magic)"));
         }
@@ -322,7 +302,6 @@ impl NgramIndex {
         if dir < HEADER || dir.checked_add(keys.saturating_mul(DIR_ENTRY)) != Some(map.len()) {
             return Err(bad("directory out of bounds"));
         }
-        let _ = map.advise(memmap2::Advice::Random);
         Ok(NgramIndex {
             map,
             files,

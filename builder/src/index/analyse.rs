@@ -179,11 +179,7 @@ fn chunk_keywords(a: &Analysis) -> Vec<Vec<(u64, u32)>> {
             let text = if c.kind == "class_summary" {
                 c.text.as_str()
             } else {
-                let (s, e) = (
-                    c.start_byte as usize,
-                    (c.end_byte as usize).min(content.len()),
-                );
-                content.get(s..e).unwrap_or("")
+                keyword::chunk_text(content, c.start_byte as usize, c.end_byte as usize)
             };
             keyword::doc_terms(text, c.symbol.as_deref(), c.heading_path.as_deref(), &path)
         })

@@ -137,8 +137,17 @@ pub(super) fn write_ngrams(
     runs: &[code_index_schemas::ngram::Run],
 ) -> Result<ManifestFile> {
     use code_index_schemas::ngram::{write, NGRAM_FILE};
-    let path = dir.join(NGRAM_FILE);
-    write(&path, files, runs).map_err(|e| {
+    write_index(dir, NGRAM_FILE, |p| write(p, files, runs))
+}
+
+/// Write one binary index file of the snapshot with `write`, and describe it.
+fn write_index(
+    dir: &Path,
+    name: &str,
+    write: impl FnOnce(&Path) -> std::io::Result<u64>,
+) -> Result<ManifestFile> {
+    let path = dir.join(name);
+    write(&path).map_err(|e| {
         Error::io(
             codes::WRITE,
             "cannot write",
@@ -147,7 +156,7 @@ pub(super) fn write_ngrams(
             "check free space in the --out directory",
         )
     })?;
-    snapshot::describe(dir, NGRAM_FILE, 0)
+    snapshot::describe(dir, name, 0)
 }
 
 /// The keyword documents of the pattern chunks (after every table chunk, in
@@ -171,15 +180,5 @@ pub(super) fn write_keywords(
     runs: &[code_index_schemas::keyword::Run],
 ) -> Result<ManifestFile> {
     use code_index_schemas::keyword::{write, KEYWORD_FILE};
-    let path = dir.join(KEYWORD_FILE);
-    write(&path, runs).map_err(|e| {
-        Error::io(
-            codes::WRITE,
-            "cannot write",
-            &path,
-            e,
-            "check free space in the --out directory",
-        )
-    })?;
-    snapshot::describe(dir, KEYWORD_FILE, 0)
+    write_index(dir, KEYWORD_FILE, |p| write(p, runs))
 }

@@ -88,6 +88,7 @@ impl Bm25 {
     }
 
     /// Documents holding `term`, over all snapshots.
+    #[cfg(test)]
     pub fn doc_freq(&self, term: &str) -> usize {
         self.segments
             .iter()
@@ -109,14 +110,20 @@ impl Bm25 {
         let n = self.docs as f32;
         let mut acc: HashMap<u32, f32> = HashMap::new();
         for t in self.query_terms(q) {
-            let df = self.doc_freq(&t);
+            // One directory lookup per segment: the lists declare their df.
+            let lists: Vec<_> = self
+                .segments
+                .iter()
+                .map(|s| (s, s.index.postings(&t)))
+                .collect();
+            let df: u32 = lists.iter().map(|(_, p)| p.df()).sum();
             if df == 0 {
                 continue;
             }
             let df = df as f32;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            for s in &self.segments {
-                for (d, tf) in s.index.postings(&t) {
+            for (s, postings) in lists {
+                for (d, tf) in postings {
                     let g = s.base + d;
                     if !allowed(g as usize) {
                         continue;

@@ -80,11 +80,11 @@ pub fn with_chunk_text<R>(c: &ChunkMeta, snaps: &[Snapshot], f: impl FnOnce(&str
         return f(t);
     }
     snaps[c.snap as usize].files[c.file as usize].with_content(|content| {
-        let (s, e) = (
+        f(code_index_schemas::keyword::chunk_text(
+            content,
             c.start_byte as usize,
-            (c.end_byte as usize).min(content.len()),
-        );
-        f(content.get(s..e).unwrap_or(""))
+            c.end_byte as usize,
+        ))
     })
 }
 
