@@ -28,5 +28,7 @@ pub mod codes {
     pub const SECRETS_FOUND: Code = Code::SecretsFound;
     pub const SIGNING_KEY: Code = Code::SigningKey;
     pub const KEY_EXISTS: Code = Code::KeyExists;
+    pub const NO_SNAPSHOT: Code = Code::NoSnapshot;
+    pub const CONFIG_CHANGED: Code = Code::ConfigChanged;
     pub const INTERNAL: Code = Code::BuilderInternal;
 }

@@ -18,6 +18,7 @@ pub mod index;
 pub mod language;
 pub mod mentions;
 pub mod modules;
+pub mod overlay;
 pub mod parse;
 pub mod patterns;
 pub mod previous;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use code_index_builder::config::{self, CONFIG_FILE};
 use code_index_builder::error::{codes, Error, Result};
-use code_index_builder::{analyze, index, secrets, status, walk};
+use code_index_builder::{analyze, index, overlay, secrets, status, walk};
 
 #[derive(Parser)]
 #[command(
@@ -70,6 +70,24 @@ enum Cmd {
         /// Print {"hookSpecificOutput": {"additionalContext": ...}} on stdout as well.
         #[arg(long)]
         hook_json: bool,
+    },
+    /// Build an overlay for edited files beside their repository's snapshot, so a server
+    /// answers from their new text (for a Claude Code PostToolUse hook on Write|Edit).
+    /// Without FILE, reads the hook's JSON from stdin (tool_input.file_path); then a file
+    /// outside any indexed repository is no error.
+    InvalidateFile {
+        /// Changed, added or deleted files (absolute, or relative to the working directory).
+        files: Vec<PathBuf>,
+        /// The repository's snapshots, <out>/<repo>/ (default: ~/.cache/code-index/snapshots/<repo>/, or $CODE_INDEX_SNAPSHOTS/<repo>/).
+        #[arg(long)]
+        index: Option<PathBuf>,
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Embedding cache directory, or `none` (default: ~/.cache/code-index/embeddings).
+        #[arg(long)]
+        embedding_cache: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
     },
     /// Make an ed25519 key pair for signing snapshots (the secret half is a CI secret).
     Keygen {
@@ -243,6 +261,13 @@ fn run(cli: Cli) -> Result<()> {
             cmd_suggest_context(file, index, query, hook_json);
             Ok(())
         }
+        Cmd::InvalidateFile {
+            files,
+            index,
+            threads: t,
+            embedding_cache,
+            json,
+        } => cmd_invalidate_file(files, index, threads(t), cache_dir(embedding_cache), json),
         Cmd::Sql {
             snapshot,
             query,
@@ -271,6 +296,7 @@ fn cmd_index(a: IndexArgs) -> Result<()> {
         skip_unreadable: a.skip_unreadable,
         progress: !a.json,
         secrets: a.secrets,
+        overlay: None,
     };
     let s = index::run(&opts)?;
     if a.json {
@@ -392,21 +418,7 @@ fn cmd_suggest_context(
     query: Option<String>,
     hook_json: bool,
 ) {
-    let file = match file {
-        Some(f) => Some(f),
-        None => {
-            let mut buf = String::new();
-            let _ = std::io::Read::read_to_string(&mut std::io::stdin(), &mut buf);
-            serde_json::from_str::<serde_json::Value>(&buf)
-                .ok()
-                .and_then(|v| {
-                    v["tool_input"]["file_path"]
-                        .as_str()
-                        .or_else(|| v["file_path"].as_str())
-                        .map(PathBuf::from)
-                })
-        }
-    };
+    let file = file.or_else(hook_file_path);
     let Some(file) = file else {
         eprintln!("code-indexer suggest-context: no file (pass FILE or hook JSON with tool_input.file_path)");
         return;
@@ -414,26 +426,10 @@ fn cmd_suggest_context(
     let abs = std::env::current_dir()
         .map(|d| d.join(&file))
         .unwrap_or(file.clone());
-    let abs = abs.canonicalize().unwrap_or(abs);
-    // The repository root: nearest ancestor with .git or .code-index.yaml.
-    let Some(root) = abs
-        .ancestors()
-        .skip(1)
-        .find(|a| a.join(".git").exists() || a.join(CONFIG_FILE).is_file())
-    else {
+    let Some((root, rel)) = overlay::find_repo(&abs) else {
         return;
     };
-    let Ok(rel) = abs.strip_prefix(root) else {
-        return;
-    };
-    let rel = rel.to_string_lossy().replace('\\', "/");
-    let repo_name = config::load(root, None)
-        .map(|cfg| index::repo_name(root, &cfg, None))
-        .unwrap_or_else(|_| {
-            root.file_name()
-                .map(|n| n.to_string_lossy().to_string())
-                .unwrap_or_default()
-        });
+    let repo_name = overlay::repo_name(&root);
     let index = index.unwrap_or_else(|| code_index_schemas::dirs::snapshots().join(&repo_name));
     let Ok(me) = std::env::current_exe() else {
         return;
@@ -461,6 +457,89 @@ fn cmd_suggest_context(
         }
         _ => {}
     }
+}
+
+/// The file path a Claude Code hook's JSON names (`tool_input.file_path`).
+fn hook_file_path() -> Option<PathBuf> {
+    let mut buf = String::new();
+    let _ = std::io::Read::read_to_string(&mut std::io::stdin(), &mut buf);
+    serde_json::from_str::<serde_json::Value>(&buf)
+        .ok()
+        .and_then(|v| {
+            v["tool_input"]["file_path"]
+                .as_str()
+                .or_else(|| v["tool_input"]["notebook_path"].as_str())
+                .or_else(|| v["file_path"].as_str())
+                .map(PathBuf::from)
+        })
+}
+
+/// `invalidate-file`: one overlay per repository the files belong to.
+fn cmd_invalidate_file(
+    files: Vec<PathBuf>,
+    index: Option<PathBuf>,
+    threads: usize,
+    embedding_cache: Option<PathBuf>,
+    json: bool,
+) -> Result<()> {
+    let from_hook = files.is_empty();
+    let files = if from_hook {
+        hook_file_path().into_iter().collect()
+    } else {
+        files
+    };
+    if files.is_empty() {
+        // Only from a hook without a file path: nothing to do, and no error.
+        eprintln!("code-indexer invalidate-file: no file (pass FILE or hook JSON with tool_input.file_path)");
+        return Ok(());
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut by_repo: std::collections::BTreeMap<PathBuf, Vec<String>> = Default::default();
+    for f in &files {
+        match overlay::find_repo(&cwd.join(f)) {
+            Some((root, rel)) => by_repo.entry(root).or_default().push(rel),
+            None if from_hook => return Ok(()),
+            None => {
+                return Err(Error::new(
+                    codes::NO_SNAPSHOT,
+                    format!(
+                        "{} is in no repository (no .git or .code-index.yaml above it)",
+                        f.display()
+                    ),
+                    "pass files inside an indexed repository",
+                ))
+            }
+        }
+    }
+    let mut done = Vec::new();
+    for (root, rels) in by_repo {
+        let repo_dir = index.clone().unwrap_or_else(|| {
+            code_index_schemas::dirs::snapshots().join(overlay::repo_name(&root))
+        });
+        match overlay::invalidate(&root, &repo_dir, &rels, threads, embedding_cache.clone()) {
+            Ok(d) => done.push(d),
+            // A hook on a repository nobody indexed is no error.
+            Err(e) if from_hook && e.code == codes::NO_SNAPSHOT => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&done).unwrap());
+    } else {
+        for d in &done {
+            println!(
+                "overlay {} of {}@{}: {} path(s) stale, {} analysed, in {:.2}s -> {}",
+                d.overlay_id,
+                d.repo,
+                d.base,
+                d.replaces.len(),
+                d.files,
+                d.seconds,
+                d.overlay_dir
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The builder links no database: SQL runs in the server binary installed beside it.

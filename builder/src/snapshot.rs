@@ -142,6 +142,9 @@ pub fn commit(mut tmp: TempSnapshot, manifest: &Manifest) -> Result<PathBuf> {
         }
     }
     write_atomic(&tmp.dir.join(MANIFEST_FILE), &json)?;
+    if let Some(o) = &manifest.overlay {
+        return commit_overlay(tmp, manifest, &o.base);
+    }
     let dest = tmp.repo_dir.join(&manifest.snapshot_id);
     if dest.join(MANIFEST_FILE).is_file() {
         // Same id means same bytes: keep the existing one.
@@ -167,6 +170,71 @@ pub fn commit(mut tmp: TempSnapshot, manifest: &Manifest) -> Result<PathBuf> {
         format!("{}\n", manifest.snapshot_id).as_bytes(),
     )?;
     Ok(dest)
+}
+
+/// Move an overlay into `<repo>/.overlays/<base>/<id>/`, point `current` at
+/// it, and remove the overlays of that base older than the one it replaces
+/// (a server still reading that one keeps it until it sees the new one).
+fn commit_overlay(mut tmp: TempSnapshot, manifest: &Manifest, base: &str) -> Result<PathBuf> {
+    let parent = tmp
+        .repo_dir
+        .join(code_index_schemas::OVERLAY_DIR)
+        .join(base);
+    fs::create_dir_all(&parent).map_err(|e| {
+        Error::io(
+            codes::WRITE,
+            "cannot create the overlay directory",
+            &parent,
+            e,
+            "check that the snapshot directory is writable",
+        )
+    })?;
+    let dest = parent.join(&manifest.snapshot_id);
+    let before = fs::read_to_string(parent.join("current"))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    if dest.join(MANIFEST_FILE).is_file() {
+        let _ = fs::remove_dir_all(&tmp.dir);
+    } else {
+        if dest.exists() {
+            let _ = fs::remove_dir_all(&dest);
+        }
+        fs::rename(&tmp.dir, &dest).map_err(|e| {
+            Error::io(
+                codes::WRITE,
+                "cannot move the overlay into place",
+                &dest,
+                e,
+                "check the snapshot directory",
+            )
+        })?;
+    }
+    tmp.committed = true;
+    write_atomic(
+        &parent.join("current"),
+        format!("{}\n", manifest.snapshot_id).as_bytes(),
+    )?;
+    if let Ok(rd) = fs::read_dir(&parent) {
+        for ent in rd.flatten() {
+            let name = ent.file_name().to_string_lossy().to_string();
+            if ent.path().is_dir() && name != manifest.snapshot_id && name != before {
+                let _ = fs::remove_dir_all(ent.path());
+            }
+        }
+    }
+    Ok(dest)
+}
+
+/// The overlay in force for a snapshot directory `<repo>/<id>/`, if any.
+pub fn current_overlay(snapshot_dir: &Path) -> Option<PathBuf> {
+    let id = snapshot_dir.file_name()?;
+    let parent = snapshot_dir
+        .parent()?
+        .join(code_index_schemas::OVERLAY_DIR)
+        .join(id);
+    let cur = fs::read_to_string(parent.join("current")).ok()?;
+    let d = parent.join(cur.trim());
+    d.join(MANIFEST_FILE).is_file().then_some(d)
 }
 
 /// Read and check a snapshot's manifest.

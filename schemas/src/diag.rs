@@ -127,6 +127,10 @@ codes! {
     SigningKey = "E_SIGNING_KEY",
     /// `code-indexer keygen` would overwrite a key pair (without `--force`).
     KeyExists = "E_KEY_EXISTS",
+    /// `invalidate-file`: a path in no repository (no `.git` or `.code-index.yaml` above it), or a repository without a snapshot to amend.
+    NoSnapshot = "E_NO_SNAPSHOT",
+    /// `invalidate-file`: the repository's configuration changed since its snapshot was built, so an overlay would not match a full build.
+    ConfigChanged = "E_CONFIG_CHANGED",
     /// `code-indexer` failed for a reason that is not its input's (a bug, a thread pool that cannot start): exit code 1.
     BuilderInternal = "E_INTERNAL",
     /// A trusted key is configured and the snapshot has no `manifest.sig`.

@@ -366,7 +366,30 @@ pub struct Manifest {
     pub files: Vec<ManifestFile>,
     pub skipped: SkipCounts,
     pub embeddings: Option<EmbeddingInfo>,
+    /// Set only in an overlay (`code-indexer invalidate-file`): the snapshot it
+    /// amends and the paths it stands in for. Absent from every full snapshot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlay: Option<OverlayInfo>,
 }
+
+/// What an overlay amends: its tables hold the current analysis of the
+/// `replaces` paths that exist in the working tree; a path in `replaces`
+/// without a row in its `files.parquet` was deleted (or is no longer indexed).
+/// Readers hide every `replaces` path of the base snapshot and read the
+/// overlay's rows instead.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct OverlayInfo {
+    /// Snapshot id of the base snapshot.
+    pub base: String,
+    /// Repo-relative paths, sorted, without duplicates.
+    pub replaces: Vec<String>,
+}
+
+/// Directory, inside a repo's snapshot directory (`<out>/<repo>/`), that holds
+/// the overlays: `OVERLAY_DIR/<base-id>/<overlay-id>/` (a snapshot directory
+/// whose manifest has `overlay`) and `OVERLAY_DIR/<base-id>/current` (the id
+/// of the one in force).
+pub const OVERLAY_DIR: &str = ".overlays";
 
 /// Keys written into every Parquet file's key-value metadata (same values as
 /// the manifest; the snapshot id, file hashes and input hash are excluded

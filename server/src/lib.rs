@@ -19,6 +19,7 @@ pub mod download;
 pub mod error;
 pub mod grep;
 pub mod guard;
+pub mod live;
 pub mod mcp;
 pub mod memory;
 pub mod outschema;

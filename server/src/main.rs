@@ -156,7 +156,7 @@ fn load_all(index: &[PathBuf]) -> Result<Vec<snapshot::Snapshot>, Box<dyn std::e
         }
     }
     snaps.sort_by(|a, b| a.repo().cmp(b.repo()));
-    Ok(snaps)
+    Ok(snapshot::with_overlays(snaps))
 }
 
 /// Where downloads and derived, rebuildable data (the DuckDB table cache) live: never a snapshot we write.
@@ -222,42 +222,15 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
         eprintln!("code-index-mcp: default repo {r} (from the working directory; pass repo: \"all\" for every one)");
     }
     let state = std::sync::Arc::new(state);
-    {
-        let st = state.clone();
-        std::thread::spawn(move || {
-            st.store.finish_deferred(&st.snaps, &cache_dir());
-            match st.store.loaded() {
-                Some(Ok(())) => eprintln!(
-                    "code-index-mcp: tables ready in {:.2}s",
-                    started.elapsed().as_secs_f64()
-                ),
-                Some(Err(e)) => {
-                    eprintln!("code-index-mcp: error: the snapshot tables could not be loaded: {e}")
-                }
-                None => {}
-            }
-        });
-    }
-    {
-        // The keyword index and vectors load in the background: tools that
-        // need them wait; grep and the table tools answer at once.
-        let st = state.clone();
-        std::thread::spawn(move || {
-            let e = st.engine();
-            eprintln!(
-                "code-index-mcp: search_code ready ({} chunks) in {:.2}s",
-                e.chunks.len(),
-                e.build_seconds
-            );
-        });
-    }
+    code_index_server::live::start_background(&state, &cache_dir());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let running = mcp::Server::new(state)
-            .serve(rmcp::transport::stdio())
-            .await?;
+        let running =
+            mcp::Server::with_live(code_index_server::live::Live::watching(state, cache_dir()))
+                .serve(rmcp::transport::stdio())
+                .await?;
         running.waiting().await?;
         Ok::<(), Box<dyn std::error::Error>>(())
     })

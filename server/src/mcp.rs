@@ -25,11 +25,17 @@ pub struct Server {
     tool_router: ToolRouter<Self>,
     /// Each tool's input schema, cleaned, as the arguments are checked against it.
     input_schemas: Arc<std::collections::HashMap<String, Value>>,
-    pub(crate) st: Arc<State>,
+    live: Arc<crate::live::Live>,
 }
 
 impl Server {
+    /// A server answering from `st` alone.
     pub fn new(st: Arc<State>) -> Server {
+        Self::with_live(crate::live::Live::fixed(st))
+    }
+
+    /// A server answering from the state in force (see [`crate::live`]).
+    pub fn with_live(live: crate::live::Live) -> Server {
         let mut tool_router = Self::tool_router();
         let mut input_schemas = std::collections::HashMap::new();
         // Standard JSON Schema only (the TypeScript SDK's Ajv warns at every
@@ -52,8 +58,13 @@ impl Server {
         Server {
             tool_router,
             input_schemas: Arc::new(input_schemas),
-            st,
+            live: Arc::new(live),
         }
+    }
+
+    /// The state to answer from.
+    pub(crate) fn state(&self) -> Arc<State> {
+        self.live.get()
     }
 
     /// The checks every call passes before its tool runs: the arguments
@@ -66,10 +77,10 @@ impl Server {
         let args = req.arguments.get_or_insert_with(JsonObject::new);
         crate::args::check(&req.name, schema, args)?;
         if let Some(Value::String(l)) = args.get("lang").filter(|l| l.as_str() != Some("")) {
-            self.st.check_lang(l)?;
+            self.state().check_lang(l)?;
         }
         if let Some(Value::String(p)) = args.get("path") {
-            crate::args::check_path(p).map_err(|e| self.st.suggest_relative(p, e))?;
+            crate::args::check_path(p).map_err(|e| self.state().suggest_relative(p, e))?;
         }
         Ok(())
     }
@@ -90,6 +101,55 @@ fn fail(e: ToolError) -> Result<CallToolResult, ErrorData> {
     );
     r.content = vec![ContentBlock::text(text)];
     Ok(r)
+}
+
+/// A tool's result, each of its items from an overlaid file marked: an
+/// object with a `path` (and `repo`) answered from an overlay gets
+/// `"overlay": true`, and the text says which files those are.
+pub(crate) fn ok_marked<T: Serialize>(
+    st: &State,
+    out: &T,
+    mut text: String,
+) -> Result<CallToolResult, ErrorData> {
+    if !st.snaps.iter().any(|s| s.overlay_of().is_some()) {
+        return ok(out, text);
+    }
+    let mut v =
+        serde_json::to_value(out).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    let mut marked = std::collections::BTreeSet::new();
+    mark_overlaid(st, &mut v, &mut marked);
+    if !marked.is_empty() {
+        let names: Vec<&str> = marked.iter().take(10).map(String::as_str).collect();
+        text.push_str(&format!(
+            "\n(overlay: {} from the working tree as of the last `code-indexer invalidate-file`, not the snapshot: {}{})",
+            if marked.len() == 1 { "this file is" } else { "these files are" },
+            names.join(", "),
+            if marked.len() > 10 { ", ..." } else { "" }
+        ));
+    }
+    let mut r = CallToolResult::structured(v);
+    r.content = vec![ContentBlock::text(text)];
+    Ok(r)
+}
+
+fn mark_overlaid(st: &State, v: &mut Value, marked: &mut std::collections::BTreeSet<String>) {
+    match v {
+        Value::Array(a) => a.iter_mut().for_each(|x| mark_overlaid(st, x, marked)),
+        Value::Object(m) => {
+            if let Some(Value::String(path)) = m.get("path") {
+                let hit = match m.get("repo") {
+                    Some(Value::String(repo)) => st.overlaid(repo, path),
+                    _ => st.snaps.iter().any(|s| st.overlaid(s.repo(), path)),
+                };
+                if hit {
+                    marked.insert(path.clone());
+                    m.insert("overlay".into(), Value::Bool(true));
+                }
+            }
+            m.values_mut().for_each(|x| mark_overlaid(st, x, marked));
+        }
+        _ => {}
+    }
 }
 
 /// A synchronous tool's outcome as a result.
@@ -118,7 +178,7 @@ pub(crate) async fn respond<T: Serialize + Send + 'static>(
 ) -> Result<CallToolResult, ErrorData> {
     let _busy = Busy::new(st);
     match blocking(f).await {
-        Ok((out, text)) => ok(&out, text),
+        Ok((out, text)) => ok_marked(st, &out, text),
         Err(e) => fail(e),
     }
 }
@@ -134,8 +194,8 @@ impl Server {
         &self,
         Parameters(a): Parameters<tools::grep::GrepArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let st = self.st.clone();
-        respond(&self.st, move || tools::grep::run(&st, a)).await
+        let st = self.state();
+        respond(&st.clone(), move || tools::grep::run(&st, a)).await
     }
 
     #[tool(
@@ -147,8 +207,8 @@ impl Server {
         &self,
         Parameters(a): Parameters<tools::search_files::SearchFilesArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let st = self.st.clone();
-        respond(&self.st, move || tools::search_files::run(&st, a)).await
+        let st = self.state();
+        respond(&st.clone(), move || tools::search_files::run(&st, a)).await
     }
 
     #[tool(
@@ -160,8 +220,8 @@ impl Server {
         &self,
         Parameters(a): Parameters<tools::read_file::ReadFileArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let st = self.st.clone();
-        respond(&self.st, move || tools::read_file::run(&st, a)).await
+        let st = self.state();
+        respond(&st.clone(), move || tools::read_file::run(&st, a)).await
     }
 
     #[tool(
@@ -173,8 +233,8 @@ impl Server {
         &self,
         Parameters(a): Parameters<tools::search_symbols::SearchSymbolsArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let st = self.st.clone();
-        respond(&self.st, move || tools::search_symbols::run(&st, a)).await
+        let st = self.state();
+        respond(&st.clone(), move || tools::search_symbols::run(&st, a)).await
     }
 
     #[tool(
@@ -186,8 +246,8 @@ impl Server {
         &self,
         Parameters(a): Parameters<tools::SymbolArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let st = self.st.clone();
-        respond(&self.st, move || tools::find_definitions::run(&st, a)).await
+        let st = self.state();
+        respond(&st.clone(), move || tools::find_definitions::run(&st, a)).await
     }
 
     #[tool(
@@ -199,8 +259,8 @@ impl Server {
         &self,
         Parameters(a): Parameters<tools::SymbolArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let st = self.st.clone();
-        respond(&self.st, move || tools::find_references::run(&st, a)).await
+        let st = self.state();
+        respond(&st.clone(), move || tools::find_references::run(&st, a)).await
     }
 
     #[tool(
@@ -212,8 +272,8 @@ impl Server {
         &self,
         Parameters(a): Parameters<tools::search::SearchArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let st = self.st.clone();
-        respond(&self.st, move || tools::search::run(&st, a)).await
+        let st = self.state();
+        respond(&st.clone(), move || tools::search::run(&st, a)).await
     }
 
     #[tool(
@@ -225,7 +285,7 @@ impl Server {
         &self,
         Parameters(a): Parameters<tools::NoArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        answer(tools::list_repos::run(&self.st, a))
+        answer(tools::list_repos::run(&self.state(), a))
     }
 
     #[tool(
@@ -237,7 +297,7 @@ impl Server {
         &self,
         Parameters(a): Parameters<tools::NoArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        answer(tools::health::run(&self.st, a))
+        answer(tools::health::run(&self.state(), a))
     }
 
     #[tool(
@@ -249,8 +309,8 @@ impl Server {
         &self,
         Parameters(a): Parameters<tools::search_code::SearchCodeArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let st = self.st.clone();
-        respond(&self.st, move || tools::search_code::run(&st, a)).await
+        let st = self.state();
+        respond(&st.clone(), move || tools::search_code::run(&st, a)).await
     }
 
     #[tool(
@@ -262,8 +322,8 @@ impl Server {
         &self,
         Parameters(a): Parameters<tools::related_files::RelatedFilesArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let st = self.st.clone();
-        respond(&self.st, move || tools::related_files::run(&st, a)).await
+        let st = self.state();
+        respond(&st.clone(), move || tools::related_files::run(&st, a)).await
     }
 
     #[tool(
@@ -275,8 +335,8 @@ impl Server {
         &self,
         Parameters(a): Parameters<tools::call_graph::CallGraphArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let st = self.st.clone();
-        respond(&self.st, move || tools::call_graph::run(&st, a)).await
+        let st = self.state();
+        respond(&st.clone(), move || tools::call_graph::run(&st, a)).await
     }
 }
 
@@ -390,11 +450,11 @@ impl ServerHandler for Server {
             if let Some(p) = &path {
                 crate::args::check_path(p).map_err(as_error)?;
             }
-            let this = self.clone();
-            let _busy = Busy::new(&self.st);
+            let st = self.state();
+            let _busy = Busy::new(&st);
             let md = blocking(move || {
                 crate::resources::relevant_markdown(
-                    &this.st,
+                    &st,
                     path.as_deref(),
                     query.as_deref(),
                     repo.as_deref(),
@@ -408,7 +468,7 @@ impl ServerHandler for Server {
             .into());
         }
         if req.uri == resources::HEALTH_URI {
-            let body = serde_json::to_string_pretty(&tools::health::report(&self.st))
+            let body = serde_json::to_string_pretty(&tools::health::report(&self.state()))
                 .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
             return Ok(ReadResourceResult::new(vec![ResourceContents::text(
                 body,

@@ -243,15 +243,55 @@ pub struct Snapshot {
     pub files: Vec<FileEntry>,
     /// The n-gram index (`ngrams.bin`; snapshots before feature 5 have none).
     pub grams: Option<code_index_schemas::ngram::NgramIndex>,
+    /// By file index: the file is hidden, because an overlay stands in for
+    /// it (empty: none is).
+    pub hidden: Vec<bool>,
 }
 
 impl Snapshot {
-    /// Index into `files` (sorted by path) of the file at `path`.
+    /// Index into `files` (sorted by path) of the file at `path`, unless an
+    /// overlay hides it.
     pub fn file_index(&self, path: &str) -> Option<u32> {
         self.files
             .binary_search_by(|f| f.path.as_str().cmp(path))
             .ok()
             .map(|i| i as u32)
+            .filter(|&i| self.visible(i))
+    }
+
+    /// Whether file `fi` is served (not hidden by an overlay).
+    #[inline]
+    pub fn visible(&self, fi: u32) -> bool {
+        !self.hidden.get(fi as usize).copied().unwrap_or(false)
+    }
+
+    /// The visible files, with their indexes.
+    pub fn visible_files(&self) -> impl Iterator<Item = (u32, &FileEntry)> + '_ {
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (i as u32, f))
+            .filter(|(i, _)| self.visible(*i))
+    }
+
+    /// Number of visible files.
+    pub fn visible_count(&self) -> usize {
+        self.files.len() - self.hidden.iter().filter(|h| **h).count()
+    }
+
+    /// For an overlay: the snapshot id it amends.
+    pub fn overlay_of(&self) -> Option<&str> {
+        self.manifest.overlay.as_ref().map(|o| o.base.as_str())
+    }
+
+    /// Hide the files at `paths` (an overlay stands in for them).
+    pub fn hide(&mut self, paths: &[String]) {
+        self.hidden = vec![false; self.files.len()];
+        for p in paths {
+            if let Ok(i) = self.files.binary_search_by(|f| f.path.as_str().cmp(p)) {
+                self.hidden[i] = true;
+            }
+        }
     }
 
     pub fn repo(&self) -> &str {
@@ -452,6 +492,29 @@ fn open_grams(
 /// `serve --plain-content`).
 pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
     let (manifest, signature) = verify_signed(dir)?;
+    load_verified(dir, manifest, signature)
+}
+
+/// Load again a snapshot this process verified already (`known`, loaded
+/// from the same directory): snapshots are immutable, so when its manifest
+/// is still the same the files are not hashed a second time.
+pub fn reload(dir: &Path, known: &Snapshot) -> Result<Snapshot, LoadError> {
+    let same = dir == known.dir
+        && std::fs::read_to_string(dir.join(MANIFEST_FILE))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Manifest>(&t).ok())
+            .is_some_and(|m| m == known.manifest);
+    if !same {
+        return load(dir);
+    }
+    load_verified(dir, known.manifest.clone(), known.signature.clone())
+}
+
+fn load_verified(
+    dir: &Path,
+    manifest: Manifest,
+    signature: Option<String>,
+) -> Result<Snapshot, LoadError> {
     let paged = if COMPRESS.load(std::sync::atomic::Ordering::Relaxed) {
         crate::pages::ContentPages::open(&dir.join(files_table().file))
             .map_err(|e| err(e.to_string(), REBUILD))?
@@ -470,7 +533,60 @@ pub fn load(dir: &Path) -> Result<Snapshot, LoadError> {
         manifest,
         files,
         grams,
+        hidden: Vec::new(),
     })
+}
+
+/// The overlay in force for the snapshot in `dir` (`<repo>/<id>/`):
+/// `<repo>/.overlays/<id>/current` names it (written by `code-indexer
+/// invalidate-file`).
+pub fn current_overlay(dir: &Path) -> Option<PathBuf> {
+    let id = dir.file_name()?;
+    let parent = dir.parent()?.join(code_index_schemas::OVERLAY_DIR).join(id);
+    let cur = std::fs::read_to_string(parent.join("current")).ok()?;
+    let d = parent.join(cur.trim());
+    d.join(MANIFEST_FILE).is_file().then_some(d)
+}
+
+/// Load the overlay in force for each snapshot (verified like a snapshot),
+/// hide the files it stands in for, and put it right after its base. An
+/// overlay that does not verify, or amends another snapshot, is left out
+/// with a warning: the base is served as it is.
+pub fn with_overlays(snaps: Vec<Snapshot>) -> Vec<Snapshot> {
+    let mut out = Vec::with_capacity(snaps.len());
+    for mut s in snaps {
+        let Some(dir) = current_overlay(&s.dir) else {
+            out.push(s);
+            continue;
+        };
+        match load(&dir) {
+            Ok(o) if o.overlay_of() == Some(s.id()) && o.repo() == s.repo() => {
+                let replaces = &o.manifest.overlay.as_ref().expect("overlay").replaces;
+                s.hide(replaces);
+                out.push(s);
+                out.push(o);
+            }
+            Ok(_) => {
+                eprintln!(
+                    "code-index-mcp: warning: {} is no overlay of {}@{}; serving the snapshot alone",
+                    dir.display(),
+                    s.repo(),
+                    s.id()
+                );
+                out.push(s);
+            }
+            Err(e) => {
+                eprintln!(
+                    "code-index-mcp: warning: overlay {} not loaded: {} ({}); serving the snapshot alone",
+                    dir.display(),
+                    e.message,
+                    e.hint
+                );
+                out.push(s);
+            }
+        }
+    }
+    out
 }
 
 /// The files' metadata; their texts stay in their pages.

@@ -137,6 +137,27 @@ impl State {
         })
     }
 
+    /// The overlay in force for the snapshot `snaps[si]` (it follows its base).
+    pub fn overlay_for(&self, si: usize) -> Option<&Snapshot> {
+        let base = self.snaps.get(si)?;
+        self.snaps
+            .get(si + 1)
+            .filter(|o| o.overlay_of() == Some(base.id()))
+    }
+
+    /// Whether `path` of `repo` is answered from an overlay (the working
+    /// tree's text at the last `invalidate-file`), not from the snapshot.
+    pub fn overlaid(&self, repo: &str, path: &str) -> bool {
+        self.snaps.iter().any(|s| {
+            s.repo() == repo
+                && s.manifest.overlay.as_ref().is_some_and(|o| {
+                    o.replaces
+                        .binary_search_by(|p| p.as_str().cmp(path))
+                        .is_ok()
+                })
+        })
+    }
+
     /// For an absolute path that runs through a loaded repo's name
     /// (`/home/me/django/django/db/models.py`), the hint names the
     /// repo-relative path.

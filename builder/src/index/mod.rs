@@ -35,6 +35,18 @@ pub struct Options {
     pub embeddings: Option<EmbedOptions>,
     /// `--secrets`: overrides the config's `secrets.action`.
     pub secrets: Option<config::SecretsAction>,
+    /// An overlay build (`invalidate-file`): only these paths, published
+    /// beside the base snapshot instead of as a new one.
+    pub overlay: Option<OverlayOptions>,
+}
+
+/// What an overlay build amends.
+#[derive(Clone, Debug)]
+pub struct OverlayOptions {
+    /// Snapshot id of the base snapshot.
+    pub base: String,
+    /// Repo-relative paths the overlay stands in for (changed, added or deleted).
+    pub replaces: std::collections::BTreeSet<String>,
 }
 
 /// How chunks are embedded.
@@ -80,11 +92,16 @@ pub fn run(opts: &Options) -> Result<Summary> {
     let b = Build::start(opts)?;
     // The model is opened first: a missing model or key fails before any work.
     let model = prepare::open_model(opts)?;
-    let walked = walk(&b.root, &b.cfg, b.threads)?;
+    let mut walked = walk(&b.root, &b.cfg, b.threads)?;
     b.timer.phase("walk");
+    // Modules come from the whole tree, so an overlay's rows equal a full build's.
+    let modules = prepare::infer_modules(&b, &walked);
+    if let Some(o) = &opts.overlay {
+        walked.entries.retain(|e| o.replaces.contains(&e.rel));
+        walked.unreadable.clear();
+    }
     prepare::secrets_gate(&b, &walked)?;
     prepare::unreadable_gate(&b, &walked)?;
-    let modules = prepare::infer_modules(&b, &walked);
     let reuse = prepare::load_previous(&b, &walked)?;
 
     let tmp = snapshot::begin(&opts.out, &b.name)?;

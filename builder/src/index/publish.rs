@@ -110,6 +110,14 @@ pub(super) fn publish(
         skipped: skipped.clone(),
         embeddings,
         files,
+        overlay: b
+            .opts
+            .overlay
+            .as_ref()
+            .map(|o| code_index_schemas::OverlayInfo {
+                base: o.base.clone(),
+                replaces: o.replaces.iter().cloned().collect(),
+            }),
     };
     b.timer.phase("finish tables");
     manifest.snapshot_id = snapshot::derive_id(&manifest);

@@ -197,7 +197,7 @@ pub fn compile_scoped<'a>(
                 for (si, s) in snaps.iter().enumerate() {
                     let range = path_range(s, req.path.as_deref());
                     for (fi, f) in s.files[range.clone()].iter().enumerate() {
-                        if selects(req, &globs, f) {
+                        if s.visible((range.start + fi) as u32) && selects(req, &globs, f) {
                             files.push((si as u32, (range.start + fi) as u32));
                             bytes += f.content_len() as u64;
                         }
@@ -272,7 +272,7 @@ fn narrowed(
         let bits = s.grams.as_ref().and_then(|g| plan::eval(&q, g));
         let mut take = |fi: usize| {
             let f = &s.files[fi];
-            if selects(req, globs, f) {
+            if s.visible(fi as u32) && selects(req, globs, f) {
                 files.push((si as u32, fi as u32));
                 bytes += f.content_len() as u64;
             }

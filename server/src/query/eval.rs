@@ -110,10 +110,8 @@ pub fn search(
         .iter()
         .enumerate()
         .flat_map(|(si, s)| {
-            s.files
-                .iter()
-                .enumerate()
-                .map(move |(fi, f)| ((si, fi as u32), s.repo(), f))
+            s.visible_files()
+                .map(move |(fi, f)| ((si, fi), s.repo(), f))
         })
         .collect();
     let hits: Vec<Vec<SearchHit>> = files

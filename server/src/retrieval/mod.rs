@@ -137,10 +137,10 @@ impl Engine {
         }
         let mut stems: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
         for (si, s) in snaps.iter().enumerate() {
-            for (fi, f) in s.files.iter().enumerate() {
+            for (fi, f) in s.visible_files() {
                 let k = rerank::norm_stem(&f.path);
                 if !k.is_empty() {
-                    stems.entry(k).or_default().push((si as u32, fi as u32));
+                    stems.entry(k).or_default().push((si as u32, fi));
                 }
             }
         }

@@ -48,7 +48,10 @@ impl Scope {
 
     /// Every part of the scope but `include_tests`: repos, lang, path, module.
     pub fn allows_place(&self, c: &ChunkMeta, snaps: &[Snapshot]) -> bool {
-        if !self.snaps[c.snap as usize] || c.kind == "pattern" && self.path.is_some() {
+        if !self.snaps[c.snap as usize]
+            || c.kind == "pattern" && self.path.is_some()
+            || !snaps[c.snap as usize].visible(c.file)
+        {
             return false;
         }
         let f = &snaps[c.snap as usize].files[c.file as usize];

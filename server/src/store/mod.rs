@@ -339,21 +339,73 @@ impl Store {
     }
 
     fn create_tables(conn: &Connection, snaps: &[Snapshot]) -> duckdb::Result<()> {
-        let tables: [(&str, &str, &str); 5] = [
-            ("symbols", "symbols.parquet", "*"),
-            ("refs", "references.parquet", "*"),
-            ("edges", "edges.parquet", "*"),
-            ("chunks", "chunks.parquet", "*"),
-            ("files", "files.parquet", "* EXCLUDE (content)"),
+        // (table, file, columns, path column, symbol-id columns)
+        let tables: [(&str, &str, &str, &str, &[&str]); 5] = [
+            (
+                "symbols",
+                "symbols.parquet",
+                "*",
+                "path",
+                &["symbol_id", "parent_id"],
+            ),
+            ("refs", "references.parquet", "*", "path", &[]),
+            (
+                "edges",
+                "edges.parquet",
+                "*",
+                "src_path",
+                &["src_symbol_id", "dst_symbol_id"],
+            ),
+            ("chunks", "chunks.parquet", "*", "path", &[]),
+            ("files", "files.parquet", "* EXCLUDE (content)", "path", &[]),
         ];
-        for (table, file, cols) in tables {
+        let symbol_rows = |s: &Snapshot| {
+            s.manifest
+                .files
+                .iter()
+                .find(|f| f.name == "symbols.parquet")
+                .map_or(0, |f| f.rows)
+        };
+        for (table, file, cols, path_col, id_cols) in tables {
             let mut ordered: Vec<&Snapshot> = snaps.iter().collect();
             ordered.sort_by(|a, b| (a.repo(), a.id()).cmp(&(b.repo(), b.id())));
             let parts: Vec<String> = ordered
                 .iter()
                 .map(|s| {
+                    // An overlay's symbol ids follow its base's (ordinals of
+                    // each table), so the two never share one.
+                    let offset = s
+                        .overlay_of()
+                        .and_then(|b| {
+                            snaps
+                                .iter()
+                                .find(|x| x.id() == b && x.overlay_of().is_none())
+                        })
+                        .map_or(0, symbol_rows);
+                    let cols = if offset > 0 && !id_cols.is_empty() {
+                        let r: Vec<String> = id_cols
+                            .iter()
+                            .map(|c| format!("{c} + {offset} AS {c}"))
+                            .collect();
+                        format!("{cols} REPLACE ({})", r.join(", "))
+                    } else {
+                        cols.to_string()
+                    };
+                    // The files an overlay stands in for are left out of its base.
+                    let hidden: Vec<String> = s
+                        .files
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| !s.visible(*i as u32))
+                        .map(|(_, f)| quote(&f.path))
+                        .collect();
+                    let filter = if hidden.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" WHERE {path_col} NOT IN ({})", hidden.join(","))
+                    };
                     format!(
-                        "SELECT {} AS repo, {cols} FROM read_parquet({})",
+                        "SELECT {} AS repo, {cols} FROM read_parquet({}){filter}",
                         quote(s.repo()),
                         quote(&s.dir.join(file).to_string_lossy())
                     )

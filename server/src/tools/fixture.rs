@@ -110,6 +110,7 @@ fn build() -> Arc<State> {
         progress: false,
         embeddings: None,
         secrets: None,
+        overlay: None,
     })
     .expect("the builder indexes the fixture");
     let snap = snapshot::load(Path::new(&summary.snapshot_dir)).expect("the fixture loads");

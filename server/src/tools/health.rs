@@ -33,6 +33,20 @@ pub struct SnapshotHealth {
     /// Id of the trusted key its signature verified against (null: unsigned,
     /// or no key is trusted, so it was not checked).
     pub verified_by: Option<String>,
+    /// The overlay in force (`code-indexer invalidate-file`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overlay: Option<OverlayHealth>,
+}
+
+/// An overlay: the files it answers from the working tree's text.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct OverlayHealth {
+    pub overlay_id: String,
+    /// Paths it stands in for (changed, added or deleted), at most 100.
+    pub paths: Vec<String>,
+    pub path_count: u64,
+    /// Of those, the files it holds (the others were deleted or are no longer indexed).
+    pub files: u64,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -51,7 +65,9 @@ pub fn report(st: &State) -> HealthOut {
         snapshots: st
             .snaps
             .iter()
-            .map(|s| SnapshotHealth {
+            .enumerate()
+            .filter(|(_, s)| s.overlay_of().is_none())
+            .map(|(si, s)| SnapshotHealth {
                 repo: s.repo().to_string(),
                 snapshot_id: s.id().to_string(),
                 commit: s.manifest.git.commit.clone(),
@@ -69,6 +85,15 @@ pub fn report(st: &State) -> HealthOut {
                 commits_behind: None,
                 signed: s.signature.is_some(),
                 verified_by: s.signature.clone().filter(|k| k != "unverified"),
+                overlay: st.overlay_for(si).map(|o| {
+                    let replaces = &o.manifest.overlay.as_ref().expect("overlay").replaces;
+                    OverlayHealth {
+                        overlay_id: o.id().to_string(),
+                        paths: replaces.iter().take(100).cloned().collect(),
+                        path_count: replaces.len() as u64,
+                        files: o.files.len() as u64,
+                    }
+                }),
             })
             .map(|mut h| {
                 if let (Some(dir), Some(commit)) = (checkout_of(st, &h.repo), h.commit.clone()) {
@@ -115,13 +140,31 @@ fn behind(dir: &std::path::Path, commit: &str) -> (Option<bool>, Option<u64>) {
 
 pub fn run(st: &State, _a: NoArgs) -> Result<(HealthOut, String), ToolError> {
     let out = report(st);
-    let text = format!(
+    let mut text = format!(
         "{} v{} up {:.0}s, {} snapshot(s)",
         out.status,
         out.server_version,
         out.uptime_seconds,
         out.snapshots.len()
     );
+    for s in &out.snapshots {
+        if let Some(o) = &s.overlay {
+            text.push_str(&format!(
+                "\n{}@{}: overlay {} answers {} path(s) from the working tree: {}{}",
+                s.repo,
+                s.snapshot_id,
+                o.overlay_id,
+                o.path_count,
+                o.paths
+                    .iter()
+                    .take(10)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if o.path_count > 10 { ", ..." } else { "" }
+            ));
+        }
+    }
     Ok((out, text))
 }
 

@@ -18,6 +18,10 @@ pub struct RepoOut {
     pub branch: Option<String>,
     pub files: u64,
     pub content_bytes: u64,
+    /// Id of the overlay in force (`code-indexer invalidate-file`): the
+    /// files it stands in for are answered from the working tree's text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overlay_id: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -30,13 +34,23 @@ pub fn report(st: &State) -> ListReposOut {
         repos: st
             .snaps
             .iter()
-            .map(|s| RepoOut {
-                repo: s.repo().to_string(),
-                snapshot_id: s.id().to_string(),
-                commit: s.manifest.git.commit.clone(),
-                branch: s.manifest.git.branch.clone(),
-                files: s.files.len() as u64,
-                content_bytes: s.content_bytes(),
+            .enumerate()
+            .filter(|(_, s)| s.overlay_of().is_none())
+            .map(|(si, s)| {
+                let o = st.overlay_for(si);
+                RepoOut {
+                    repo: s.repo().to_string(),
+                    snapshot_id: s.id().to_string(),
+                    commit: s.manifest.git.commit.clone(),
+                    branch: s.manifest.git.branch.clone(),
+                    files: (s.visible_count() + o.map_or(0, |o| o.files.len())) as u64,
+                    content_bytes: s
+                        .visible_files()
+                        .map(|(_, f)| f.content_len() as u64)
+                        .sum::<u64>()
+                        + o.map_or(0, |o| o.content_bytes()),
+                    overlay_id: o.map(|o| o.id().to_string()),
+                }
             })
             .collect(),
     }

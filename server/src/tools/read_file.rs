@@ -62,7 +62,7 @@ pub fn run(st: &State, a: ReadFileArgs) -> Result<(ReadFileOut, String), ToolErr
         let base = path.rsplit('/').next().unwrap_or(path);
         let similar: Vec<&str> = snaps
             .iter()
-            .flat_map(|s| s.files.iter())
+            .flat_map(|s| s.visible_files().map(|(_, f)| f))
             .filter(|f| f.path.ends_with(base))
             .take(5)
             .map(|f| f.path.as_str())

@@ -178,8 +178,8 @@ fn by_relations(
         } else {
             let prefix = format!("{dst}/");
             for f in snap
-                .files
-                .iter()
+                .visible_files()
+                .map(|(_, f)| f)
                 .filter(|f| {
                     f.path.starts_with(&prefix)
                         && !f.is_test
@@ -237,7 +237,7 @@ fn by_test_names(snap: &Snapshot, path: &str, score: &mut Scores) {
     let this_is_test = snap.files[snap.file_index(path).unwrap() as usize].is_test;
     if stem.len() >= 3 {
         let sl = stem.to_lowercase();
-        for f in &snap.files {
+        for (_, f) in snap.visible_files() {
             if f.path == path {
                 continue;
             }

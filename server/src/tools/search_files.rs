@@ -105,7 +105,7 @@ pub fn run(st: &State, a: SearchFilesArgs) -> Result<(SearchFilesOut, String), T
     let mut page: Vec<FileOut> = Vec::new();
     for (r, f) in snaps
         .iter()
-        .flat_map(|s| s.files.iter().map(move |f| (s.repo(), f)))
+        .flat_map(|s| s.visible_files().map(move |(_, f)| (s.repo(), f)))
         .filter(|(_, f)| a.lang.as_ref().is_none_or(|l| &f.language == l) && matcher(&f.path))
     {
         if total >= start && page.len() < limit {

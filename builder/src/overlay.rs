@@ -1,0 +1,161 @@
+//! `code-indexer invalidate-file`: overlays that keep a snapshot in step with
+//! the files an agent edits, without touching the snapshot.
+//!
+//! An overlay is a snapshot directory of its own, built by the same phases as
+//! a full build (same tables, rules, modules and model) from only the stale
+//! paths, and published beside its base as `<repo>/.overlays/<base>/<id>/`
+//! with `current` naming the one in force (see `OverlayInfo` in schemas).
+//! Every call re-analyses all the paths the overlay already stood in for plus
+//! the new ones, from the working tree, so the overlay in force always equals
+//! the tree at its latest call; a later full or `--previous` build (a new
+//! base) leaves it behind.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::config::CONFIG_FILE;
+use crate::error::{codes, Error, Result};
+use crate::index::{self, EmbedOptions, OverlayOptions};
+use crate::snapshot;
+
+/// The repository holding `abs` (the nearest ancestor with `.git` or
+/// `.code-index.yaml`) and `abs` relative to it, `/`-separated. `abs` need
+/// not exist (a deleted file): its parent is resolved instead.
+pub fn find_repo(abs: &Path) -> Option<(PathBuf, String)> {
+    let abs = match abs.canonicalize() {
+        Ok(p) => p,
+        Err(_) => {
+            let parent = abs.parent()?.canonicalize().ok()?;
+            parent.join(abs.file_name()?)
+        }
+    };
+    let root = abs
+        .ancestors()
+        .skip(1)
+        .find(|a| a.join(".git").exists() || a.join(CONFIG_FILE).is_file())?;
+    let rel = abs.strip_prefix(root).ok()?;
+    let rel = rel.to_string_lossy().replace('\\', "/");
+    (!rel.is_empty()).then(|| (root.to_path_buf(), rel))
+}
+
+/// The repository's name as a build would give it (config `name`, else the
+/// directory's name).
+pub fn repo_name(root: &Path) -> String {
+    crate::config::load(root, None)
+        .map(|cfg| index::repo_name(root, &cfg, None))
+        .unwrap_or_else(|_| {
+            root.file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default()
+        })
+}
+
+/// What one `invalidate-file` call did for one repository.
+#[derive(Debug, Serialize)]
+pub struct Invalidated {
+    pub repo: String,
+    /// The snapshot amended.
+    pub base: String,
+    pub overlay_id: String,
+    pub overlay_dir: String,
+    /// Every path the overlay stands in for (this call's and earlier ones').
+    pub replaces: Vec<String>,
+    /// Of those, the ones analysed from the working tree (the rest are gone
+    /// or no longer indexed).
+    pub files: u64,
+    pub seconds: f64,
+}
+
+/// Build the overlay of `root`'s snapshot in `repo_dir` (`<out>/<repo>/`,
+/// holding `latest`) for `paths` plus those the current overlay covers.
+pub fn invalidate(
+    root: &Path,
+    repo_dir: &Path,
+    paths: &[String],
+    threads: usize,
+    embedding_cache: Option<PathBuf>,
+) -> Result<Invalidated> {
+    let started = std::time::Instant::now();
+    let base_dir = snapshot::resolve_dir(repo_dir).map_err(|e| {
+        Error::new(
+            codes::NO_SNAPSHOT,
+            format!("no snapshot to amend in {}: {}", repo_dir.display(), e.message),
+            "index the repository first (`code-indexer index <repo> --out <dir>`), or pass --index <out>/<repo>",
+        )
+    })?;
+    let base = snapshot::read_manifest(&base_dir)?;
+    if base.overlay.is_some() {
+        return Err(Error::new(
+            codes::SNAPSHOT_INVALID,
+            format!("{} is an overlay, not a snapshot", base_dir.display()),
+            "pass the repository's snapshot directory <out>/<repo>/",
+        ));
+    }
+    let layout_ok = base_dir.parent().and_then(Path::file_name) == Some(base.repo.as_ref());
+    let out = base_dir
+        .parent()
+        .and_then(Path::parent)
+        .filter(|_| layout_ok);
+    let Some(out) = out else {
+        return Err(Error::new(
+            codes::SNAPSHOT_INVALID,
+            format!(
+                "{} is not laid out as <out>/{}/<id>/",
+                base_dir.display(),
+                base.repo
+            ),
+            "overlays live beside snapshots written by `code-indexer index --out <out>`; pass --index <out>/<repo>",
+        ));
+    };
+    let cfg = crate::config::load(root, None)?;
+    if cfg.hash != base.config_hash {
+        return Err(Error::new(
+            codes::CONFIG_CHANGED,
+            format!(
+                "the configuration of {} changed since snapshot {} was built",
+                root.display(),
+                base.snapshot_id
+            ),
+            "rebuild the snapshot (`code-indexer index <repo> --out <out> --previous <out>/<repo>`); overlays need the snapshot's own rules",
+        ));
+    }
+    let mut replaces: BTreeSet<String> = paths.iter().cloned().collect();
+    if let Some(cur) = snapshot::current_overlay(&base_dir) {
+        if let Some(o) = snapshot::read_manifest(&cur)?.overlay {
+            replaces.extend(o.replaces);
+        }
+    }
+    let embeddings = base.embeddings.as_ref().map(|e| EmbedOptions {
+        model: e.model.clone(),
+        cache_dir: embedding_cache,
+        flat_max: code_index_schemas::vectors::FLAT_MAX,
+    });
+    let opts = index::Options {
+        repo: root.to_path_buf(),
+        out: out.to_path_buf(),
+        previous: None,
+        threads,
+        name: Some(base.repo.clone()),
+        max_file_size: None,
+        skip_unreadable: true,
+        progress: false,
+        embeddings,
+        secrets: None,
+        overlay: Some(OverlayOptions {
+            base: base.snapshot_id.clone(),
+            replaces: replaces.clone(),
+        }),
+    };
+    let s = index::run(&opts)?;
+    Ok(Invalidated {
+        repo: base.repo,
+        base: base.snapshot_id,
+        overlay_id: s.snapshot_id,
+        overlay_dir: s.snapshot_dir,
+        replaces: replaces.into_iter().collect(),
+        files: s.files,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}

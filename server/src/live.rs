@@ -1,0 +1,188 @@
+//! The state in force, replaced when an overlay appears, changes or goes.
+//!
+//! `code-indexer invalidate-file` publishes an overlay beside a snapshot
+//! (`<repo>/.overlays/<id>/current`). Before a call is answered, at most every
+//! [`CHECK_EVERY`], the server reads those pointers; when one changed it
+//! builds the next state — the same snapshots (not hashed again), the new
+//! overlays verified, the table cache and `search_code`'s engine loading in
+//! the background — and answers from it. Calls already running finish on the
+//! state they started with. Every cache lives in a state, so none outlives
+//! the overlay it was filled under.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use crate::snapshot::{self, LoadError, Snapshot};
+use crate::state::State;
+use crate::store::Store;
+
+/// How often the overlay pointers are read (at most once per this, and only
+/// when a call comes).
+pub const CHECK_EVERY: Duration = Duration::from_millis(200);
+
+pub struct Live {
+    cur: RwLock<Arc<State>>,
+    /// `None`: a fixed state (never replaced); else when the pointers were
+    /// last read and what they said.
+    watch: Option<Mutex<(Instant, String)>>,
+    tables: PathBuf,
+}
+
+/// What the overlay pointers of the served snapshots say now.
+fn pointers(st: &State) -> String {
+    st.snaps
+        .iter()
+        .filter(|s| s.overlay_of().is_none())
+        .map(|s| {
+            snapshot::current_overlay(&s.dir)
+                .map(|d| d.display().to_string())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The pointers the state was built from.
+fn loaded(st: &State) -> String {
+    let mut out = Vec::new();
+    for (i, s) in st.snaps.iter().enumerate() {
+        if s.overlay_of().is_some() {
+            continue;
+        }
+        let next = st
+            .snaps
+            .get(i + 1)
+            .filter(|o| o.overlay_of() == Some(s.id()));
+        out.push(
+            next.map(|o| o.dir.display().to_string())
+                .unwrap_or_default(),
+        );
+    }
+    out.join("\n")
+}
+
+impl Live {
+    /// A state that is never replaced (tests, one-shot commands).
+    pub fn fixed(st: Arc<State>) -> Live {
+        Live {
+            cur: RwLock::new(st),
+            watch: None,
+            tables: PathBuf::new(),
+        }
+    }
+
+    /// A state replaced when its snapshots' overlays change; the next
+    /// state's tables are cached in `tables`.
+    pub fn watching(st: Arc<State>, tables: PathBuf) -> Live {
+        let key = loaded(&st);
+        Live {
+            cur: RwLock::new(st),
+            watch: Some(Mutex::new((Instant::now(), key))),
+            tables,
+        }
+    }
+
+    /// The state to answer from.
+    pub fn get(&self) -> Arc<State> {
+        let cur = self.cur.read().unwrap_or_else(|p| p.into_inner()).clone();
+        let Some(watch) = &self.watch else {
+            return cur;
+        };
+        let mut w = watch.lock().unwrap_or_else(|p| p.into_inner());
+        if w.0.elapsed() < CHECK_EVERY {
+            return cur;
+        }
+        w.0 = Instant::now();
+        let now = pointers(&cur);
+        if now == w.1 {
+            return cur;
+        }
+        // Once per change, whether or not the next state loads.
+        w.1 = now;
+        match next_state(&cur) {
+            Ok(st) => {
+                let st = Arc::new(st);
+                eprintln!(
+                    "code-index-mcp: overlays changed: serving {}",
+                    describe(&st.snaps)
+                );
+                start_background(&st, &self.tables);
+                *self.cur.write().unwrap_or_else(|p| p.into_inner()) = st.clone();
+                st
+            }
+            Err(e) => {
+                eprintln!(
+                    "code-index-mcp: warning: the overlays changed but could not be loaded: {} ({}); still serving the previous state",
+                    e.message, e.hint
+                );
+                cur
+            }
+        }
+    }
+}
+
+/// `repo@id (+ overlay id, n paths)` for each snapshot.
+pub fn describe(snaps: &[Snapshot]) -> String {
+    let mut out = Vec::new();
+    for s in snaps {
+        match &s.manifest.overlay {
+            Some(o) => {
+                if let Some(last) = out.last_mut() {
+                    *last = format!("{last} + overlay {} ({} paths)", s.id(), o.replaces.len());
+                }
+            }
+            None => out.push(format!("{}@{}", s.repo(), s.id())),
+        }
+    }
+    out.join(", ")
+}
+
+/// The served snapshots again (not hashed again), with the overlays in force now.
+fn next_state(cur: &State) -> Result<State, LoadError> {
+    let bases = cur
+        .snaps
+        .iter()
+        .filter(|s| s.overlay_of().is_none())
+        .map(|s| snapshot::reload(&s.dir, s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let snaps = snapshot::with_overlays(bases);
+    let mut st = State::new(snaps, Store::deferred()?, cur.started);
+    st.synonyms = cur.synonyms.clone();
+    st.default_repo = cur.default_repo.clone();
+    st.default_checkout = cur.default_checkout.clone();
+    Ok(st)
+}
+
+/// Load a new state's tables and `search_code` engine in the background
+/// (the table tools and `search_code` wait for them; grep answers at once).
+pub fn start_background(st: &Arc<State>, tables: &std::path::Path) {
+    let started = st.started;
+    {
+        let (st, tables) = (st.clone(), tables.to_path_buf());
+        std::thread::spawn(move || {
+            let t = Instant::now();
+            st.store.finish_deferred(&st.snaps, &tables);
+            match st.store.loaded() {
+                Some(Ok(())) => eprintln!(
+                    "code-index-mcp: tables ready in {:.2}s ({:.2}s after start)",
+                    t.elapsed().as_secs_f64(),
+                    started.elapsed().as_secs_f64()
+                ),
+                Some(Err(e)) => {
+                    eprintln!("code-index-mcp: error: the snapshot tables could not be loaded: {e}")
+                }
+                None => {}
+            }
+        });
+    }
+    let st = st.clone();
+    std::thread::spawn(move || {
+        let e = st.engine();
+        eprintln!(
+            "code-index-mcp: search_code ready ({} chunks) in {:.2}s",
+            e.chunks.len(),
+            e.build_seconds
+        );
+    });
+}

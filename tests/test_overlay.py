@@ -1,0 +1,197 @@
+"""Overlays: `code-indexer invalidate-file` keeps a served snapshot in step with
+the files an agent edits, on a copy of the real django tree.
+
+A server is started on the snapshot, the tree is edited (a function renamed and
+one added, a file deleted, a file added), `invalidate-file` runs — once driven
+by the JSON a Claude Code PostToolUse hook receives — and the same server,
+without a restart, answers from the edited text: grep equals ripgrep over the
+edited tree, the symbol tools see the new names and not the old, the deleted
+file is gone, results from edited files say so, and `health` lists the overlay.
+The overlay's rows equal those of a full build of the edited tree, and the
+snapshot's bytes never change."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from helpers import build, copy_tree, git_init, sha256_file
+
+pytestmark = pytest.mark.corpus
+
+TEXT = "django/utils/text.py"
+DELETED = "django/utils/baseconv.py"
+ADDED = "django/utils/overlay_added.py"
+
+
+def rg_lines(root: Path, *args) -> set[tuple[str, int]]:
+    p = subprocess.run(["rg", "-n", "--with-filename", "--no-heading", *args], cwd=root, capture_output=True, text=True)
+    assert p.returncode in (0, 1), p.stderr
+    out = set()
+    for line in p.stdout.splitlines():
+        path, ln, _ = line.split(":", 2)
+        out.add((path.removeprefix("./"), int(ln)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def tree(corpora, tmp_path_factory):
+    root = copy_tree(corpora / "django", tmp_path_factory.mktemp("overlay") / "django", ignore_git=True)
+    git_init(root)
+    return root
+
+
+def rows(path: Path, table: str, paths: set[str], path_col: str, drop: tuple[str, ...] = ()) -> list[tuple]:
+    t = pq.read_table(path / f"{table}.parquet").to_pylist()
+    keep = [r for r in t if r[path_col] in paths]
+    return sorted((tuple((k, v) for k, v in r.items() if k not in drop) for r in keep), key=repr)
+
+
+def test_overlay_follows_edits_without_restart(indexer, tree, tmp_path):
+    server = indexer.parent / "code-index-mcp"
+    out = tmp_path / "snaps"
+    base = build(indexer, tree, out, "--no-embeddings")
+    base_hashes = {p.name: sha256_file(p) for p in base.dir.iterdir()}
+    assert (tree / DELETED).is_file() and (tree / TEXT).is_file()
+    text = (tree / TEXT).read_text()
+    old_name = re.search(r"^def (\w+)\(", text, re.M).group(1)
+    new_name = f"{old_name}_renamed_for_overlay"
+    env = dict(os.environ, CODE_INDEX_SNAPSHOTS=str(out))
+
+    def edit_and_invalidate():
+        (tree / TEXT).write_text(
+            re.sub(rf"^def {old_name}\(", f"def {new_name}(", text, count=1, flags=re.M)
+            + '\n\ndef overlay_probe_wrap(value):\n    """Wrap a value for the overlay test."""\n    return value\n'
+        )
+        (tree / DELETED).unlink()
+        (tree / ADDED).write_text(
+            "class OverlayAdded:\n    def overlay_added_method(self):\n        return overlay_probe_wrap(1)\n"
+        )
+        # As Claude Code's PostToolUse hook on Edit calls it: the JSON on stdin,
+        # the snapshot found through CODE_INDEX_SNAPSHOTS.
+        hook = {"hook_event_name": "PostToolUse", "tool_name": "Edit", "tool_input": {"file_path": str(tree / TEXT)}}
+        p = subprocess.run([str(indexer), "invalidate-file"], input=json.dumps(hook), capture_output=True, text=True, env=env)
+        assert p.returncode == 0, p.stderr
+        assert "overlay" in p.stdout, p.stdout
+        p = subprocess.run(
+            [str(indexer), "invalidate-file", str(tree / DELETED), str(tree / ADDED), "--index", str(out / "django"), "--json"],
+            capture_output=True,
+            text=True,
+        )
+        assert p.returncode == 0, p.stderr
+        (done,) = json.loads(p.stdout)
+        # The second call keeps the first call's path.
+        assert done["replaces"] == sorted([TEXT, DELETED, ADDED]), done
+        assert done["files"] == 2 and done["base"] == base.id
+        return Path(done["overlay_dir"])
+
+    async def main():
+        params = StdioServerParameters(command=str(server), args=["serve", "--index", str(out / "django")])
+        async with stdio_client(params) as (r, w):
+            async with ClientSession(r, w) as s:
+                await s.initialize()
+                before = await s.call_tool("search_symbols", {"query": old_name})
+                assert (TEXT, old_name) in [(x["path"], x["name"]) for x in before.structured_content["symbols"]]
+                overlay_dir = edit_and_invalidate()
+                time.sleep(0.3)
+                got = {}
+                for pat in [rf"def {old_name}\b", r"overlay_probe_wrap", r"^class \w+", r"def \w+\(value"]:
+                    matches, cursor = [], None
+                    while True:
+                        res = await s.call_tool("grep", {"pattern": pat, **({"cursor": cursor} if cursor else {})})
+                        matches += res.structured_content["matches"]
+                        cursor = res.structured_content.get("next_cursor")
+                        if not cursor:
+                            break
+                    got[pat] = {"matches": matches}
+                    assert len(matches) == len({(m["path"], m["line"]) for m in matches}), pat
+                    assert {(m["path"], m["line"]) for m in matches} == rg_lines(tree, "-S", "-e", pat), pat
+                probe = got["overlay_probe_wrap"]
+                assert all(m.get("overlay") is True for m in probe["matches"]), probe
+                assert "invalidate-file" in (await s.call_tool("grep", {"pattern": "overlay_probe_wrap"})).content[0].text
+                # Results from files the overlay does not touch are not marked.
+                assert any(not m.get("overlay") for m in got[r"^class \w+"]["matches"])
+
+                deleted = await s.call_tool("read_file", {"path": DELETED})
+                assert deleted.is_error and deleted.structured_content["code"] == "NOT_FOUND"
+                files = await s.call_tool("search_files", {"pattern": "baseconv"})
+                assert not files.structured_content["files"], files.structured_content
+                added = await s.call_tool("read_file", {"path": ADDED})
+                assert "overlay_added_method" in added.content[0].text and added.structured_content.get("overlay") is True
+
+                sym = await s.call_tool("search_symbols", {"query": new_name})
+                assert [(x["path"], x["name"], x.get("overlay")) for x in sym.structured_content["symbols"]] == [(TEXT, new_name, True)]
+                gone = await s.call_tool("search_symbols", {"query": old_name})
+                assert (TEXT, old_name) not in [(x["path"], x["name"]) for x in gone.structured_content["symbols"]]
+                defs = await s.call_tool("find_definitions", {"symbol": "OverlayAdded"})
+                assert [d["path"] for d in defs.structured_content["symbols"]] == [ADDED], defs.structured_content
+                code = await s.call_tool("search_code", {"query": "overlay_added_method", "mode": "keyword"})
+                assert code.structured_content["results"][0]["path"] == ADDED, code.structured_content
+
+                health = (await s.call_tool("health", {})).structured_content
+                (snap,) = health["snapshots"]
+                assert snap["snapshot_id"] == base.id
+                assert snap["overlay"]["overlay_id"] == overlay_dir.name
+                assert snap["overlay"]["paths"] == sorted([TEXT, DELETED, ADDED])
+                return overlay_dir
+
+    overlay_dir = asyncio.run(main())
+
+    # The snapshot is untouched; the overlay is a verified snapshot directory
+    # beside it, naming its base.
+    assert {p.name: sha256_file(p) for p in base.dir.iterdir()} == base_hashes
+    om = json.loads((overlay_dir / "manifest.json").read_text())
+    assert om["overlay"] == {"base": base.id, "replaces": sorted([TEXT, DELETED, ADDED])}
+    for f in om["files"]:
+        assert sha256_file(overlay_dir / f["name"]) == f["sha256"]
+
+    # The overlay's rows are those of a full build of the edited tree.
+    full = build(indexer, tree, tmp_path / "full", "--no-embeddings")
+    paths = {TEXT, ADDED}
+    for table, col, drop in [
+        ("files", "path", ()),
+        ("chunks", "path", ()),
+        ("symbols", "path", ("symbol_id", "parent_id")),
+        ("references", "path", ()),
+        ("edges", "src_path", ("src_symbol_id", "dst_symbol_id", "dst_path", "resolved")),
+    ]:
+        assert rows(overlay_dir, table, paths, col, drop) == rows(full.dir, table, paths, col, drop), table
+
+
+def test_invalidate_file_errors(indexer, tmp_path):
+    # Outside any repository: a coded error; from a hook, silence.
+    lone = tmp_path / "lone.py"
+    lone.write_text("x = 1\n")
+    p = subprocess.run([str(indexer), "invalidate-file", str(lone)], capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 2 and "E_NO_SNAPSHOT" in p.stderr and "hint:" in p.stderr, p.stderr
+    hook = json.dumps({"tool_input": {"file_path": str(lone)}})
+    p = subprocess.run([str(indexer), "invalidate-file"], input=hook, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    # A repository that was never indexed.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git_init(repo)
+    (repo / "a.py").write_text("def a():\n    return 1\n")
+    env = dict(os.environ, CODE_INDEX_SNAPSHOTS=str(tmp_path / "none"))
+    p = subprocess.run([str(indexer), "invalidate-file", str(repo / "a.py")], capture_output=True, text=True, env=env)
+    assert p.returncode == 2 and "E_NO_SNAPSHOT" in p.stderr, p.stderr
+    p = subprocess.run([str(indexer), "invalidate-file"], input=json.dumps({"tool_input": {"file_path": str(repo / "a.py")}}),
+                       capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    # The configuration changed since the snapshot: a full build is needed.
+    out = tmp_path / "out"
+    build(indexer, repo, out, "--no-embeddings")
+    (repo / ".code-index.yaml").write_text("exclude: ['*.md']\n")
+    p = subprocess.run([str(indexer), "invalidate-file", str(repo / "a.py"), "--index", str(out / "repo")], capture_output=True, text=True)
+    assert p.returncode == 2 and "E_CONFIG_CHANGED" in p.stderr, p.stderr
+    assert not (out / "repo" / ".overlays").exists()
