@@ -140,6 +140,7 @@ CASES: list[tuple[str, dict, str]] = [
     ("search", {"query": "repo:django sym:get_or_create"}, OK),
     # list_repos / health
     ("list_repos", {"x": 1}, "INVALID_ARGUMENT"),
+    ("changes", {"limit": 0}, "INVALID_ARGUMENT"),
     ("health", {"repo": "django"}, "INVALID_ARGUMENT"),
     # search_code
     ("search_code", {}, "INVALID_ARGUMENT"),
@@ -337,6 +338,7 @@ CALLS = [
     ("find_references", {"symbol": "get_or_create", "limit": 5}),
     ("search", {"query": "lang:python sym:get_or_create -file:tests"}),
     ("list_repos", {}),
+    ("changes", {}),
     ("health", {}),
     ("search_code", {"query": "parse a date string", "mode": "keyword"}),
     ("related_files", {"path": "django/db/models/query.py"}),

@@ -138,6 +138,15 @@ def test_overlay_follows_edits_without_restart(indexer, tree, tmp_path):
                 code = await s.call_tool("search_code", {"query": "overlay_added_method", "mode": "keyword"})
                 assert code.structured_content["results"][0]["path"] == ADDED, code.structured_content
 
+                ch = (await s.call_tool("changes", {})).structured_content
+                (rc,) = ch["repos"]
+                assert (rc["files_added"], rc["files_removed"], rc["files_changed"]) == ([ADDED], [DELETED], [TEXT])
+                by = {(x["change"], x["qualified_name"]): x for x in rc["symbols"]}
+                assert ("added", new_name) in by and ("removed", old_name) in by, sorted(by)
+                # The new function's caller (in the added file) is named.
+                probe = by[("added", "overlay_probe_wrap")]
+                assert [(u["path"], u["enclosing_symbol"]) for u in probe["used_by"]] == [(ADDED, "OverlayAdded.overlay_added_method")]
+
                 health = (await s.call_tool("health", {})).structured_content
                 (snap,) = health["snapshots"]
                 assert snap["snapshot_id"] == base.id
@@ -166,6 +175,27 @@ def test_overlay_follows_edits_without_restart(indexer, tree, tmp_path):
         ("edges", "src_path", ("src_symbol_id", "dst_symbol_id", "dst_path", "resolved")),
     ]:
         assert rows(overlay_dir, table, paths, col, drop) == rows(full.dir, table, paths, col, drop), table
+
+    # `diff` of the snapshot and its overlay, against the two full builds' tables.
+    d = json.loads(subprocess.run([str(indexer), "diff", str(out / "django"), "--json"], capture_output=True, text=True, check=True).stdout)
+    assert d["old"] == base.id and d["new"] == overlay_dir.name
+    f = d["diff"]["files"]
+    assert ([x["path"] for x in f["added"]], [x["path"] for x in f["removed"]], [x["path"] for x in f["changed"]]) == ([ADDED], [DELETED], [TEXT])
+    every = {TEXT, DELETED, ADDED}
+
+    def keys(snap_dir):
+        t = pq.read_table(snap_dir / "symbols.parquet", columns=["path", "qualified_name", "kind"]).to_pylist()
+        return {(r["path"], r["qualified_name"], r["kind"]) for r in t if r["path"] in every}
+
+    before, after = keys(base.dir), keys(full.dir)
+    sym = d["diff"]["symbols"]
+    as_keys = lambda xs: {(x["path"], x["qualified_name"], x["kind"]) for x in xs}
+    assert as_keys(sym["added"]) == after - before
+    assert as_keys(sym["removed"]) == before - after
+    assert (TEXT, new_name, "function") in as_keys(sym["added"]) and (TEXT, old_name, "function") in as_keys(sym["removed"])
+    # The text form, for a terminal.
+    t = subprocess.run([str(indexer), "diff", str(out / "django")], capture_output=True, text=True, check=True).stdout
+    assert f"+ {ADDED}" in t and f"- {DELETED}" in t and f"~ {TEXT}" in t and "symbols" in t
 
 
 def test_invalidate_file_errors(indexer, tmp_path):

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.corpus
 
 TS_DIR = Path(__file__).resolve().parent / "ts"
 ALL_TOOLS = {"grep", "search_files", "read_file", "search_symbols", "find_definitions", "find_references", "search",
-             "list_repos", "health", "search_code", "related_files", "call_graph"}
+             "list_repos", "health", "search_code", "related_files", "call_graph", "changes"}
 
 
 def ts_client_dir() -> Path:

@@ -89,6 +89,19 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// What changed between two snapshots (files, symbols, edges), or between a snapshot and
+    /// its overlay (NEW omitted: the overlay in force for OLD).
+    Diff {
+        /// A snapshot directory, or <out>/<repo>/ (uses `latest`).
+        old: PathBuf,
+        /// A snapshot or overlay directory (default: OLD's current overlay).
+        new: Option<PathBuf>,
+        /// Rows shown per section on a terminal (--json lists all).
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
     /// Make an ed25519 key pair for signing snapshots (the secret half is a CI secret).
     Keygen {
         /// Directory for code-index.key (secret) and code-index.pub.
@@ -268,6 +281,12 @@ fn run(cli: Cli) -> Result<()> {
             embedding_cache,
             json,
         } => cmd_invalidate_file(files, index, threads(t), cache_dir(embedding_cache), json),
+        Cmd::Diff {
+            old,
+            new,
+            limit,
+            json,
+        } => cmd_diff(&old, new.as_deref(), limit, json),
         Cmd::Sql {
             snapshot,
             query,
@@ -539,6 +558,90 @@ fn cmd_invalidate_file(
             );
         }
     }
+    Ok(())
+}
+
+/// `diff`: the changes from OLD to NEW (or to OLD's overlay).
+fn cmd_diff(old: &Path, new: Option<&Path>, limit: usize, json: bool) -> Result<()> {
+    use code_index_builder::snapshot::{current_overlay, read_manifest, resolve_dir};
+    let old = resolve_dir(old)?;
+    let new = match new {
+        Some(n) => resolve_dir(n)?,
+        None => current_overlay(&old).ok_or_else(|| {
+            Error::new(
+                codes::NO_SNAPSHOT,
+                format!("snapshot {} has no overlay", old.display()),
+                "pass NEW, or run `code-indexer invalidate-file <files>` first",
+            )
+        })?,
+    };
+    let (om, nm) = (read_manifest(&old)?, read_manifest(&new)?);
+    let scope: Option<std::collections::BTreeSet<String>> = nm
+        .overlay
+        .as_ref()
+        .filter(|o| o.base == om.snapshot_id)
+        .map(|o| o.replaces.iter().cloned().collect());
+    let d = code_index_schemas::diff::diff(&old, &new, scope.as_ref()).map_err(|e| {
+        e.into_diagnostic(
+            codes::SNAPSHOT_INVALID,
+            "pass two snapshot directories written by code-indexer",
+        )
+    })?;
+    if json {
+        let v = serde_json::json!({"old": om.snapshot_id, "new": nm.snapshot_id, "repo": nm.repo, "diff": d});
+        println!("{}", serde_json::to_string_pretty(&v).unwrap());
+        return Ok(());
+    }
+    println!(
+        "{}@{} -> {}{}",
+        om.repo,
+        om.snapshot_id,
+        if scope.is_some() { "overlay " } else { "" },
+        nm.snapshot_id
+    );
+    fn section<T>(
+        name: &str,
+        c: &code_index_schemas::diff::Changes<T>,
+        limit: usize,
+        show: impl Fn(&T) -> String,
+    ) {
+        println!(
+            "{name:8} +{} -{} ~{}",
+            c.added.len(),
+            c.removed.len(),
+            c.changed.len()
+        );
+        let all = c
+            .added
+            .iter()
+            .map(|x| ('+', x))
+            .chain(c.removed.iter().map(|x| ('-', x)))
+            .chain(c.changed.iter().map(|x| ('~', x)));
+        let total = c.added.len() + c.removed.len() + c.changed.len();
+        for (sign, x) in all.take(limit) {
+            println!("  {sign} {}", show(x));
+        }
+        if total > limit {
+            println!("  ... {} more (--json lists all)", total - limit);
+        }
+    }
+    section("files", &d.files, limit, |f| f.path.clone());
+    section("symbols", &d.symbols, limit, |s| {
+        format!("{} {}  {}:{}", s.kind, s.qualified_name, s.path, s.line)
+    });
+    section("edges", &d.edges, limit, |e| {
+        format!(
+            "{} {}  {}:{}{}",
+            e.kind,
+            e.dst_name,
+            e.src_path,
+            e.line,
+            e.src_symbol
+                .as_deref()
+                .map(|s| format!(" (in {s})"))
+                .unwrap_or_default()
+        )
+    });
     Ok(())
 }
 

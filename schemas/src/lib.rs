@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 mod binfile;
 pub mod diag;
+pub mod diff;
 pub mod dirs;
 #[cfg(feature = "embed")]
 pub mod embed;

@@ -225,6 +225,19 @@ impl Server {
     }
 
     #[tool(
+        description = tools::changes::DESCRIPTION,
+        annotations(read_only_hint = true, open_world_hint = false),
+        output_schema = crate::outschema::output_schema::<tools::changes::ChangesOut>()
+    )]
+    async fn changes(
+        &self,
+        Parameters(a): Parameters<tools::changes::ChangesArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let st = self.state();
+        respond(&st.clone(), move || tools::changes::run(&st, a)).await
+    }
+
+    #[tool(
         description = tools::search_symbols::DESCRIPTION,
         annotations(read_only_hint = true, open_world_hint = false),
         output_schema = crate::outschema::output_schema::<tools::SymbolsOut>()

@@ -6,6 +6,7 @@
 //! tool is read-only and answers within the response budget.
 
 pub mod call_graph;
+pub mod changes;
 pub mod find_definitions;
 pub mod find_references;
 #[cfg(test)]
