@@ -533,6 +533,7 @@ mod tests {
             "search_code" => de::<search_code::SearchCodeArgs>(v),
             "related_files" => de::<related_files::RelatedFilesArgs>(v),
             "call_graph" => de::<call_graph::CallGraphArgs>(v),
+            "changes" => de::<changes::ChangesArgs>(v),
             other => panic!("no argument type for tool {other}: add it here"),
         }
     }
