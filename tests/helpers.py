@@ -458,3 +458,14 @@ def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
                     if s["path"] == c["path"] and c["start_byte"] <= s["start_byte"] < c["end_byte"]]
         out[c["chunk_id"]] = [naturalize(t) for t in ins]
     return out
+
+
+def rg_lines(root: Path, *args) -> set[tuple[str, int]]:
+    """(path, line) of each line `rg ARGS` matches under root."""
+    p = subprocess.run(["rg", "-n", "--with-filename", "--no-heading", *args], cwd=root, capture_output=True, text=True)
+    assert p.returncode in (0, 1), p.stderr
+    out = set()
+    for line in p.stdout.splitlines():
+        path, ln, _ = line.split(":", 2)
+        out.add((path.removeprefix("./"), int(ln)))
+    return out

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import rg_lines
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -54,16 +55,6 @@ async def all_pages(s, tool: str, args: dict) -> list[tuple[dict, int]]:
         cursor = res.structured_content.get("next_cursor")
         if not cursor:
             return pages
-
-
-def rg_lines(root: Path, *args) -> set[tuple[str, int]]:
-    p = subprocess.run(["rg", "-n", "--with-filename", "--no-heading", *args], cwd=root, capture_output=True, text=True)
-    assert p.returncode in (0, 1), p.stderr
-    out = set()
-    for line in p.stdout.splitlines():
-        path, ln, _ = line.split(":", 2)
-        out.add((path.removeprefix("./"), int(ln)))
-    return out
 
 
 def test_tools_listed_with_schemas(server_bin, django):

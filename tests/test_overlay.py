@@ -25,23 +25,13 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from helpers import build, copy_tree, git_init, sha256_file
+from helpers import build, copy_tree, git_init, rg_lines, sha256_file
 
 pytestmark = pytest.mark.corpus
 
 TEXT = "django/utils/text.py"
 DELETED = "django/utils/baseconv.py"
 ADDED = "django/utils/overlay_added.py"
-
-
-def rg_lines(root: Path, *args) -> set[tuple[str, int]]:
-    p = subprocess.run(["rg", "-n", "--with-filename", "--no-heading", *args], cwd=root, capture_output=True, text=True)
-    assert p.returncode in (0, 1), p.stderr
-    out = set()
-    for line in p.stdout.splitlines():
-        path, ln, _ = line.split(":", 2)
-        out.add((path.removeprefix("./"), int(ln)))
-    return out
 
 
 @pytest.fixture(scope="module")

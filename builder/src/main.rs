@@ -563,7 +563,8 @@ fn cmd_invalidate_file(
 
 /// `diff`: the changes from OLD to NEW (or to OLD's overlay).
 fn cmd_diff(old: &Path, new: Option<&Path>, limit: usize, json: bool) -> Result<()> {
-    use code_index_builder::snapshot::{current_overlay, read_manifest, resolve_dir};
+    use code_index_builder::snapshot::{read_manifest, resolve_dir};
+    use code_index_schemas::overlay_in_force as current_overlay;
     let old = resolve_dir(old)?;
     let new = match new {
         Some(n) => resolve_dir(n)?,

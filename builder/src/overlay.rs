@@ -122,7 +122,7 @@ pub fn invalidate(
         ));
     }
     let mut replaces: BTreeSet<String> = paths.iter().cloned().collect();
-    if let Some(cur) = snapshot::current_overlay(&base_dir) {
+    if let Some(cur) = code_index_schemas::overlay_in_force(&base_dir) {
         if let Some(o) = snapshot::read_manifest(&cur)?.overlay {
             replaces.extend(o.replaces);
         }

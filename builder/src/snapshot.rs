@@ -146,30 +146,35 @@ pub fn commit(mut tmp: TempSnapshot, manifest: &Manifest) -> Result<PathBuf> {
         return commit_overlay(tmp, manifest, &o.base);
     }
     let dest = tmp.repo_dir.join(&manifest.snapshot_id);
-    if dest.join(MANIFEST_FILE).is_file() {
-        // Same id means same bytes: keep the existing one.
-        let _ = fs::remove_dir_all(&tmp.dir);
-        tmp.committed = true;
-    } else {
-        if dest.exists() {
-            let _ = fs::remove_dir_all(&dest);
-        }
-        fs::rename(&tmp.dir, &dest).map_err(|e| {
-            Error::io(
-                codes::WRITE,
-                "cannot move snapshot into place",
-                &dest,
-                e,
-                "check the --out directory",
-            )
-        })?;
-        tmp.committed = true;
-    }
+    move_into_place(&mut tmp, &dest)?;
     write_atomic(
         &tmp.repo_dir.join("latest"),
         format!("{}\n", manifest.snapshot_id).as_bytes(),
     )?;
     Ok(dest)
+}
+
+/// Rename the temp dir to `dest`; a complete `dest` already there has the
+/// same id, so the same bytes: it is kept and the temp dir dropped.
+fn move_into_place(tmp: &mut TempSnapshot, dest: &Path) -> Result<()> {
+    if dest.join(MANIFEST_FILE).is_file() {
+        let _ = fs::remove_dir_all(&tmp.dir);
+    } else {
+        if dest.exists() {
+            let _ = fs::remove_dir_all(dest);
+        }
+        fs::rename(&tmp.dir, dest).map_err(|e| {
+            Error::io(
+                codes::WRITE,
+                "cannot move the snapshot into place",
+                dest,
+                e,
+                "check the --out directory",
+            )
+        })?;
+    }
+    tmp.committed = true;
+    Ok(())
 }
 
 /// Move an overlay into `<repo>/.overlays/<base>/<id>/`, point `current` at
@@ -193,23 +198,7 @@ fn commit_overlay(mut tmp: TempSnapshot, manifest: &Manifest, base: &str) -> Res
     let before = fs::read_to_string(parent.join("current"))
         .map(|s| s.trim().to_string())
         .unwrap_or_default();
-    if dest.join(MANIFEST_FILE).is_file() {
-        let _ = fs::remove_dir_all(&tmp.dir);
-    } else {
-        if dest.exists() {
-            let _ = fs::remove_dir_all(&dest);
-        }
-        fs::rename(&tmp.dir, &dest).map_err(|e| {
-            Error::io(
-                codes::WRITE,
-                "cannot move the overlay into place",
-                &dest,
-                e,
-                "check the snapshot directory",
-            )
-        })?;
-    }
-    tmp.committed = true;
+    move_into_place(&mut tmp, &dest)?;
     write_atomic(
         &parent.join("current"),
         format!("{}\n", manifest.snapshot_id).as_bytes(),
@@ -223,18 +212,6 @@ fn commit_overlay(mut tmp: TempSnapshot, manifest: &Manifest, base: &str) -> Res
         }
     }
     Ok(dest)
-}
-
-/// The overlay in force for a snapshot directory `<repo>/<id>/`, if any.
-pub fn current_overlay(snapshot_dir: &Path) -> Option<PathBuf> {
-    let id = snapshot_dir.file_name()?;
-    let parent = snapshot_dir
-        .parent()?
-        .join(code_index_schemas::OVERLAY_DIR)
-        .join(id);
-    let cur = fs::read_to_string(parent.join("current")).ok()?;
-    let d = parent.join(cur.trim());
-    d.join(MANIFEST_FILE).is_file().then_some(d)
 }
 
 /// Read and check a snapshot's manifest.

@@ -392,6 +392,16 @@ pub struct OverlayInfo {
 /// of the one in force).
 pub const OVERLAY_DIR: &str = ".overlays";
 
+/// The overlay in force for the snapshot in `snapshot_dir` (`<repo>/<id>/`):
+/// the directory `<repo>/OVERLAY_DIR/<id>/current` names, when it holds a manifest.
+pub fn overlay_in_force(snapshot_dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let id = snapshot_dir.file_name()?;
+    let parent = snapshot_dir.parent()?.join(OVERLAY_DIR).join(id);
+    let cur = std::fs::read_to_string(parent.join("current")).ok()?;
+    let d = parent.join(cur.trim());
+    d.join(MANIFEST_FILE).is_file().then_some(d)
+}
+
 /// Keys written into every Parquet file's key-value metadata (same values as
 /// the manifest; the snapshot id, file hashes and input hash are excluded
 /// because they are derived from these very bytes or the whole tree).

@@ -35,7 +35,7 @@ fn pointers(st: &State) -> String {
         .iter()
         .filter(|s| s.overlay_of().is_none())
         .map(|s| {
-            snapshot::current_overlay(&s.dir)
+            code_index_schemas::overlay_in_force(&s.dir)
                 .map(|d| d.display().to_string())
                 .unwrap_or_default()
         })

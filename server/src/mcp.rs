@@ -137,10 +137,11 @@ fn mark_overlaid(st: &State, v: &mut Value, marked: &mut std::collections::BTree
         Value::Array(a) => a.iter_mut().for_each(|x| mark_overlaid(st, x, marked)),
         Value::Object(m) => {
             if let Some(Value::String(path)) = m.get("path") {
-                let hit = match m.get("repo") {
-                    Some(Value::String(repo)) => st.overlaid(repo, path),
-                    _ => st.snaps.iter().any(|s| st.overlaid(s.repo(), path)),
+                let repo = match m.get("repo") {
+                    Some(Value::String(r)) => Some(r.as_str()),
+                    _ => None,
                 };
+                let hit = st.overlaid(repo, path);
                 if hit {
                     marked.insert(path.clone());
                     m.insert("overlay".into(), Value::Bool(true));

@@ -537,17 +537,6 @@ fn load_verified(
     })
 }
 
-/// The overlay in force for the snapshot in `dir` (`<repo>/<id>/`):
-/// `<repo>/.overlays/<id>/current` names it (written by `code-indexer
-/// invalidate-file`).
-pub fn current_overlay(dir: &Path) -> Option<PathBuf> {
-    let id = dir.file_name()?;
-    let parent = dir.parent()?.join(code_index_schemas::OVERLAY_DIR).join(id);
-    let cur = std::fs::read_to_string(parent.join("current")).ok()?;
-    let d = parent.join(cur.trim());
-    d.join(MANIFEST_FILE).is_file().then_some(d)
-}
-
 /// Load the overlay in force for each snapshot (verified like a snapshot),
 /// hide the files it stands in for, and put it right after its base. An
 /// overlay that does not verify, or amends another snapshot, is left out
@@ -555,7 +544,7 @@ pub fn current_overlay(dir: &Path) -> Option<PathBuf> {
 pub fn with_overlays(snaps: Vec<Snapshot>) -> Vec<Snapshot> {
     let mut out = Vec::with_capacity(snaps.len());
     for mut s in snaps {
-        let Some(dir) = current_overlay(&s.dir) else {
+        let Some(dir) = code_index_schemas::overlay_in_force(&s.dir) else {
             out.push(s);
             continue;
         };

@@ -145,11 +145,12 @@ impl State {
             .filter(|o| o.overlay_of() == Some(base.id()))
     }
 
-    /// Whether `path` of `repo` is answered from an overlay (the working
-    /// tree's text at the last `invalidate-file`), not from the snapshot.
-    pub fn overlaid(&self, repo: &str, path: &str) -> bool {
+    /// Whether `path` of `repo` (`None`: of any repo) is answered from an
+    /// overlay (the working tree's text at the last `invalidate-file`), not
+    /// from the snapshot.
+    pub fn overlaid(&self, repo: Option<&str>, path: &str) -> bool {
         self.snaps.iter().any(|s| {
-            s.repo() == repo
+            repo.is_none_or(|r| s.repo() == r)
                 && s.manifest.overlay.as_ref().is_some_and(|o| {
                     o.replaces
                         .binary_search_by(|p| p.as_str().cmp(path))
