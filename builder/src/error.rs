@@ -30,5 +30,7 @@ pub mod codes {
     pub const KEY_EXISTS: Code = Code::KeyExists;
     pub const NO_SNAPSHOT: Code = Code::NoSnapshot;
     pub const CONFIG_CHANGED: Code = Code::ConfigChanged;
+    pub const BUSY: Code = Code::Busy;
+    pub const NOT_GIT: Code = Code::NotGit;
     pub const INTERNAL: Code = Code::BuilderInternal;
 }

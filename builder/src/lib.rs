@@ -13,6 +13,7 @@ pub mod config;
 pub mod embeddings;
 pub mod error;
 pub mod git;
+pub mod hooks;
 pub mod ids;
 pub mod index;
 pub mod language;
@@ -26,6 +27,7 @@ pub mod resolve;
 pub mod secrets;
 pub mod snapshot;
 pub mod status;
+pub mod sync;
 pub mod walk;
 pub mod write;
 

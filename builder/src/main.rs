@@ -89,6 +89,46 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Bring a repository's snapshot up to date with its working tree: a build that reuses the
+    /// previous snapshot's rows for every file git says is unchanged (no file of an unchanged
+    /// subtree is read), then the superseded overlays and old snapshots are removed.
+    Sync {
+        /// The repository (default: the one holding the working directory).
+        repo: Option<PathBuf>,
+        /// Its snapshots, <out>/<repo>/ (default: ~/.cache/code-index/snapshots/<repo>/, or $CODE_INDEX_SNAPSHOTS/<repo>/).
+        #[arg(long)]
+        index: Option<PathBuf>,
+        #[command(flatten)]
+        build: SyncBuildArgs,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Sync repositories on a timer until SIGINT/SIGTERM (a build in progress finishes first;
+    /// a second signal aborts it). One build per repository at a time (a lock).
+    Watch {
+        /// Repositories, comma-separated (default: the one holding the working directory).
+        #[arg(long, value_delimiter = ',')]
+        repos: Vec<PathBuf>,
+        /// Time between rounds: 90s, 5m, 1h, 500ms.
+        #[arg(long, default_value = "60s", value_parser = code_index_builder::sync::parse_interval)]
+        interval: std::time::Duration,
+        /// Directory holding <repo>/ snapshot folders (default: ~/.cache/code-index/snapshots, or $CODE_INDEX_SNAPSHOTS).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// One round, then exit.
+        #[arg(long)]
+        once: bool,
+        #[command(flatten)]
+        build: SyncBuildArgs,
+        /// One JSON object per line per sync.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Git hooks that sync the snapshot on the default branch (post-merge, post-checkout).
+    Hooks {
+        #[command(subcommand)]
+        action: HooksCmd,
+    },
     /// What changed between two snapshots (files, symbols, edges), or between a snapshot and
     /// its overlay (NEW omitted: the overlay in force for OLD).
     Diff {
@@ -174,6 +214,45 @@ struct IndexArgs {
     /// Leave unreadable files out (counted) instead of failing.
     #[arg(long)]
     skip_unreadable: bool,
+}
+
+#[derive(Subcommand)]
+enum HooksCmd {
+    /// Add the code-index block to .git/hooks/post-merge and post-checkout (other hooks' lines are kept).
+    Install {
+        /// The repository (default: the one holding the working directory).
+        repo: Option<PathBuf>,
+        /// Its snapshots, <out>/<repo>/ (default: ~/.cache/code-index/snapshots/<repo>/, or $CODE_INDEX_SNAPSHOTS/<repo>/).
+        #[arg(long)]
+        index: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove the code-index block from the hooks.
+    Uninstall { repo: Option<PathBuf> },
+}
+
+// How `sync` and `watch` build (no doc comment: clap would take it as help).
+#[derive(Args, Clone)]
+struct SyncBuildArgs {
+    /// Worker threads (sync: all cores; watch: 1, to stay in the background).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Embedding model of the new snapshot (default: the previous snapshot's; minilm for a first build).
+    #[arg(long)]
+    model: Option<String>,
+    /// Build without vectors.
+    #[arg(long, conflicts_with = "model")]
+    no_embeddings: bool,
+    /// Embedding cache directory, or `none` (default: ~/.cache/code-index/embeddings).
+    #[arg(long)]
+    embedding_cache: Option<PathBuf>,
+    /// Snapshots kept per repository, the new one included (older ones are removed).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+    keep: u64,
+    /// Hash every file instead of asking git what changed.
+    #[arg(long)]
+    full: bool,
 }
 
 // `upgrade-embeddings`' arguments (no doc comment: the variant's is the help text).
@@ -281,6 +360,21 @@ fn run(cli: Cli) -> Result<()> {
             embedding_cache,
             json,
         } => cmd_invalidate_file(files, index, threads(t), cache_dir(embedding_cache), json),
+        Cmd::Sync {
+            repo,
+            index,
+            build,
+            json,
+        } => cmd_sync(repo, index, build, json),
+        Cmd::Watch {
+            repos,
+            interval,
+            out,
+            once,
+            build,
+            json,
+        } => cmd_watch(repos, interval, out, once, build, json),
+        Cmd::Hooks { action } => cmd_hooks(action),
         Cmd::Diff {
             old,
             new,
@@ -316,6 +410,8 @@ fn cmd_index(a: IndexArgs) -> Result<()> {
         progress: !a.json,
         secrets: a.secrets,
         overlay: None,
+        changed: None,
+        wait_for_lock: true,
     };
     let s = index::run(&opts)?;
     if a.json {
@@ -556,6 +652,202 @@ fn cmd_invalidate_file(
                 d.seconds,
                 d.overlay_dir
             );
+        }
+    }
+    Ok(())
+}
+
+/// The repository root for a `sync`/`watch` argument: the directory itself
+/// when it holds `.git` or `.code-index.yaml`, else the nearest such ancestor,
+/// else the directory (a tree without git or config).
+fn repo_root(arg: Option<PathBuf>) -> Result<PathBuf> {
+    let p = arg.unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
+    let p = index::check_repo(&p)?;
+    Ok(p.ancestors()
+        .find(|a| a.join(".git").exists() || a.join(CONFIG_FILE).is_file())
+        .unwrap_or(&p)
+        .to_path_buf())
+}
+
+fn sync_options(
+    root: PathBuf,
+    repo_dir: PathBuf,
+    b: &SyncBuildArgs,
+    default_threads: usize,
+    wait: bool,
+    progress: bool,
+) -> code_index_builder::sync::SyncOptions {
+    code_index_builder::sync::SyncOptions {
+        root,
+        repo_dir,
+        threads: b.threads.unwrap_or(default_threads).max(1),
+        embedding_cache: cache_dir(b.embedding_cache.clone()),
+        model: if b.no_embeddings {
+            Some(None)
+        } else {
+            b.model.clone().map(Some)
+        },
+        keep: b.keep as usize,
+        wait,
+        full: b.full,
+        progress,
+    }
+}
+
+fn print_synced(s: &code_index_builder::sync::Synced) {
+    let what = match s.changed_paths {
+        Some(n) => format!("{n} path(s) changed per git"),
+        None => "every file hashed".to_string(),
+    };
+    match s.action {
+        "up-to-date" => println!(
+            "{}: up to date at {}{}",
+            s.repo,
+            s.snapshot_id,
+            if s.removed.is_empty() {
+                String::new()
+            } else {
+                format!("; removed {}", s.removed.join(", "))
+            }
+        ),
+        _ => println!(
+            "{}: {} -> {} ({what}; {} files, {} reused) in {:.2}s{}",
+            s.repo,
+            s.previous.as_deref().unwrap_or("(none)"),
+            s.snapshot_id,
+            s.files,
+            s.reused_files,
+            s.seconds,
+            if s.removed.is_empty() {
+                String::new()
+            } else {
+                format!("; removed {}", s.removed.join(", "))
+            }
+        ),
+    }
+}
+
+/// `sync`: one repository, up to date now.
+fn cmd_sync(
+    repo: Option<PathBuf>,
+    index: Option<PathBuf>,
+    b: SyncBuildArgs,
+    json: bool,
+) -> Result<()> {
+    use code_index_builder::sync;
+    let root = repo_root(repo)?;
+    let repo_dir = sync::repo_dir(&root, index.as_deref());
+    let o = sync_options(
+        root,
+        repo_dir,
+        &b,
+        threads(None),
+        true,
+        !json && std::io::stderr().is_terminal(),
+    );
+    let s = sync::sync(&o)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&s).unwrap());
+    } else {
+        print_synced(&s);
+    }
+    Ok(())
+}
+
+/// `watch`: sync on a timer until a signal.
+fn cmd_watch(
+    repos: Vec<PathBuf>,
+    interval: std::time::Duration,
+    out: Option<PathBuf>,
+    once: bool,
+    b: SyncBuildArgs,
+    json: bool,
+) -> Result<()> {
+    use code_index_builder::sync;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let args: Vec<Option<PathBuf>> = if repos.is_empty() {
+        vec![None]
+    } else {
+        repos.into_iter().map(Some).collect()
+    };
+    let mut opts = Vec::new();
+    for a in args {
+        let root = repo_root(a)?;
+        let repo_dir = match &out {
+            Some(o) => o.join(overlay::repo_name(&root)),
+            None => sync::repo_dir(&root, None),
+        };
+        opts.push(sync_options(root, repo_dir, &b, 1, false, false));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::SeqCst) {
+                // A second signal: stop now (the next build removes the temp directory).
+                std::process::exit(130);
+            }
+            eprintln!("code-indexer watch: stopping (after the build in progress, if any)");
+        })
+        .map_err(|e| {
+            Error::new(
+                codes::INTERNAL,
+                format!("cannot handle signals: {e}"),
+                "report this as a bug",
+            )
+        })?;
+    }
+    eprintln!(
+        "code-indexer watch: {} repositor{} every {:?}",
+        opts.len(),
+        if opts.len() == 1 { "y" } else { "ies" },
+        interval
+    );
+    sync::watch(&opts, interval, once, &stop, |o, r| match r {
+        Ok(s) if json => println!("{}", serde_json::to_string(s).unwrap()),
+        Ok(s) if s.action != "up-to-date" || !s.removed.is_empty() => print_synced(s),
+        Ok(_) => {}
+        Err(e) if json => println!(
+            "{}",
+            serde_json::json!({"repo_dir": o.repo_dir.display().to_string(), "error": e.code.as_str(), "message": e.message})
+        ),
+        Err(e) => eprintln!("{}: {e}", o.repo_dir.display()),
+    });
+    Ok(())
+}
+
+/// `hooks install|uninstall`.
+fn cmd_hooks(action: HooksCmd) -> Result<()> {
+    use code_index_builder::{hooks, sync};
+    match action {
+        HooksCmd::Install { repo, index, json } => {
+            let root = repo_root(repo)?;
+            let repo_dir = sync::repo_dir(&root, index.as_deref());
+            let repo_dir = std::path::absolute(&repo_dir).unwrap_or(repo_dir);
+            let exe = std::env::current_exe().map_err(|e| {
+                Error::new(
+                    codes::INTERNAL,
+                    format!("cannot find this program's path: {e}"),
+                    "run code-indexer by its full path",
+                )
+            })?;
+            let done = hooks::install(&root, &repo_dir, &exe)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&done).unwrap());
+            } else {
+                println!(
+                    "hooks installed: {} (sync into {} after a merge into, or a checkout of, {})",
+                    done.hooks.join(", "),
+                    done.repo_dir,
+                    done.default_branch
+                );
+            }
+        }
+        HooksCmd::Uninstall { repo } => {
+            let root = repo_root(repo)?;
+            let removed = hooks::uninstall(&root)?;
+            println!("code-index block removed from {} hook(s)", removed.len());
         }
     }
     Ok(())

@@ -147,6 +147,8 @@ pub fn invalidate(
             base: base.snapshot_id.clone(),
             replaces: replaces.clone(),
         }),
+        changed: None,
+        wait_for_lock: false,
     };
     let s = index::run(&opts)?;
     Ok(Invalidated {

@@ -95,6 +95,19 @@ pub fn load(dir: &Path, wanted: &HashMap<String, String>) -> Result<Previous> {
     })
 }
 
+/// Every file's published content hash in the snapshot `dir` (path → sha256).
+pub fn hashes(dir: &Path) -> Result<HashMap<String, String>> {
+    let mut out = HashMap::new();
+    for batch in previous_table(dir, &files_table(), &["path", "content_sha256"])? {
+        let b = batch?;
+        let (path, sha) = (b.str("path"), b.str("content_sha256"));
+        for i in 0..b.num_rows() {
+            out.insert(path.value(i).to_string(), sha.value(i).to_string());
+        }
+    }
+    Ok(out)
+}
+
 /// The files whose content is unchanged (same sha256), with empty analyses.
 fn load_files(dir: &Path, wanted: &HashMap<String, String>) -> Result<HashMap<String, Analysis>> {
     let mut files: HashMap<String, Analysis> = HashMap::new();

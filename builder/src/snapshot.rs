@@ -254,3 +254,132 @@ pub fn resolve_dir(arg: &Path) -> Result<PathBuf> {
     )
     .at(arg))
 }
+
+/// A repository's build lock (`<out>/<repo>/.lock`), held while it lives.
+pub struct Lock(#[allow(dead_code)] fs::File);
+
+/// Take the build lock of the repository directory `repo_dir`: full builds
+/// (`index`, `sync`, `watch`) of one repository never run at once. With
+/// `wait`, block until the other build is done; else fail with `E_BUSY`.
+pub fn lock(repo_dir: &Path, wait: bool) -> Result<Lock> {
+    fs::create_dir_all(repo_dir).map_err(|e| {
+        Error::io(
+            codes::OUT_DIR,
+            "cannot create output directory",
+            repo_dir,
+            e,
+            "pass a writable --out directory",
+        )
+    })?;
+    let p = repo_dir.join(".lock");
+    let f = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&p)
+        .map_err(|e| {
+            Error::io(
+                codes::OUT_DIR,
+                "cannot open",
+                &p,
+                e,
+                "pass a writable --out directory",
+            )
+        })?;
+    match f.try_lock() {
+        Ok(()) => return Ok(Lock(f)),
+        Err(fs::TryLockError::WouldBlock) if wait => {
+            eprintln!(
+                "code-indexer: waiting for another build of {} to finish",
+                repo_dir.display()
+            );
+        }
+        Err(fs::TryLockError::WouldBlock) => {
+            return Err(Error::new(
+                codes::BUSY,
+                format!("another build of {} is running", repo_dir.display()),
+                "wait for it to finish (`code-indexer index`, `sync` or `watch` holds the lock), then retry",
+            )
+            .at(&p))
+        }
+        Err(fs::TryLockError::Error(e)) => {
+            return Err(Error::io(codes::OUT_DIR, "cannot lock", &p, e, "pass a writable --out directory"))
+        }
+    }
+    f.lock().map_err(|e| {
+        Error::io(
+            codes::OUT_DIR,
+            "cannot lock",
+            &p,
+            e,
+            "pass a writable --out directory",
+        )
+    })?;
+    Ok(Lock(f))
+}
+
+/// The snapshot directories of `repo_dir`, newest first (by the time they
+/// were moved into place; `latest` first whatever its time).
+pub fn list(repo_dir: &Path) -> Vec<PathBuf> {
+    let latest = fs::read_to_string(repo_dir.join("latest"))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    let mut found: Vec<(bool, std::time::SystemTime, PathBuf)> = fs::read_dir(repo_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().to_string();
+            !n.starts_with('.') && e.path().join(MANIFEST_FILE).is_file()
+        })
+        .map(|e| {
+            let t = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .unwrap_or(std::time::UNIX_EPOCH);
+            (e.file_name().to_string_lossy() == latest, t, e.path())
+        })
+        .collect();
+    found.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    found.into_iter().map(|(_, _, p)| p).collect()
+}
+
+/// Remove all but the `keep` newest snapshots of `repo_dir` (never `latest`),
+/// and the overlays of every snapshot other than `latest`. Returns what was
+/// removed: snapshot ids, then `overlay:<base>` entries.
+pub fn prune(repo_dir: &Path, keep: usize) -> Vec<String> {
+    let mut removed = Vec::new();
+    for d in list(repo_dir).into_iter().skip(keep.max(1)) {
+        if fs::remove_dir_all(&d).is_ok() {
+            removed.push(
+                d.file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .to_string(),
+            );
+        }
+    }
+    removed.extend(clear_overlays(repo_dir, true));
+    removed
+}
+
+/// Remove the overlays of `repo_dir`'s snapshots: all of them, or (`stale`)
+/// those of snapshots other than `latest`, which a new build covers.
+pub fn clear_overlays(repo_dir: &Path, stale: bool) -> Vec<String> {
+    let latest = fs::read_to_string(repo_dir.join("latest"))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    let mut removed = Vec::new();
+    let dir = repo_dir.join(code_index_schemas::OVERLAY_DIR);
+    for e in fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let base = e.file_name().to_string_lossy().to_string();
+        if stale && base == latest {
+            continue;
+        }
+        if fs::remove_dir_all(e.path()).is_ok() {
+            removed.push(format!("overlay:{base}"));
+        }
+    }
+    removed.sort();
+    removed
+}

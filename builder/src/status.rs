@@ -17,6 +17,11 @@ pub struct Status {
     /// None when unknown (no --repo, not git, or the commit is not in the repo).
     pub behind_head: Option<bool>,
     pub commits_behind: Option<u64>,
+    /// With `--repo`: paths of the checkout that differ from its HEAD
+    /// (modified, added, deleted, untracked); None when not a git checkout.
+    pub working_tree_changes: Option<u64>,
+    /// The repo's current branch, with `--repo`.
+    pub repo_branch: Option<String>,
     /// Data files whose size or sha256 no longer match the manifest.
     pub damaged_files: Vec<String>,
 }
@@ -33,8 +38,13 @@ pub fn status(snapshot_arg: &Path, repo: Option<&Path>) -> Result<Status> {
     }
     let total_bytes = manifest.files.iter().map(|f| f.bytes).sum();
     let (mut repo_head, mut behind_head, mut commits_behind) = (None, None, None);
+    let (mut working_tree_changes, mut repo_branch) = (None, None);
     if let Some(r) = repo {
         repo_head = crate::git::head(r);
+        repo_branch = crate::git::branch(r);
+        if let Some(c) = &repo_head {
+            working_tree_changes = crate::git::changed_since(r, c).map(|s| s.len() as u64);
+        }
         if let (Some(head), Some(commit)) = (&repo_head, &manifest.git.commit) {
             if head == commit {
                 behind_head = Some(false);
@@ -54,6 +64,8 @@ pub fn status(snapshot_arg: &Path, repo: Option<&Path>) -> Result<Status> {
         repo_head,
         behind_head,
         commits_behind,
+        working_tree_changes,
+        repo_branch,
         damaged_files: damaged,
     })
 }
@@ -110,6 +122,17 @@ pub fn render(s: &Status) -> String {
         (Some(true), Some(n)) => out.push_str(&format!("freshness BEHIND: HEAD has {n} commit(s) the snapshot lacks; rebuild with `code-indexer index`\n")),
         (Some(true), None) => out.push_str("freshness BEHIND: the snapshot's commit differs from HEAD (not an ancestor)\n"),
         (None, _) => out.push_str("freshness unknown (pass --repo <path> of a git checkout)\n"),
+    }
+    if let Some(n) = s.working_tree_changes {
+        out.push_str(&format!(
+            "checkout  on {}: {n} path(s) differ from HEAD{}\n",
+            s.repo_branch.as_deref().unwrap_or("(detached HEAD)"),
+            if n > 0 {
+                " (`code-indexer sync` indexes them; `invalidate-file` overlays them)"
+            } else {
+                ""
+            }
+        ));
     }
     if !s.damaged_files.is_empty() {
         out.push_str(&format!(

@@ -131,6 +131,10 @@ codes! {
     NoSnapshot = "E_NO_SNAPSHOT",
     /// `invalidate-file`: the repository's configuration changed since its snapshot was built, so an overlay would not match a full build.
     ConfigChanged = "E_CONFIG_CHANGED",
+    /// Another build of the same repository (`index`, `sync`, `watch`) holds its lock.
+    Busy = "E_BUSY",
+    /// `hooks install`: the repository is no git work tree.
+    NotGit = "E_NOT_GIT",
     /// `code-indexer` failed for a reason that is not its input's (a bug, a thread pool that cannot start): exit code 1.
     BuilderInternal = "E_INTERNAL",
     /// A trusted key is configured and the snapshot has no `manifest.sig`.

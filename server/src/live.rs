@@ -1,11 +1,13 @@
-//! The state in force, replaced when an overlay appears, changes or goes.
+//! The state in force, replaced when a snapshot or an overlay appears,
+//! changes or goes.
 //!
-//! `code-indexer invalidate-file` publishes an overlay beside a snapshot
+//! `code-indexer index`/`sync` move `<repo>/latest` to a new snapshot;
+//! `invalidate-file` publishes an overlay beside one
 //! (`<repo>/.overlays/<id>/current`). Before a call is answered, at most every
 //! [`CHECK_EVERY`], the server reads those pointers; when one changed it
-//! builds the next state — the same snapshots (not hashed again), the new
-//! overlays verified, the table cache and `search_code`'s engine loading in
-//! the background — and answers from it. Calls already running finish on the
+//! builds the next state — snapshots it served already not hashed again, a
+//! new snapshot and new overlays verified, the table cache and
+//! `search_code`'s engine loading in the background — and answers from it. Calls already running finish on the
 //! state they started with. Every cache lives in a state, so none outlives
 //! the overlay it was filled under.
 
@@ -27,23 +29,38 @@ pub struct Live {
     /// last read and what they said.
     watch: Option<Mutex<(Instant, String)>>,
     tables: PathBuf,
+    /// Where the snapshots were found (`--index` arguments; a download's
+    /// directory): read again for a new `latest`.
+    roots: Vec<PathBuf>,
 }
 
-/// What the overlay pointers of the served snapshots say now.
-fn pointers(st: &State) -> String {
-    st.snaps
+/// One served snapshot and the overlay over it, as one line of a key.
+fn line(base: &std::path::Path, overlay: Option<&std::path::Path>) -> String {
+    format!(
+        "{}|{}",
+        base.display(),
+        overlay.map(|o| o.display().to_string()).unwrap_or_default()
+    )
+}
+
+/// The snapshots the roots name now (their `latest`), each with the overlay
+/// in force; `None` when a root cannot be read (a moment of a rename): no change.
+fn pointers(roots: &[PathBuf]) -> Option<(Vec<PathBuf>, String)> {
+    let mut bases = Vec::new();
+    for r in roots {
+        bases.extend(snapshot::discover(r).ok()?);
+    }
+    bases.sort();
+    bases.dedup();
+    let key = bases
         .iter()
-        .filter(|s| s.overlay_of().is_none())
-        .map(|s| {
-            code_index_schemas::overlay_in_force(&s.dir)
-                .map(|d| d.display().to_string())
-                .unwrap_or_default()
-        })
+        .map(|b| line(b, code_index_schemas::overlay_in_force(b).as_deref()))
         .collect::<Vec<_>>()
-        .join("\n")
+        .join("\n");
+    Some((bases, key))
 }
 
-/// The pointers the state was built from.
+/// The key of the snapshots and overlays a state was built from.
 fn loaded(st: &State) -> String {
     let mut out = Vec::new();
     for (i, s) in st.snaps.iter().enumerate() {
@@ -54,11 +71,9 @@ fn loaded(st: &State) -> String {
             .snaps
             .get(i + 1)
             .filter(|o| o.overlay_of() == Some(s.id()));
-        out.push(
-            next.map(|o| o.dir.display().to_string())
-                .unwrap_or_default(),
-        );
+        out.push(line(&s.dir, next.map(|o| o.dir.as_path())));
     }
+    out.sort();
     out.join("\n")
 }
 
@@ -69,17 +84,19 @@ impl Live {
             cur: RwLock::new(st),
             watch: None,
             tables: PathBuf::new(),
+            roots: Vec::new(),
         }
     }
 
-    /// A state replaced when its snapshots' overlays change; the next
-    /// state's tables are cached in `tables`.
-    pub fn watching(st: Arc<State>, tables: PathBuf) -> Live {
+    /// A state replaced when `roots` name other snapshots (a new `latest`)
+    /// or overlays; the next state's tables are cached in `tables`.
+    pub fn watching(st: Arc<State>, tables: PathBuf, roots: Vec<PathBuf>) -> Live {
         let key = loaded(&st);
         Live {
             cur: RwLock::new(st),
             watch: Some(Mutex::new((Instant::now(), key))),
             tables,
+            roots,
         }
     }
 
@@ -94,17 +111,19 @@ impl Live {
             return cur;
         }
         w.0 = Instant::now();
-        let now = pointers(&cur);
+        let Some((bases, now)) = pointers(&self.roots) else {
+            return cur;
+        };
         if now == w.1 {
             return cur;
         }
         // Once per change, whether or not the next state loads.
         w.1 = now;
-        match next_state(&cur) {
+        match next_state(&cur, &bases) {
             Ok(st) => {
                 let st = Arc::new(st);
                 eprintln!(
-                    "code-index-mcp: overlays changed: serving {}",
+                    "code-index-mcp: snapshots or overlays changed: serving {}",
                     describe(&st.snaps)
                 );
                 start_background(&st, &self.tables);
@@ -138,15 +157,24 @@ pub fn describe(snaps: &[Snapshot]) -> String {
     out.join(", ")
 }
 
-/// The served snapshots again (not hashed again), with the overlays in force now.
-fn next_state(cur: &State) -> Result<State, LoadError> {
-    let bases = cur
-        .snaps
+/// The snapshots in `bases` (those served already are not hashed again; a
+/// new one is verified in full), with the overlays in force now.
+fn next_state(cur: &State, bases: &[PathBuf]) -> Result<State, LoadError> {
+    let mut snaps = bases
         .iter()
-        .filter(|s| s.overlay_of().is_none())
-        .map(|s| snapshot::reload(&s.dir, s))
+        .map(|d| {
+            match cur
+                .snaps
+                .iter()
+                .find(|s| s.overlay_of().is_none() && &s.dir == d)
+            {
+                Some(s) => snapshot::reload(d, s),
+                None => snapshot::load(d),
+            }
+        })
         .collect::<Result<Vec<_>, _>>()?;
-    let snaps = snapshot::with_overlays(bases);
+    snaps.sort_by(|a, b| a.repo().cmp(b.repo()));
+    let snaps = snapshot::with_overlays(snaps);
     let mut st = State::new(snaps, Store::deferred()?, cur.started);
     st.synonyms = cur.synonyms.clone();
     st.default_repo = cur.default_repo.clone();

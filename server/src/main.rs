@@ -142,21 +142,31 @@ fn main() -> ExitCode {
 }
 
 fn load_all(index: &[PathBuf]) -> Result<Vec<snapshot::Snapshot>, Box<dyn std::error::Error>> {
-    let mut snaps = Vec::new();
+    Ok(load_roots(index)?.0)
+}
+
+/// The snapshots the `--index` arguments name, with their overlays, and the
+/// directories to read again for new ones (a download's is fixed).
+fn load_roots(
+    index: &[PathBuf],
+) -> Result<(Vec<snapshot::Snapshot>, Vec<PathBuf>), Box<dyn std::error::Error>> {
+    let (mut snaps, mut roots) = (Vec::new(), Vec::new());
     for i in index {
         let arg = i.to_string_lossy();
         if download::is_url(&arg) {
             let dir = download::fetch(&arg, &cache_root())?;
             snaps.push(snapshot::load(&dir)?);
+            roots.push(dir);
             continue;
         }
         let i = i.canonicalize().unwrap_or_else(|_| i.clone());
         for d in snapshot::discover(&i)? {
             snaps.push(snapshot::load(&d)?);
         }
+        roots.push(i);
     }
     snaps.sort_by(|a, b| a.repo().cmp(b.repo()));
-    Ok(snapshot::with_overlays(snaps))
+    Ok((snapshot::with_overlays(snaps), roots))
 }
 
 /// Where downloads and derived, rebuildable data (the DuckDB table cache) live: never a snapshot we write.
@@ -182,7 +192,7 @@ fn cache_dir() -> PathBuf {
 fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn std::error::Error>> {
     use rmcp::ServiceExt;
     let started = std::time::Instant::now();
-    let snaps = load_all(index)?;
+    let (snaps, roots) = load_roots(index)?;
     eprintln!(
         "code-index-mcp {}: {} snapshot(s) loaded in {:.2}s: {}",
         env!("CARGO_PKG_VERSION"),
@@ -227,10 +237,13 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let running =
-            mcp::Server::with_live(code_index_server::live::Live::watching(state, cache_dir()))
-                .serve(rmcp::transport::stdio())
-                .await?;
+        let running = mcp::Server::with_live(code_index_server::live::Live::watching(
+            state,
+            cache_dir(),
+            roots,
+        ))
+        .serve(rmcp::transport::stdio())
+        .await?;
         running.waiting().await?;
         Ok::<(), Box<dyn std::error::Error>>(())
     })

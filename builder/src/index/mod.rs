@@ -38,6 +38,13 @@ pub struct Options {
     /// An overlay build (`invalidate-file`): only these paths, published
     /// beside the base snapshot instead of as a new one.
     pub overlay: Option<OverlayOptions>,
+    /// With `previous`: the paths that may differ from it (`sync`'s git tree
+    /// comparison). The other files take the previous snapshot's hash
+    /// without being read; `None` hashes every file.
+    pub changed: Option<std::collections::BTreeSet<String>>,
+    /// Wait for another build of the same repository to finish (`false`:
+    /// fail with `E_BUSY`). Overlay builds take no lock.
+    pub wait_for_lock: bool,
 }
 
 /// What an overlay build amends.
@@ -104,6 +111,10 @@ pub fn run(opts: &Options) -> Result<Summary> {
     prepare::unreadable_gate(&b, &walked)?;
     let reuse = prepare::load_previous(&b, &walked)?;
 
+    let _lock = match &opts.overlay {
+        None => Some(snapshot::lock(&opts.out.join(&b.name), opts.wait_for_lock)?),
+        Some(_) => None,
+    };
     let tmp = snapshot::begin(&opts.out, &b.name)?;
     let kv = kv_metadata(&b.name, &b.git, &b.cfg.hash);
     let model_id = model.as_ref().map(|m| m.id());

@@ -106,11 +106,22 @@ pub(super) fn load_previous(b: &Build, walked: &WalkResult) -> Result<Reuse> {
             ..Reuse::default()
         });
     }
+    // Files outside `changed` keep the previous snapshot's hash unread.
+    let known: HashMap<String, String> = match &b.opts.changed {
+        Some(changed) => crate::previous::hashes(&pdir)?
+            .into_iter()
+            .filter(|(p, _)| !changed.contains(p))
+            .collect(),
+        None => HashMap::new(),
+    };
     let hashes: HashMap<String, String> = b.pool.install(|| {
         walked
             .entries
             .par_iter()
             .filter_map(|e| {
+                if let Some(sha) = known.get(&e.rel) {
+                    return Some((e.rel.clone(), sha.clone()));
+                }
                 std::fs::read(&e.abs).ok().map(|bytes| {
                     let sha = crate::analyze::published_sha256(&e.rel, bytes, &b.cfg);
                     (e.rel.clone(), sha)

@@ -111,6 +111,8 @@ fn build() -> Arc<State> {
         embeddings: None,
         secrets: None,
         overlay: None,
+        changed: None,
+        wait_for_lock: true,
     })
     .expect("the builder indexes the fixture");
     let snap = snapshot::load(Path::new(&summary.snapshot_dir)).expect("the fixture loads");

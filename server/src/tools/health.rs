@@ -22,12 +22,19 @@ pub struct SnapshotHealth {
     pub repo: String,
     pub snapshot_id: String,
     pub commit: Option<String>,
+    /// The branch the snapshot was built on (null: detached HEAD or no git).
+    pub branch: Option<String>,
+    /// The snapshot was built from a tree with uncommitted changes.
+    pub dirty_at_build: bool,
     pub schema_version: u32,
     pub tables: Vec<TableRows>,
     /// For the working directory's repo: is the snapshot's commit behind the checkout's git HEAD? Null when unknown.
     pub behind_head: Option<bool>,
     /// Commits in HEAD the snapshot lacks, when known.
     pub commits_behind: Option<u64>,
+    /// For the working directory's repo: paths of the checkout that differ
+    /// from its HEAD (modified, added, deleted, untracked). Null when unknown.
+    pub working_tree_changes: Option<u64>,
     /// The snapshot carries a manifest.sig.
     pub signed: bool,
     /// Id of the trusted key its signature verified against (null: unsigned,
@@ -71,6 +78,8 @@ pub fn report(st: &State) -> HealthOut {
                 repo: s.repo().to_string(),
                 snapshot_id: s.id().to_string(),
                 commit: s.manifest.git.commit.clone(),
+                branch: s.manifest.git.branch.clone(),
+                dirty_at_build: s.manifest.git.dirty,
                 schema_version: s.manifest.schema_version,
                 tables: s
                     .manifest
@@ -83,6 +92,7 @@ pub fn report(st: &State) -> HealthOut {
                     .collect(),
                 behind_head: None,
                 commits_behind: None,
+                working_tree_changes: None,
                 signed: s.signature.is_some(),
                 verified_by: s.signature.clone().filter(|k| k != "unverified"),
                 overlay: st.overlay_for(si).map(|o| {
@@ -98,6 +108,9 @@ pub fn report(st: &State) -> HealthOut {
             .map(|mut h| {
                 if let (Some(dir), Some(commit)) = (checkout_of(st, &h.repo), h.commit.clone()) {
                     (h.behind_head, h.commits_behind) = behind(&dir, &commit);
+                    h.working_tree_changes =
+                        git(&dir, &["status", "--porcelain", "--untracked-files=all"])
+                            .map(|s| s.lines().count() as u64);
                 }
                 h
             })
@@ -111,19 +124,22 @@ fn checkout_of(st: &State, repo: &str) -> Option<std::path::PathBuf> {
         .flatten()
 }
 
+/// A git command's trimmed output in `dir` (metadata only), if it succeeds.
+fn git(dir: &std::path::Path, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
 /// Compare a snapshot commit with a checkout's HEAD through `git` (metadata only).
 fn behind(dir: &std::path::Path, commit: &str) -> (Option<bool>, Option<u64>) {
-    let git = |args: &[&str]| -> Option<String> {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .output()
-            .ok()?;
-        out.status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-    };
+    let git = |args: &[&str]| git(dir, args);
     let Some(head) = git(&["rev-parse", "--verify", "-q", "HEAD"]) else {
         return (None, None);
     };
@@ -148,6 +164,27 @@ pub fn run(st: &State, _a: NoArgs) -> Result<(HealthOut, String), ToolError> {
         out.snapshots.len()
     );
     for s in &out.snapshots {
+        text.push_str(&format!(
+            "\n{}@{}: commit {} on {}{}",
+            s.repo,
+            s.snapshot_id,
+            s.commit.as_deref().map_or("-", |c| &c[..c.len().min(12)]),
+            s.branch.as_deref().unwrap_or("(no branch)"),
+            if s.dirty_at_build {
+                " (built with uncommitted changes)"
+            } else {
+                ""
+            }
+        ));
+        match (s.commits_behind, s.working_tree_changes) {
+            (Some(0), Some(0)) => text.push_str("; the checkout is at that commit, no changes"),
+            (n, c) if n.is_some() || c.is_some() => text.push_str(&format!(
+                "; the checkout is ahead: {} commit(s), {} changed path(s)",
+                n.map_or("?".into(), |n| n.to_string()),
+                c.map_or("?".into(), |n| n.to_string())
+            )),
+            _ => {}
+        }
         if let Some(o) = &s.overlay {
             text.push_str(&format!(
                 "\n{}@{}: overlay {} answers {} path(s) from the working tree: {}{}",
