@@ -32,5 +32,6 @@ pub mod codes {
     pub const CONFIG_CHANGED: Code = Code::ConfigChanged;
     pub const BUSY: Code = Code::Busy;
     pub const NOT_GIT: Code = Code::NotGit;
+    pub const NO_METRICS: Code = Code::NoMetrics;
     pub const INTERNAL: Code = Code::BuilderInternal;
 }

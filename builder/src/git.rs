@@ -7,7 +7,10 @@ use std::process::Command;
 use code_index_schemas::GitInfo;
 
 fn git(repo: &Path, args: &[&str]) -> Option<String> {
+    // No optional locks: a background sync's `git status` never takes the
+    // index lock a user's merge or checkout needs.
     let out = Command::new("git")
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .arg("-C")
         .arg(repo)
         .args(args)
@@ -58,7 +61,10 @@ pub fn commits_behind(repo: &Path, commit: &str) -> Option<u64> {
 
 /// Raw output of a git command (NUL-separated lists keep their bytes).
 fn git_raw(repo: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    // No optional locks: a background sync's `git status` never takes the
+    // index lock a user's merge or checkout needs.
     let out = Command::new("git")
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .arg("-C")
         .arg(repo)
         .args(args)

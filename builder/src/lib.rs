@@ -8,6 +8,7 @@
 //! renames the temp directory into place.
 
 pub mod analyze;
+pub mod cache;
 pub mod chunk;
 pub mod config;
 pub mod embeddings;
@@ -18,6 +19,7 @@ pub mod ids;
 pub mod index;
 pub mod language;
 pub mod mentions;
+pub mod metrics;
 pub mod modules;
 pub mod overlay;
 pub mod parse;

@@ -129,6 +129,50 @@ enum Cmd {
         #[command(subcommand)]
         action: HooksCmd,
     },
+    /// Summaries of the metrics code-index-mcp and the hooks record: searches, latency,
+    /// zero-result queries, whether suggested files were read. A table, or --json.
+    Metrics {
+        /// The window: the last 7d, 24h, 30m, 2w.
+        #[arg(long, default_value = "7d", value_parser = span_arg)]
+        last: i64,
+        /// The searches whose query contains this (case-insensitive), newest first.
+        #[arg(long, conflicts_with_all = ["zero_results", "compare"])]
+        query: Option<String>,
+        /// The queries that found nothing, most frequent first.
+        #[arg(long, conflicts_with = "compare")]
+        zero_results: bool,
+        /// Events before --before against events from --after on (dates: 2026-11-01 or 2026-11-01T12:00).
+        #[arg(long, requires_all = ["before", "after"])]
+        compare: bool,
+        #[arg(long, value_parser = time_arg, requires = "compare")]
+        before: Option<i64>,
+        #[arg(long, value_parser = time_arg, requires = "compare")]
+        after: Option<i64>,
+        /// The metrics file (default: $CODE_INDEX_METRICS, else ~/.cache/code-index/metrics/events.jsonl); its rotated files are read too.
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Rows per list.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The caches' sizes and hit rates (embedding cache, table caches, downloads, query cache).
+    Cache {
+        #[command(subcommand)]
+        action: CacheCmd,
+    },
+    /// Drop a repository's overlays, sync state, downloads and the server's table caches
+    /// (snapshots and the shared embedding cache stay).
+    Invalidate {
+        /// The repository: its directory, or its name in the snapshots directory.
+        repo: PathBuf,
+        /// Its snapshots, <out>/<repo>/ (default: ~/.cache/code-index/snapshots/<repo>/, or $CODE_INDEX_SNAPSHOTS/<repo>/).
+        #[arg(long)]
+        index: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// What changed between two snapshots (files, symbols, edges), or between a snapshot and
     /// its overlay (NEW omitted: the overlay in force for OLD).
     Diff {
@@ -232,6 +276,18 @@ enum HooksCmd {
     Uninstall { repo: Option<PathBuf> },
 }
 
+#[derive(Subcommand)]
+enum CacheCmd {
+    /// Sizes on disk and hit rates (from the metrics).
+    Stats {
+        /// Directory holding <repo>/ snapshot folders (default: ~/.cache/code-index/snapshots, or $CODE_INDEX_SNAPSHOTS).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
 // How `sync` and `watch` build (no doc comment: clap would take it as help).
 #[derive(Args, Clone)]
 struct SyncBuildArgs {
@@ -317,9 +373,12 @@ fn main() -> ExitCode {
         }));
     }
     let cli = Cli::parse();
+    // The log file gets what commands did; the terminal keeps its own output.
+    code_index_schemas::ops::init_logging("code-indexer", "off");
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            tracing::error!("{}", e.one_line());
             eprintln!("{e}");
             ExitCode::from(e.exit_code() as u8)
         }
@@ -375,6 +434,65 @@ fn run(cli: Cli) -> Result<()> {
             json,
         } => cmd_watch(repos, interval, out, once, build, json),
         Cmd::Hooks { action } => cmd_hooks(action),
+        Cmd::Cache {
+            action: CacheCmd::Stats { out, json },
+        } => {
+            let dir = out.unwrap_or_else(code_index_schemas::dirs::snapshots);
+            let s = code_index_builder::cache::stats(&dir);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&s).unwrap());
+            } else {
+                print!("{}", code_index_builder::cache::render(&s));
+            }
+            Ok(())
+        }
+        Cmd::Invalidate { repo, index, json } => {
+            let repo_dir = match index {
+                Some(i) => i,
+                None if repo.is_dir() => {
+                    code_index_builder::sync::repo_dir(&repo_root(Some(repo))?, None)
+                }
+                None => code_index_schemas::dirs::snapshots().join(&repo),
+            };
+            let done = code_index_builder::cache::invalidate(&repo_dir)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&done).unwrap());
+            } else {
+                println!(
+                    "{}: removed {} item(s){}",
+                    done.repo,
+                    done.removed.len(),
+                    done.removed
+                        .iter()
+                        .map(|r| format!("\n  {r}"))
+                        .collect::<String>()
+                );
+            }
+            Ok(())
+        }
+        Cmd::Metrics {
+            last,
+            query,
+            zero_results,
+            compare,
+            before,
+            after,
+            file,
+            limit,
+            json,
+        } => {
+            use code_index_builder::metrics::Report;
+            let r = match (query, zero_results, compare, before, after) {
+                (_, _, true, Some(before), Some(after)) => Report::Compare { before, after },
+                (Some(text), ..) => Report::Query {
+                    text,
+                    span_ms: last,
+                },
+                (_, true, ..) => Report::ZeroResults { span_ms: last },
+                _ => Report::Summary { span_ms: last },
+            };
+            cmd_metrics(file, &r, limit, json)
+        }
         Cmd::Diff {
             old,
             new,
@@ -411,7 +529,6 @@ fn cmd_index(a: IndexArgs) -> Result<()> {
         secrets: a.secrets,
         overlay: None,
         changed: None,
-        wait_for_lock: true,
     };
     let s = index::run(&opts)?;
     if a.json {
@@ -631,7 +748,27 @@ fn cmd_invalidate_file(
         let repo_dir = index.clone().unwrap_or_else(|| {
             code_index_schemas::dirs::snapshots().join(overlay::repo_name(&root))
         });
-        match overlay::invalidate(&root, &repo_dir, &rels, threads, embedding_cache.clone()) {
+        let t = std::time::Instant::now();
+        let r = overlay::invalidate(&root, &repo_dir, &rels, threads, embedding_cache.clone());
+        code_index_schemas::ops::record(
+            "invalidate",
+            serde_json::json!({
+                "repo": overlay::repo_name(&root), "paths": rels.len(), "from_hook": from_hook,
+                "latency_ms": (t.elapsed().as_secs_f64() * 100000.0).round() / 100.0,
+                "error": r.as_ref().err().map(|e| e.code.as_str()),
+            }),
+        );
+        if let Ok(d) = &r {
+            tracing::info!(
+                "invalidate-file: overlay {} of {}@{} ({} paths) in {:.2}s",
+                d.overlay_id,
+                d.repo,
+                d.base,
+                d.replaces.len(),
+                d.seconds
+            );
+        }
+        match r {
             Ok(d) => done.push(d),
             // A hook on a repository nobody indexed is no error.
             Err(e) if from_hook && e.code == codes::NO_SNAPSHOT => {}
@@ -814,6 +951,49 @@ fn cmd_watch(
         ),
         Err(e) => eprintln!("{}: {e}", o.repo_dir.display()),
     });
+    Ok(())
+}
+
+fn span_arg(s: &str) -> std::result::Result<i64, String> {
+    code_index_schemas::ops::parse_span(s)
+        .ok_or_else(|| format!("'{s}' is no span (e.g. 7d, 24h, 30m, 2w)"))
+}
+
+fn time_arg(s: &str) -> std::result::Result<i64, String> {
+    code_index_schemas::ops::parse_time(s)
+        .ok_or_else(|| format!("'{s}' is no date (e.g. 2026-11-01 or 2026-11-01T12:00, UTC)"))
+}
+
+/// `metrics`: read the events, print the report.
+fn cmd_metrics(
+    file: Option<PathBuf>,
+    r: &code_index_builder::metrics::Report,
+    limit: usize,
+    json: bool,
+) -> Result<()> {
+    use code_index_builder::metrics;
+    let file = match file {
+        Some(f) => f,
+        None => code_index_schemas::ops::metrics_file()
+            .map(|r| r.path)
+            .ok_or_else(|| {
+                Error::new(
+                    codes::NO_METRICS,
+                    "metrics are turned off (CODE_INDEX_METRICS=off or metrics.enabled: false)",
+                    "pass --file <events.jsonl>, or turn them on",
+                )
+            })?,
+    };
+    let (events, bad) = metrics::read(&file)?;
+    let out = metrics::report(&events, r, code_index_schemas::ops::now_ms(), limit);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&out).unwrap());
+    } else {
+        print!("{}", metrics::render(&out));
+    }
+    if bad > 0 {
+        eprintln!("({bad} unreadable line(s) skipped)");
+    }
     Ok(())
 }
 

@@ -148,7 +148,6 @@ pub fn invalidate(
             replaces: replaces.clone(),
         }),
         changed: None,
-        wait_for_lock: false,
     };
     let s = index::run(&opts)?;
     Ok(Invalidated {

@@ -258,9 +258,10 @@ pub fn resolve_dir(arg: &Path) -> Result<PathBuf> {
 /// A repository's build lock (`<out>/<repo>/.lock`), held while it lives.
 pub struct Lock(#[allow(dead_code)] fs::File);
 
-/// Take the build lock of the repository directory `repo_dir`: full builds
-/// (`index`, `sync`, `watch`) of one repository never run at once. With
-/// `wait`, block until the other build is done; else fail with `E_BUSY`.
+/// Take the sync lock of the repository directory `repo_dir`: two `sync`
+/// or `watch` runs never build one repository at once (`index` takes none:
+/// builds in temp directories renamed into place are safe side by side).
+/// With `wait`, block until the other is done; else fail with `E_BUSY`.
 pub fn lock(repo_dir: &Path, wait: bool) -> Result<Lock> {
     fs::create_dir_all(repo_dir).map_err(|e| {
         Error::io(
@@ -290,20 +291,26 @@ pub fn lock(repo_dir: &Path, wait: bool) -> Result<Lock> {
         Ok(()) => return Ok(Lock(f)),
         Err(fs::TryLockError::WouldBlock) if wait => {
             eprintln!(
-                "code-indexer: waiting for another build of {} to finish",
+                "code-indexer: waiting for another sync of {} to finish",
                 repo_dir.display()
             );
         }
         Err(fs::TryLockError::WouldBlock) => {
             return Err(Error::new(
                 codes::BUSY,
-                format!("another build of {} is running", repo_dir.display()),
-                "wait for it to finish (`code-indexer index`, `sync` or `watch` holds the lock), then retry",
+                format!("another sync of {} is running", repo_dir.display()),
+                "wait for it to finish (a `sync` or `watch` holds the lock), then retry",
             )
             .at(&p))
         }
         Err(fs::TryLockError::Error(e)) => {
-            return Err(Error::io(codes::OUT_DIR, "cannot lock", &p, e, "pass a writable --out directory"))
+            return Err(Error::io(
+                codes::OUT_DIR,
+                "cannot lock",
+                &p,
+                e,
+                "pass a writable --out directory",
+            ))
         }
     }
     f.lock().map_err(|e| {

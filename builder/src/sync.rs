@@ -156,10 +156,40 @@ fn changed_paths(
     Some(changed)
 }
 
-/// Bring the snapshot of `o.root` in `o.repo_dir` up to date.
+/// Bring the snapshot of `o.root` in `o.repo_dir` up to date (logged, and
+/// a `sync` metrics event).
 pub fn sync(o: &SyncOptions) -> Result<Synced> {
+    let r = sync_now(o);
+    match &r {
+        Ok(s) if s.action != "up-to-date" => tracing::info!(
+            "sync {}: {} -> {} ({:?} changed paths, {} files, {} reused) in {:.2}s",
+            s.repo,
+            s.previous.as_deref().unwrap_or("-"),
+            s.snapshot_id,
+            s.changed_paths,
+            s.files,
+            s.reused_files,
+            s.seconds
+        ),
+        Ok(s) => tracing::debug!("sync {}: up to date at {}", s.repo, s.snapshot_id),
+        Err(e) => tracing::error!("sync {}: {}", o.repo_dir.display(), e.one_line()),
+    }
+    if let Ok(s) = &r {
+        if s.action != "up-to-date" {
+            code_index_schemas::ops::record(
+                "sync",
+                serde_json::json!({"repo": s.repo, "action": s.action, "changed_paths": s.changed_paths,
+                                   "files": s.files, "reused_files": s.reused_files, "seconds": s.seconds}),
+            );
+        }
+    }
+    r
+}
+
+fn sync_now(o: &SyncOptions) -> Result<Synced> {
     let started = std::time::Instant::now();
     let root = index::check_repo(&o.root)?;
+    let _lock = snapshot::lock(&o.repo_dir, o.wait)?;
     let cfg = crate::config::load(&root, None)?;
     let previous = snapshot::resolve_dir(&o.repo_dir).ok();
     let prev_manifest = match &previous {
@@ -275,7 +305,6 @@ pub fn sync(o: &SyncOptions) -> Result<Synced> {
         secrets: None,
         overlay: None,
         changed: changed.clone(),
-        wait_for_lock: o.wait,
     };
     let s = index::run(&opts)?;
     let differed_after = git_now

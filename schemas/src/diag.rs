@@ -135,6 +135,8 @@ codes! {
     Busy = "E_BUSY",
     /// `hooks install`: the repository is no git work tree.
     NotGit = "E_NOT_GIT",
+    /// `metrics`: no metrics file to read (nothing recorded yet, or another path).
+    NoMetrics = "E_NO_METRICS",
     /// `code-indexer` failed for a reason that is not its input's (a bug, a thread pool that cannot start): exit code 1.
     BuilderInternal = "E_INTERNAL",
     /// A trusted key is configured and the snapshot has no `manifest.sig`.

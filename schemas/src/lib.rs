@@ -36,6 +36,7 @@ pub mod embed;
 pub mod fuzz;
 pub mod keyword;
 pub mod ngram;
+pub mod ops;
 pub mod signing;
 pub mod table;
 #[cfg(feature = "embed")]

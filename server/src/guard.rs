@@ -48,10 +48,7 @@ pub fn catch<T>(f: impl FnOnce() -> Result<T, ToolError>) -> Result<T, ToolError
 pub fn spawn(f: impl FnOnce() + Send + 'static) {
     rayon::spawn(move || {
         if let Err(p) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-            eprintln!(
-                "code-index-mcp: background task failed: {}",
-                panic_message(&*p)
-            );
+            tracing::error!("background task failed: {}", panic_message(&*p));
         }
     });
 }
@@ -59,7 +56,7 @@ pub fn spawn(f: impl FnOnce() + Send + 'static) {
 /// Log a panic in a pool thread instead of aborting (the handler rayon calls
 /// for a panic it cannot hand back to a caller).
 pub fn log_pool_panic(p: Box<dyn std::any::Any + Send>) {
-    eprintln!("code-index-mcp: pool task failed: {}", panic_message(&*p));
+    tracing::error!("pool task failed: {}", panic_message(&*p));
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //!   keyword, vectors, fusion, ranking, routing, graph), [`store`] (DuckDB);
 //! - [`snapshot`] finds, verifies and loads snapshots; [`download`],
 //!   [`cursor`], [`args`], [`outschema`], [`error`], [`guard`], [`memory`],
-//!   [`recent`] are shared parts.
+//!   [`recent`] are shared parts; [`metrics`] records each tool call.
 //!
 //! **Invariants:** never reads the source checkout, never writes a snapshot.
 
@@ -22,6 +22,7 @@ pub mod guard;
 pub mod live;
 pub mod mcp;
 pub mod memory;
+pub mod metrics;
 pub mod outschema;
 pub mod pages;
 pub mod query;

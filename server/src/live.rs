@@ -122,8 +122,8 @@ impl Live {
         match next_state(&cur, &bases) {
             Ok(st) => {
                 let st = Arc::new(st);
-                eprintln!(
-                    "code-index-mcp: snapshots or overlays changed: serving {}",
+                tracing::info!(
+                    "snapshots or overlays changed: serving {}",
                     describe(&st.snaps)
                 );
                 start_background(&st, &self.tables);
@@ -131,8 +131,8 @@ impl Live {
                 st
             }
             Err(e) => {
-                eprintln!(
-                    "code-index-mcp: warning: the overlays changed but could not be loaded: {} ({}); still serving the previous state",
+                tracing::warn!(
+                    "the overlays changed but could not be loaded: {} ({}); still serving the previous state",
                     e.message, e.hint
                 );
                 cur
@@ -192,13 +192,13 @@ pub fn start_background(st: &Arc<State>, tables: &std::path::Path) {
             let t = Instant::now();
             st.store.finish_deferred(&st.snaps, &tables);
             match st.store.loaded() {
-                Some(Ok(())) => eprintln!(
-                    "code-index-mcp: tables ready in {:.2}s ({:.2}s after start)",
+                Some(Ok(())) => tracing::info!(
+                    "tables ready in {:.2}s ({:.2}s after start)",
                     t.elapsed().as_secs_f64(),
                     started.elapsed().as_secs_f64()
                 ),
                 Some(Err(e)) => {
-                    eprintln!("code-index-mcp: error: the snapshot tables could not be loaded: {e}")
+                    tracing::error!("the snapshot tables could not be loaded: {e}")
                 }
                 None => {}
             }
@@ -207,8 +207,8 @@ pub fn start_background(st: &Arc<State>, tables: &std::path::Path) {
     let st = st.clone();
     std::thread::spawn(move || {
         let e = st.engine();
-        eprintln!(
-            "code-index-mcp: search_code ready ({} chunks) in {:.2}s",
+        tracing::info!(
+            "search_code ready ({} chunks) in {:.2}s",
             e.chunks.len(),
             e.build_seconds
         );

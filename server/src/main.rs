@@ -132,7 +132,15 @@ fn main() -> ExitCode {
     let _ = rayon::ThreadPoolBuilder::new()
         .panic_handler(code_index_server::guard::log_pool_panic)
         .build_global();
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    // The server says what it loads on stderr (an MCP client's log); the
+    // one-shot commands only their warnings.
+    let stderr_level = match cli.cmd {
+        Cmd::Serve { .. } => "info",
+        _ => "warn",
+    };
+    code_index_schemas::ops::init_logging("code-index-mcp", stderr_level);
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{e}");
@@ -193,7 +201,7 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
     use rmcp::ServiceExt;
     let started = std::time::Instant::now();
     let (snaps, roots) = load_roots(index)?;
-    eprintln!(
+    tracing::info!(
         "code-index-mcp {}: {} snapshot(s) loaded in {:.2}s: {}",
         env!("CARGO_PKG_VERSION"),
         snaps.len(),
@@ -207,10 +215,7 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
     // The tables load in the background (the first start on a new snapshot
     // builds their cache): the table tools wait for them, the rest answer now.
     let store = store::Store::deferred()?;
-    eprintln!(
-        "code-index-mcp: ready in {:.2}s",
-        started.elapsed().as_secs_f64()
-    );
+    tracing::info!("ready in {:.2}s", started.elapsed().as_secs_f64());
     let mut state = state::State::new(snaps, store, started);
     if let Some(p) = synonyms {
         let text = std::fs::read_to_string(p)
@@ -229,7 +234,9 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
         state = state.with_default_repo_from(&cwd);
     }
     if let Some(r) = &state.default_repo {
-        eprintln!("code-index-mcp: default repo {r} (from the working directory; pass repo: \"all\" for every one)");
+        tracing::info!(
+            "default repo {r} (from the working directory; pass repo: \"all\" for every one)"
+        );
     }
     let state = std::sync::Arc::new(state);
     code_index_server::live::start_background(&state, &cache_dir());
@@ -359,6 +366,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             query,
             repo,
         } => {
+            let t = std::time::Instant::now();
             let server = offline_server(&index)?;
             let md = code_index_server::resources::relevant_markdown(
                 &server,
@@ -367,6 +375,12 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 repo.as_deref(),
             )?;
             print!("{md}");
+            code_index_server::metrics::context_inject(
+                path.as_deref(),
+                query.as_deref(),
+                &md,
+                t.elapsed(),
+            );
             Ok(())
         }
         Cmd::SearchCode {

@@ -354,21 +354,15 @@ impl Server {
     }
 }
 
-#[tool_handler(router = self.tool_router)]
-impl ServerHandler for Server {
-    /// Every call is checked first ([`Server::check_call`]), and whatever
-    /// goes wrong after is a coded tool result: a panic is `INTERNAL` for
-    /// this call only, and a deserialization error rmcp reports is an
-    /// `INVALID_ARGUMENT`.
-    async fn call_tool(
+impl Server {
+    /// A checked call run by its tool: a panic is `INTERNAL` for this call
+    /// only, and a deserialization error rmcp reports is an `INVALID_ARGUMENT`.
+    async fn call_checked(
         &self,
-        mut request: CallToolRequestParams,
+        request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         use futures::FutureExt;
-        if let Err(e) = self.check_call(&mut request) {
-            return fail(e).map(Into::into);
-        }
         let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
         let r = match std::panic::AssertUnwindSafe(self.tool_router.call(tcc))
             .catch_unwind()
@@ -400,6 +394,32 @@ impl ServerHandler for Server {
             }
             other => other,
         }
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {
+    /// Every call is checked first ([`Server::check_call`]), whatever goes
+    /// wrong after is a coded tool result ([`Server::call_checked`]), and
+    /// each is a metrics event ([`crate::metrics`]).
+    async fn call_tool(
+        &self,
+        mut request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (tool, args, t) = (
+            request.name.to_string(),
+            request.arguments.clone(),
+            std::time::Instant::now(),
+        );
+        let hits = crate::recent::HITS.load(std::sync::atomic::Ordering::Relaxed);
+        let r = match self.check_call(&mut request) {
+            Err(e) => fail(e).map(Into::into),
+            Ok(()) => self.call_checked(request, context).await,
+        };
+        let cached = crate::recent::HITS.load(std::sync::atomic::Ordering::Relaxed) > hits;
+        crate::metrics::tool_call(&tool, args.as_ref(), &r, t.elapsed(), cached);
+        r
     }
 
     fn get_info(&self) -> ServerConfig {

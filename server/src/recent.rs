@@ -1,6 +1,12 @@
 //! The server's small result caches: the few most recent (key, value) pairs.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+
+/// Lookups that found their entry, in every cache of the process (the
+/// metrics say whether a call was answered from a cache by comparing it
+/// before and after).
+pub static HITS: AtomicU64 = AtomicU64::new(0);
 
 /// At most `cap` entries, oldest evicted first; lookups are linear (a cache
 /// holds at most a few dozen entries).
@@ -19,7 +25,11 @@ impl<V: Clone> Recent<V> {
 
     pub fn get(&self, key: &str) -> Option<V> {
         let items = crate::guard::lock(&self.items);
-        items.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+        let hit = items.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        if hit.is_some() {
+            HITS.fetch_add(1, Ordering::Relaxed);
+        }
+        hit
     }
 
     pub fn put(&self, key: String, value: V) {

@@ -465,10 +465,7 @@ fn open_grams(
         Ok(idx) => idx,
         // Another format version: grep scans every selected file instead.
         Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {
-            eprintln!(
-                "code-index-mcp: {}: {e}; grep scans without it ({REBUILD})",
-                dir.display()
-            );
+            tracing::warn!("{}: {e}; grep scans without it ({REBUILD})", dir.display());
             return Ok(None);
         }
         Err(e) => return Err(err(format!("{}: {e}", p.display()), REBUILD)),
@@ -556,8 +553,8 @@ pub fn with_overlays(snaps: Vec<Snapshot>) -> Vec<Snapshot> {
                 out.push(o);
             }
             Ok(_) => {
-                eprintln!(
-                    "code-index-mcp: warning: {} is no overlay of {}@{}; serving the snapshot alone",
+                tracing::warn!(
+                    "{} is no overlay of {}@{}; serving the snapshot alone",
                     dir.display(),
                     s.repo(),
                     s.id()
@@ -565,8 +562,8 @@ pub fn with_overlays(snaps: Vec<Snapshot>) -> Vec<Snapshot> {
                 out.push(s);
             }
             Err(e) => {
-                eprintln!(
-                    "code-index-mcp: warning: overlay {} not loaded: {} ({}); serving the snapshot alone",
+                tracing::warn!(
+                    "overlay {} not loaded: {} ({}); serving the snapshot alone",
                     dir.display(),
                     e.message,
                     e.hint

@@ -42,9 +42,6 @@ pub struct Options {
     /// comparison). The other files take the previous snapshot's hash
     /// without being read; `None` hashes every file.
     pub changed: Option<std::collections::BTreeSet<String>>,
-    /// Wait for another build of the same repository to finish (`false`:
-    /// fail with `E_BUSY`). Overlay builds take no lock.
-    pub wait_for_lock: bool,
 }
 
 /// What an overlay build amends.
@@ -111,10 +108,6 @@ pub fn run(opts: &Options) -> Result<Summary> {
     prepare::unreadable_gate(&b, &walked)?;
     let reuse = prepare::load_previous(&b, &walked)?;
 
-    let _lock = match &opts.overlay {
-        None => Some(snapshot::lock(&opts.out.join(&b.name), opts.wait_for_lock)?),
-        Some(_) => None,
-    };
     let tmp = snapshot::begin(&opts.out, &b.name)?;
     let kv = kv_metadata(&b.name, &b.git, &b.cfg.hash);
     let model_id = model.as_ref().map(|m| m.id());
@@ -155,14 +148,15 @@ pub fn run(opts: &Options) -> Result<Summary> {
     files.extend(vectors.file);
     let (manifest, dest) =
         publish::publish(&b, tmp, files, vectors.info, &a.totals.skipped, &a.input)?;
-    Ok(publish::summary(
-        &b,
-        &manifest,
-        &dest,
-        a.totals,
-        reuse.ignored,
-        vectors.stats,
-    ))
+    let s = publish::summary(&b, &manifest, &dest, a.totals, reuse.ignored, vectors.stats);
+    code_index_schemas::ops::record(
+        "build",
+        serde_json::json!({
+            "repo": s.repo, "overlay": opts.overlay.is_some(), "files": s.files,
+            "reused_files": s.reused_files, "seconds": s.seconds, "embeddings": s.embeddings,
+        }),
+    );
+    Ok(s)
 }
 
 /// What every phase reads: the repository, its config, the thread pool and

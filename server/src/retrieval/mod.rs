@@ -100,14 +100,14 @@ impl Engine {
             let base = chunks.len();
             match load_chunks(si, s) {
                 Ok(c) => chunks.extend(c),
-                Err(e) => eprintln!("code-index-mcp: chunks of {}: {e}", s.repo()),
+                Err(e) => tracing::warn!("chunks of {}: {e}", s.repo()),
             }
             match load_patterns(si, s) {
                 Ok((pc, members)) => {
                     chunks.extend(pc);
                     follows.extend(members);
                 }
-                Err(e) => eprintln!("code-index-mcp: patterns of {}: {e}", s.repo()),
+                Err(e) => tracing::warn!("patterns of {}: {e}", s.repo()),
             }
             vectors.push(load_vectors(s, &chunks[base..], base));
             ranges.push((base, chunks.len()));
@@ -118,8 +118,8 @@ impl Engine {
         let (bm25, keyword_sources) = Bm25::load(&chunks, &ranges, snaps);
         for (s, src) in snaps.iter().zip(&keyword_sources) {
             if let KeywordSource::Built(why) = src {
-                eprintln!(
-                    "code-index-mcp: {}: keyword index built in memory ({why}); rebuild the snapshot to read it in place",
+                tracing::info!(
+                    "{}: keyword index built in memory ({why}); rebuild the snapshot to read it in place",
                     s.repo()
                 );
             }

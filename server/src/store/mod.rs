@@ -159,8 +159,8 @@ impl Store {
             match conn.execute_batch(&restore) {
                 Ok(()) => return dropped,
                 Err(e) if attempt == 2 => {
-                    eprintln!(
-                        "code-index-mcp: cannot restore DuckDB's memory limit {}: {e}",
+                    tracing::warn!(
+                        "cannot restore DuckDB's memory limit {}: {e}",
                         self.memory_limit
                     )
                 }

@@ -112,7 +112,6 @@ fn build() -> Arc<State> {
         secrets: None,
         overlay: None,
         changed: None,
-        wait_for_lock: true,
     })
     .expect("the builder indexes the fixture");
     let snap = snapshot::load(Path::new(&summary.snapshot_dir)).expect("the fixture loads");

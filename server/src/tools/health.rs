@@ -127,6 +127,7 @@ fn checkout_of(st: &State, repo: &str) -> Option<std::path::PathBuf> {
 /// A git command's trimmed output in `dir` (metadata only), if it succeeds.
 fn git(dir: &std::path::Path, args: &[&str]) -> Option<String> {
     let out = std::process::Command::new("git")
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .arg("-C")
         .arg(dir)
         .args(args)
