@@ -54,6 +54,42 @@ pub struct Store {
     memory_limit: String,
 }
 
+/// The cached tables: (table, file, columns, path column, symbol-id columns).
+type TableSpec = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+);
+const TABLES: [TableSpec; 5] = [
+    (
+        "symbols",
+        "symbols.parquet",
+        "*",
+        "path",
+        &["symbol_id", "parent_id"],
+    ),
+    ("refs", "references.parquet", "*", "path", &[]),
+    (
+        "edges",
+        "edges.parquet",
+        "*",
+        "src_path",
+        &["src_symbol_id", "dst_symbol_id"],
+    ),
+    ("chunks", "chunks.parquet", "*", "path", &[]),
+    ("files", "files.parquet", "* EXCLUDE (content)", "path", &[]),
+];
+
+fn load_error(e: duckdb::Error) -> LoadError {
+    LoadError::new(
+        Code::SnapshotInvalid,
+        format!("cannot load snapshot tables into DuckDB: {e}"),
+        "check the snapshot with `code-indexer status <snapshot>`; rebuild it if damaged",
+    )
+}
+
 fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
@@ -211,13 +247,98 @@ impl Store {
         cache_dir: &std::path::Path,
         lock: bool,
     ) -> Result<Store, LoadError> {
-        let err = |e: duckdb::Error| {
-            LoadError::new(
-                Code::SnapshotInvalid,
-                format!("cannot load snapshot tables into DuckDB: {e}"),
-                "check the snapshot with `code-indexer status <snapshot>`; rebuild it if damaged",
-            )
-        };
+        if snaps.iter().any(|s| s.overlay_of().is_some()) {
+            return Self::open_layered(snaps, cache_dir, lock);
+        }
+        let db = Self::cache_db(snaps, cache_dir)?;
+        let cfg = duckdb::Config::default()
+            .access_mode(duckdb::AccessMode::ReadOnly)
+            .and_then(|c| c.max_memory(&duckdb_memory()))
+            .and_then(|c| c.threads(2))
+            .map_err(|e| {
+                LoadError::new(
+                    Code::ServerConfig,
+                    format!("invalid DuckDB settings: {e}"),
+                    format!(
+                        "CODE_INDEX_DUCKDB_MEMORY must be a size such as 32MB or 1GB (it is {:?})",
+                        duckdb_memory()
+                    ),
+                )
+            })?;
+        let conn = Connection::open_with_flags(&db, cfg).map_err(load_error)?;
+        Self::configure(conn, lock).map_err(load_error)
+    }
+
+    /// Snapshots with overlays: the bases' table cache (the one a start on
+    /// them builds, so usually there already) attached read-only, the
+    /// overlays' rows in memory, and each table a view of the two with the
+    /// overlaid files' base rows left out. A new overlay costs its own rows,
+    /// not a new cache of every table.
+    fn open_layered(
+        snaps: &[Snapshot],
+        cache_dir: &std::path::Path,
+        lock: bool,
+    ) -> Result<Store, LoadError> {
+        let bases: Vec<&Snapshot> = snaps.iter().filter(|s| s.overlay_of().is_none()).collect();
+        let overlays: Vec<&Snapshot> = snaps.iter().filter(|s| s.overlay_of().is_some()).collect();
+        let db = Self::cache_db_of(&bases, cache_dir)?;
+        let conn = Connection::open_in_memory().map_err(load_error)?;
+        conn.execute_batch(&format!(
+            "SET preserve_insertion_order = true; SET threads = 2; SET memory_limit = {}; ATTACH {} AS base (READ_ONLY);",
+            quote(&duckdb_memory()),
+            quote(&db.to_string_lossy())
+        ))
+        .map_err(load_error)?;
+        Self::create_tables(&conn, &overlays, snaps, "ov_", false).map_err(load_error)?;
+        for (table, path_col) in TABLES.iter().map(|t| (t.0, t.3)) {
+            // The base rows of the files an overlay stands in for.
+            let hidden: Vec<String> = bases
+                .iter()
+                .filter_map(|s| {
+                    let paths: Vec<String> = s
+                        .files
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| !s.visible(*i as u32))
+                        .map(|(_, f)| quote(&f.path))
+                        .collect();
+                    (!paths.is_empty()).then(|| {
+                        format!(
+                            "(repo = {} AND {path_col} IN ({}))",
+                            quote(s.repo()),
+                            paths.join(",")
+                        )
+                    })
+                })
+                .collect();
+            let filter = if hidden.is_empty() {
+                String::new()
+            } else {
+                format!(" WHERE NOT ({})", hidden.join(" OR "))
+            };
+            conn.execute_batch(&format!(
+                "CREATE VIEW {table} AS SELECT * FROM base.{table}{filter} UNION ALL BY NAME SELECT * FROM ov_{table};"
+            ))
+            .map_err(load_error)?;
+        }
+        conn.execute_batch("CREATE VIEW \"references\" AS SELECT * FROM refs;")
+            .map_err(load_error)?;
+        Self::configure(conn, lock).map_err(load_error)
+    }
+
+    /// The table cache of `snaps` (built when missing).
+    fn cache_db(
+        snaps: &[Snapshot],
+        cache_dir: &std::path::Path,
+    ) -> Result<std::path::PathBuf, LoadError> {
+        Self::cache_db_of(&snaps.iter().collect::<Vec<_>>(), cache_dir)
+    }
+
+    fn cache_db_of(
+        snaps: &[&Snapshot],
+        cache_dir: &std::path::Path,
+    ) -> Result<std::path::PathBuf, LoadError> {
+        let err = load_error;
         let io = |e: std::io::Error| {
             LoadError::new(
                 Code::Cache,
@@ -255,28 +376,15 @@ impl Store {
                 let conn = Connection::open(&tmp).map_err(err)?;
                 conn.execute_batch("SET preserve_insertion_order = true; SET threads = 2;")
                     .map_err(err)?;
-                Self::create_tables(&conn, snaps).map_err(err)?;
-                conn.execute_batch("CHECKPOINT;").map_err(err)?;
+                let all: Vec<Snapshot> = Vec::new();
+                Self::create_tables(&conn, snaps, &all, "", true).map_err(err)?;
+                conn.execute_batch("CREATE VIEW \"references\" AS SELECT * FROM refs; CHECKPOINT;")
+                    .map_err(err)?;
             }
             std::fs::rename(&tmp, &db).map_err(io)?;
         }
         prune_table_cache(cache_dir, &db);
-        let cfg = duckdb::Config::default()
-            .access_mode(duckdb::AccessMode::ReadOnly)
-            .and_then(|c| c.max_memory(&duckdb_memory()))
-            .and_then(|c| c.threads(2))
-            .map_err(|e| {
-                LoadError::new(
-                    Code::ServerConfig,
-                    format!("invalid DuckDB settings: {e}"),
-                    format!(
-                        "CODE_INDEX_DUCKDB_MEMORY must be a size such as 32MB or 1GB (it is {:?})",
-                        duckdb_memory()
-                    ),
-                )
-            })?;
-        let conn = Connection::open_with_flags(&db, cfg).map_err(err)?;
-        Self::configure(conn, lock).map_err(err)
+        Ok(db)
     }
 
     /// External access off; settings locked unless the store is the tools' own.
@@ -338,27 +446,16 @@ impl Store {
             .clone()
     }
 
-    fn create_tables(conn: &Connection, snaps: &[Snapshot]) -> duckdb::Result<()> {
-        // (table, file, columns, path column, symbol-id columns)
-        let tables: [(&str, &str, &str, &str, &[&str]); 5] = [
-            (
-                "symbols",
-                "symbols.parquet",
-                "*",
-                "path",
-                &["symbol_id", "parent_id"],
-            ),
-            ("refs", "references.parquet", "*", "path", &[]),
-            (
-                "edges",
-                "edges.parquet",
-                "*",
-                "src_path",
-                &["src_symbol_id", "dst_symbol_id"],
-            ),
-            ("chunks", "chunks.parquet", "*", "path", &[]),
-            ("files", "files.parquet", "* EXCLUDE (content)", "path", &[]),
-        ];
+    /// Tables `<prefix><table>` of `snaps`' rows; `all` are every served
+    /// snapshot (to find an overlay's base); `hide`: leave out the files an
+    /// overlay stands in for.
+    fn create_tables(
+        conn: &Connection,
+        snaps: &[&Snapshot],
+        all: &[Snapshot],
+        prefix: &str,
+        hide: bool,
+    ) -> duckdb::Result<()> {
         let symbol_rows = |s: &Snapshot| {
             s.manifest
                 .files
@@ -366,8 +463,8 @@ impl Store {
                 .find(|f| f.name == "symbols.parquet")
                 .map_or(0, |f| f.rows)
         };
-        for (table, file, cols, path_col, id_cols) in tables {
-            let mut ordered: Vec<&Snapshot> = snaps.iter().collect();
+        for (table, file, cols, path_col, id_cols) in TABLES {
+            let mut ordered: Vec<&Snapshot> = snaps.to_vec();
             ordered.sort_by(|a, b| (a.repo(), a.id()).cmp(&(b.repo(), b.id())));
             let parts: Vec<String> = ordered
                 .iter()
@@ -376,11 +473,7 @@ impl Store {
                     // each table), so the two never share one.
                     let offset = s
                         .overlay_of()
-                        .and_then(|b| {
-                            snaps
-                                .iter()
-                                .find(|x| x.id() == b && x.overlay_of().is_none())
-                        })
+                        .and_then(|b| all.iter().find(|x| x.id() == b && x.overlay_of().is_none()))
                         .map_or(0, symbol_rows);
                     let cols = if offset > 0 && !id_cols.is_empty() {
                         let r: Vec<String> = id_cols
@@ -399,7 +492,7 @@ impl Store {
                         .filter(|(i, _)| !s.visible(*i as u32))
                         .map(|(_, f)| quote(&f.path))
                         .collect();
-                    let filter = if hidden.is_empty() {
+                    let filter = if hidden.is_empty() || !hide {
                         String::new()
                     } else {
                         format!(" WHERE {path_col} NOT IN ({})", hidden.join(","))
@@ -420,7 +513,7 @@ impl Store {
             // by (repo, id): a sort of every column (`ORDER BY ALL`) took 18 of
             // the 22 s of the kernel's cache build.
             let t0 = std::time::Instant::now();
-            conn.execute_batch(&format!("CREATE TABLE {table} AS {body};"))?;
+            conn.execute_batch(&format!("CREATE TABLE {prefix}{table} AS {body};"))?;
             if std::env::var_os("CODE_INDEX_TIMING").is_some() {
                 eprintln!(
                     "[timing] table cache: {table} {:.2}s",
@@ -428,7 +521,7 @@ impl Store {
                 );
             }
         }
-        conn.execute_batch("CREATE VIEW \"references\" AS SELECT * FROM refs;")
+        Ok(())
     }
 
     /// Rows of a parameterized internal query (values as DuckDB gives them;
