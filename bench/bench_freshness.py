@@ -151,6 +151,7 @@ Each round appends a function to a different file, runs `code-indexer invalidate
 | hook start → server answers with the edit | {statistics.median(ends):.3f} s | {max(ends):.3f} s |
 
 Rounds: {len(rounds)}; the new function in `search_code` semantic top 5 in {sum(r['semantic_top5'] for r in rounds)} of {len(rounds)}.
+Per round (the overlay re-analyses every file it covers, so round n covers n files; `sync` starts it over): hook {', '.join(f"{r['hook_s']:.2f}" for r in rounds)} s; end to end {', '.join(f"{r['end_to_end_s']:.2f}" for r in rounds)} s.
 Chunks of one overlay build: {emb.get('chunks', '-')} ({emb.get('from_cache', '-')} from the embedding cache, {emb.get('embedded', '-')} embedded).
 
 | `watch --interval 10s` on the idle tree | |

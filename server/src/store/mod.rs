@@ -369,6 +369,11 @@ impl Store {
         if let Ok(f) = std::fs::File::options().append(true).open(&db) {
             let _ = f.set_modified(std::time::SystemTime::now());
         }
+        // One build at a time in this process: a state that layers an overlay
+        // over the bases' cache while the first state still builds it waits
+        // for that build instead of making a second one.
+        static BUILDING: Mutex<()> = Mutex::new(());
+        let _one = BUILDING.lock().unwrap_or_else(|p| p.into_inner());
         if !db.is_file() {
             let tmp = cache_dir.join(format!(".{key}.{}.tmp", std::process::id()));
             let _ = std::fs::remove_file(&tmp);
@@ -578,6 +583,29 @@ mod tests {
     /// A deferred store answers once its tables are loaded (the query waits
     /// for the background load), with the same rows as a store loaded at
     /// once; a load that fails makes every query a coded error.
+    #[test]
+    fn stores_opened_at_once_share_one_cache_build() {
+        // A start and an overlay's state both open the bases' cache before it
+        // exists: one builds it, the other waits and reads it.
+        let st = crate::tools::fixture::state();
+        let cache = tempfile::tempdir().unwrap();
+        let dir = st.snaps[0].dir.clone();
+        let opened: Vec<_> = (0..4)
+            .map(|_| {
+                let (dir, cache) = (dir.clone(), cache.path().to_path_buf());
+                std::thread::spawn(move || {
+                    let snaps = vec![crate::snapshot::load(&dir).unwrap()];
+                    Store::load_for_tools(&snaps, &cache).map(|_| ())
+                })
+            })
+            .collect();
+        for t in opened {
+            assert!(t.join().unwrap().is_ok());
+        }
+        let dbs: Vec<_> = std::fs::read_dir(cache.path()).unwrap().flatten().collect();
+        assert_eq!(dbs.len(), 1, "{dbs:?}");
+    }
+
     #[test]
     fn deferred_store_waits_for_its_tables() {
         let st = crate::tools::fixture::state();
