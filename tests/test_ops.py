@@ -230,3 +230,15 @@ def test_cache_stats_and_invalidate(indexer, tmp_path):
     # The next sync builds the edit the dropped overlay held.
     s = json.loads(run("sync", str(repo), "--json").stdout)
     assert s["action"] == "built" and s["changed_paths"] == 1
+
+
+def test_no_metrics_or_logs_without_home(indexer, tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("def alpha():\n    return 1\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "CODE_INDEX_METRICS", "CODE_INDEX_LOG_DIR")}
+    p = subprocess.run([str(indexer), "index", str(repo), "--out", str(tmp_path / "out"), "--no-embeddings"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    # Never written relative to the working directory.
+    assert not (tmp_path / ".cache").exists()

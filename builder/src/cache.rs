@@ -67,12 +67,10 @@ pub struct Stats {
     pub searches: u64,
     pub query_cache_hit_rate: Option<f64>,
     pub metrics: Option<Usage>,
-    pub logs: Usage,
+    pub logs: Option<Usage>,
 }
 
-fn rate(a: u64, b: u64) -> Option<f64> {
-    (b > 0).then(|| (a as f64 / b as f64 * 10000.0).round() / 10000.0)
-}
+use crate::metrics::{pc, rate};
 
 /// Gather the stats; `snapshots_dir` is where `<repo>/` folders live.
 pub fn stats(snapshots_dir: &Path) -> Stats {
@@ -135,17 +133,13 @@ pub fn stats(snapshots_dir: &Path) -> Stats {
     }
     s.embedding_hit_rate = rate(s.embedding_hits, s.embedding_lookups);
     s.query_cache_hit_rate = rate(s.query_cache_hits, s.searches);
-    let logs = code_index_schemas::ops::log_file("code-indexer", &Default::default());
-    s.logs = usage(logs.path.parent().unwrap_or(Path::new(".")));
+    s.logs = code_index_schemas::ops::log_file("code-indexer", &Default::default())
+        .map(|l| usage(l.path.parent().unwrap_or(Path::new("."))));
     s
 }
 
 fn mb(b: u64) -> String {
     format!("{:.1} MB", b as f64 / 1e6)
-}
-
-fn pc(v: Option<f64>) -> String {
-    v.map_or("-".into(), |x| format!("{:.1}%", x * 100.0))
 }
 
 pub fn render(s: &Stats) -> String {
@@ -180,7 +174,9 @@ pub fn render(s: &Stats) -> String {
     if let Some(m) = &s.metrics {
         out.push_str(&line("metrics", m, String::new()));
     }
-    out.push_str(&line("logs", &s.logs, String::new()));
+    if let Some(l) = &s.logs {
+        out.push_str(&line("logs", l, String::new()));
+    }
     out.push_str(&format!("snapshots in {}\n", s.snapshots_dir));
     for (repo, r) in &s.snapshots {
         out.push_str(&format!(

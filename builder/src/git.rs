@@ -73,6 +73,15 @@ fn git_raw(repo: &Path, args: &[&str]) -> Option<Vec<u8>> {
     out.status.success().then_some(out.stdout)
 }
 
+/// The branch the remote's HEAD names (`origin/HEAD` → `main`), if any.
+pub fn remote_head(repo: &Path) -> Option<String> {
+    git(
+        repo,
+        &["symbolic-ref", "--short", "-q", "refs/remotes/origin/HEAD"],
+    )
+    .and_then(|s| s.split_once('/').map(|(_, b)| b.to_string()))
+}
+
 /// The branch HEAD is on, if any.
 pub fn branch(repo: &Path) -> Option<String> {
     git(repo, &["symbolic-ref", "--short", "-q", "HEAD"])

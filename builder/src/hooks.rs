@@ -34,15 +34,7 @@ pub fn default_branch(root: &Path) -> String {
     if let Some(b) = cfg.and_then(|c| c.config.default_branch) {
         return b;
     }
-    let remote = std::process::Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["symbolic-ref", "--short", "-q", "refs/remotes/origin/HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .and_then(|s| s.split_once('/').map(|(_, b)| b.to_string()));
+    let remote = crate::git::remote_head(root);
     remote
         .or_else(|| crate::git::branch(root))
         .unwrap_or_else(|| "main".to_string())

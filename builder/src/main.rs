@@ -832,34 +832,25 @@ fn sync_options(
 }
 
 fn print_synced(s: &code_index_builder::sync::Synced) {
+    let removed = if s.removed.is_empty() {
+        String::new()
+    } else {
+        format!("; removed {}", s.removed.join(", "))
+    };
     let what = match s.changed_paths {
         Some(n) => format!("{n} path(s) changed per git"),
         None => "every file hashed".to_string(),
     };
     match s.action {
-        "up-to-date" => println!(
-            "{}: up to date at {}{}",
-            s.repo,
-            s.snapshot_id,
-            if s.removed.is_empty() {
-                String::new()
-            } else {
-                format!("; removed {}", s.removed.join(", "))
-            }
-        ),
+        "up-to-date" => println!("{}: up to date at {}{removed}", s.repo, s.snapshot_id),
         _ => println!(
-            "{}: {} -> {} ({what}; {} files, {} reused) in {:.2}s{}",
+            "{}: {} -> {} ({what}; {} files, {} reused) in {:.2}s{removed}",
             s.repo,
             s.previous.as_deref().unwrap_or("(none)"),
             s.snapshot_id,
             s.files,
             s.reused_files,
             s.seconds,
-            if s.removed.is_empty() {
-                String::new()
-            } else {
-                format!("; removed {}", s.removed.join(", "))
-            }
         ),
     }
 }

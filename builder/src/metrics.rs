@@ -141,7 +141,8 @@ pub struct Summary {
     pub context_injects: u64,
 }
 
-fn rate(a: u64, b: u64) -> Option<f64> {
+/// `a / b` to four decimals (`None` when `b` is 0).
+pub(crate) fn rate(a: u64, b: u64) -> Option<f64> {
     (b > 0).then(|| (a as f64 / b as f64 * 10000.0).round() / 10000.0)
 }
 
@@ -312,7 +313,8 @@ fn ms(v: Option<f64>) -> String {
     v.map_or("-".into(), |x| format!("{x:.1}"))
 }
 
-fn pc(v: Option<f64>) -> String {
+/// A rate as a percentage (`-` when unknown).
+pub(crate) fn pc(v: Option<f64>) -> String {
     v.map_or("-".into(), |x| format!("{:.1}%", x * 100.0))
 }
 

@@ -95,18 +95,19 @@ fn write_state(repo_dir: &Path, st: &State) {
     }
 }
 
+/// A file's mtime in nanoseconds since the epoch (0 when unknown).
+fn mtime_ns(m: &std::fs::Metadata) -> u128 {
+    m.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
+}
+
 /// A file's size and mtime (`-` when it is gone): equal stats before and
 /// after mean the file was not written in between.
 fn stat(root: &Path, rel: &str) -> String {
     match std::fs::metadata(root.join(rel)) {
-        Ok(m) => {
-            let t = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            format!("{}:{t}", m.len())
-        }
+        Ok(m) => format!("{}:{}", m.len(), mtime_ns(&m)),
         Err(_) => "-".to_string(),
     }
 }
@@ -119,12 +120,7 @@ fn fingerprint(root: &Path, threads: usize) -> Result<String> {
     let mut h = sha2::Sha256::new();
     h.update(cfg.hash.as_bytes());
     for e in &walked.entries {
-        let mtime = std::fs::metadata(&e.abs)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
+        let mtime = std::fs::metadata(&e.abs).map_or(0, |m| mtime_ns(&m));
         h.update(format!("{}\0{}\0{mtime}\n", e.rel, e.size).as_bytes());
     }
     Ok(hex::encode(h.finalize()))

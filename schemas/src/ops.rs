@@ -317,15 +317,22 @@ pub fn parse_span(s: &str) -> Option<i64> {
     (n > 0).then_some(n * unit)
 }
 
+/// The cache root when `HOME` is set: metrics and logs are never written
+/// relative to the working directory.
+fn home_cache() -> Option<PathBuf> {
+    crate::dirs::home().map(|_| crate::dirs::cache_root())
+}
+
 /// The metrics file: `$CODE_INDEX_METRICS` (a file path, or `off`), else
-/// `<cache root>/metrics/events.jsonl`; `None` when turned off.
+/// `<cache root>/metrics/events.jsonl`; `None` when turned off (or `HOME`
+/// is unset).
 pub fn metrics_file() -> Option<Rotating> {
     let set = settings().unwrap_or_default().metrics;
     let path = match std::env::var_os("CODE_INDEX_METRICS") {
         Some(v) if v == "off" || v.is_empty() => return None,
         Some(v) => PathBuf::from(v),
         None if !set.enabled => return None,
-        None => crate::dirs::cache_root().join("metrics/events.jsonl"),
+        None => home_cache()?.join("metrics/events.jsonl"),
     };
     Some(Rotating::new(path, set.max_size_mb, set.max_files))
 }
@@ -360,16 +367,18 @@ pub fn record(event: &str, fields: serde_json::Value) {
 }
 
 /// The log file of `binary` (`code-index-mcp`, `code-indexer`):
-/// `$CODE_INDEX_LOG_DIR` or `<cache root>/logs`, rotated per the settings.
-pub fn log_file(binary: &str, logging: &Logging) -> Rotating {
-    let dir = std::env::var_os("CODE_INDEX_LOG_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate::dirs::cache_root().join("logs"));
-    Rotating::new(
+/// `$CODE_INDEX_LOG_DIR` or `<cache root>/logs` (none when `HOME` is unset),
+/// rotated per the settings.
+pub fn log_file(binary: &str, logging: &Logging) -> Option<Rotating> {
+    let dir = match std::env::var_os("CODE_INDEX_LOG_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => home_cache()?.join("logs"),
+    };
+    Some(Rotating::new(
         dir.join(format!("{binary}.log")),
         logging.max_size_mb,
         logging.max_files,
-    )
+    ))
 }
 
 /// Is `p` one of a [`Rotating`] file's rotated predecessors (`name.N`)?
@@ -421,9 +430,10 @@ fn level_filter(level: &str) -> tracing_subscriber::filter::Targets {
 
 /// Start `binary`'s logs: its log file ([`log_file`]) at the settings' level
 /// (`$CODE_INDEX_LOG` overrides it), rotated by size, and stderr at
-/// `stderr_level` (errors always reach stderr). A broken settings file is
-/// reported on stderr and the defaults are used. Returns the log file.
-pub fn init_logging(binary: &str, stderr_level: &str) -> Rotating {
+/// `stderr_level` (`off`: the caller prints its own errors). A broken
+/// settings file is reported on stderr and the defaults are used. Returns
+/// the log file.
+pub fn init_logging(binary: &str, stderr_level: &str) -> Option<Rotating> {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     use tracing_subscriber::Layer;
@@ -438,13 +448,13 @@ pub fn init_logging(binary: &str, stderr_level: &str) -> Rotating {
         _ => "error",
     };
     let _ = tracing_subscriber::registry()
-        .with(
+        .with(file.clone().map(|f| {
             tracing_subscriber::fmt::layer()
                 .with_ansi(false)
                 .with_target(false)
-                .with_writer(LogFile(file.clone()))
-                .with_filter(level_filter(&level)),
-        )
+                .with_writer(LogFile(f))
+                .with_filter(level_filter(&level))
+        }))
         .with(
             tracing_subscriber::fmt::layer()
                 .without_time()
@@ -455,6 +465,9 @@ pub fn init_logging(binary: &str, stderr_level: &str) -> Rotating {
         )
         .try_init();
     if let Some(e) = problem {
+        if stderr_level == "off" {
+            eprintln!("{e}");
+        }
         tracing::error!("{}", e.one_line());
     }
     file
