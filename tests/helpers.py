@@ -232,6 +232,21 @@ def git_commit_all(repo: Path, message: str, date: str = "2024-01-02T03:04:05+00
     return git(repo, "rev-parse", "HEAD")
 
 
+ALPHA = "def alpha():\n    return 1\n"
+
+
+def small_repo(root: Path, files: dict[str, str] | None = None, git: bool = True) -> Path:
+    """A directory with `files` (default: a.py defining alpha), committed to
+    a fresh git repository on `main` unless `git` is false."""
+    root.mkdir()
+    for name, text in (files or {"a.py": ALPHA}).items():
+        (root / name).write_text(text)
+    if git:
+        git_init(root)
+        git_commit_all(root, "init")
+    return root
+
+
 # --------------------------------------------------------------------------
 # The walk oracle: ripgrep's file list minus the documented default exclusions
 

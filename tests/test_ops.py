@@ -19,7 +19,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from helpers import build, git_commit_all, git_init
+from helpers import build, small_repo
 
 TOOLS = ["grep", "search_code", "search_symbols", "find_references", "search_files"]
 
@@ -124,12 +124,8 @@ def test_metrics_cli_on_a_generated_log(indexer, tmp_path):
 
 def test_server_and_hooks_record_metrics_and_rotate_them_and_the_logs(indexer, tmp_path):
     server = indexer.parent / "code-index-mcp"
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "a.py").write_text("import b\n\ndef alpha():\n    return b.beta()\n")
-    (repo / "b.py").write_text("def beta():\n    return 2\n")
-    git_init(repo)
-    git_commit_all(repo, "init")
+    repo = small_repo(tmp_path / "repo", {"a.py": "import b\n\ndef alpha():\n    return b.beta()\n",
+                                          "b.py": "def beta():\n    return 2\n"})
     out = tmp_path / "snaps"
     build(indexer, repo, out, "--no-embeddings")
     mfile = tmp_path / "m" / "events.jsonl"
@@ -201,11 +197,7 @@ def test_server_and_hooks_record_metrics_and_rotate_them_and_the_logs(indexer, t
 
 
 def test_cache_stats_and_invalidate(indexer, tmp_path):
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "a.py").write_text("def alpha():\n    return 1\n")
-    git_init(repo)
-    git_commit_all(repo, "init")
+    repo = small_repo(tmp_path / "repo")
     out = tmp_path / "snaps"
     env = dict(os.environ, CODE_INDEX_METRICS=str(tmp_path / "m.jsonl"), CODE_INDEX_SNAPSHOTS=str(out),
                CODE_INDEX_CACHE=str(tmp_path / "server"))
@@ -233,9 +225,7 @@ def test_cache_stats_and_invalidate(indexer, tmp_path):
 
 
 def test_no_metrics_or_logs_without_home(indexer, tmp_path):
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "a.py").write_text("def alpha():\n    return 1\n")
+    repo = small_repo(tmp_path / "repo", git=False)
     env = {k: v for k, v in os.environ.items() if k not in ("HOME", "CODE_INDEX_METRICS", "CODE_INDEX_LOG_DIR")}
     p = subprocess.run([str(indexer), "index", str(repo), "--out", str(tmp_path / "out"), "--no-embeddings"],
                        cwd=tmp_path, env=env, capture_output=True, text=True)

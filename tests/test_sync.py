@@ -12,6 +12,7 @@ import fcntl
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -22,7 +23,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from helpers import build, copy_tree, git, git_commit_all, git_init, rg_lines
+from helpers import build, copy_tree, git, git_commit_all, git_init, rg_lines, small_repo
 
 pytestmark = pytest.mark.corpus
 
@@ -132,11 +133,7 @@ def test_sync_after_a_commit_equals_a_full_build_and_the_server_follows(indexer,
 
 
 def test_watch_builds_on_its_timer_skips_a_locked_repo_and_stops_on_sigterm(indexer, tmp_path):
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "a.py").write_text("def alpha():\n    return 1\n")
-    git_init(repo)
-    git_commit_all(repo, "a")
+    repo = small_repo(tmp_path / "repo")
     out = tmp_path / "out"
     # A held lock: this round skips the repository with E_BUSY.
     (out / "repo").mkdir(parents=True)
@@ -168,9 +165,7 @@ def test_watch_builds_on_its_timer_skips_a_locked_repo_and_stops_on_sigterm(inde
 
 
 def test_sync_without_git_uses_file_stats(indexer, tmp_path):
-    repo = tmp_path / "plain"
-    repo.mkdir()
-    (repo / "a.py").write_text("def alpha():\n    return 1\n")
+    repo = small_repo(tmp_path / "plain", git=False)
     out = tmp_path / "out"
     run = lambda: json.loads(subprocess.run(
         [str(indexer), "sync", str(repo), "--index", str(out / "plain"), "--no-embeddings", "--json"],
@@ -191,11 +186,7 @@ def test_sync_errors(indexer, tmp_path):
 
 
 def test_hooks_sync_the_default_branch_after_merge_and_checkout(indexer, tmp_path):
-    repo = tmp_path / "hooked"
-    repo.mkdir()
-    (repo / "a.py").write_text("def alpha():\n    return 1\n")
-    git_init(repo)
-    git_commit_all(repo, "a")
+    repo = small_repo(tmp_path / "hooked")
     out = tmp_path / "out"
     hooks = repo / ".git" / "hooks"
     hooks.mkdir(exist_ok=True)
@@ -247,3 +238,21 @@ def test_hooks_sync_the_default_branch_after_merge_and_checkout(indexer, tmp_pat
     assert ">>> code-index" not in (hooks / "post-merge").read_text() and not (hooks / "post-checkout").exists()
     p = subprocess.run([str(indexer), "hooks", "install", str(tmp_path)], capture_output=True, text=True)
     assert p.returncode == 2 and "E_NOT_GIT" in p.stderr
+
+
+def test_a_table_cache_built_under_an_overlay_keeps_the_bases_rows(indexer, tmp_path):
+    # A server started while an overlay exists builds the bases' table cache;
+    # a later start without the overlay reuses it and must find every row.
+    server = indexer.parent / "code-index-mcp"
+    repo = small_repo(tmp_path / "repo")
+    out = tmp_path / "out"
+    build(indexer, repo, out, "--no-embeddings")
+    (repo / "a.py").write_text("def alpha():\n    return 1\n\n\ndef alpha_two():\n    return 2\n")
+    subprocess.run([str(indexer), "invalidate-file", str(repo / "a.py"), "--index", str(out / "repo")], check=True, capture_output=True)
+    env = dict(os.environ, CODE_INDEX_CACHE=str(tmp_path / "cache"))
+    count = lambda: json.loads(subprocess.run(
+        [str(server), "sql", "--index", str(out / "repo"), "--json", "SELECT count(*) AS n FROM symbols WHERE path = 'a.py'"],
+        capture_output=True, text=True, env=env, check=True).stdout)["rows"]
+    assert count() == [[2]]
+    shutil.rmtree(out / "repo" / ".overlays")
+    assert count() == [[1]]

@@ -6,25 +6,13 @@ use std::process::Command;
 
 use code_index_schemas::GitInfo;
 
+/// A git command's trimmed output, `None` when it fails or prints nothing.
 fn git(repo: &Path, args: &[&str]) -> Option<String> {
-    // No optional locks: a background sync's `git status` never takes the
-    // index lock a user's merge or checkout needs.
-    let out = Command::new("git")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .arg("-C")
-        .arg(repo)
-        .args(args)
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    let s = String::from_utf8(out.stdout).ok()?.trim().to_string();
-    if s.is_empty() {
-        None
-    } else {
-        Some(s)
-    }
+    let s = String::from_utf8(git_raw(repo, args)?)
+        .ok()?
+        .trim()
+        .to_string();
+    (!s.is_empty()).then_some(s)
 }
 
 /// True when `repo` is the top of a git work tree.

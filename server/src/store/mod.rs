@@ -289,7 +289,7 @@ impl Store {
             quote(&db.to_string_lossy())
         ))
         .map_err(load_error)?;
-        Self::create_tables(&conn, &overlays, snaps, "ov_", false).map_err(load_error)?;
+        Self::create_tables(&conn, &overlays, snaps, "ov_").map_err(load_error)?;
         for (table, path_col) in TABLES.iter().map(|t| (t.0, t.3)) {
             // The base rows of the files an overlay stands in for.
             let hidden: Vec<String> = bases
@@ -382,7 +382,7 @@ impl Store {
                 conn.execute_batch("SET preserve_insertion_order = true; SET threads = 2;")
                     .map_err(err)?;
                 let all: Vec<Snapshot> = Vec::new();
-                Self::create_tables(&conn, snaps, &all, "", true).map_err(err)?;
+                Self::create_tables(&conn, snaps, &all, "").map_err(err)?;
                 conn.execute_batch("CREATE VIEW \"references\" AS SELECT * FROM refs; CHECKPOINT;")
                     .map_err(err)?;
             }
@@ -452,14 +452,14 @@ impl Store {
     }
 
     /// Tables `<prefix><table>` of `snaps`' rows; `all` are every served
-    /// snapshot (to find an overlay's base); `hide`: leave out the files an
-    /// overlay stands in for.
+    /// snapshot (to find an overlay's base). Every row goes in: a cache is
+    /// keyed by its snapshots alone, so the base rows an overlay hides are
+    /// left out by the views of [`Store::open_layered`], never here.
     fn create_tables(
         conn: &Connection,
         snaps: &[&Snapshot],
         all: &[Snapshot],
         prefix: &str,
-        hide: bool,
     ) -> duckdb::Result<()> {
         let symbol_rows = |s: &Snapshot| {
             s.manifest
@@ -468,7 +468,7 @@ impl Store {
                 .find(|f| f.name == "symbols.parquet")
                 .map_or(0, |f| f.rows)
         };
-        for (table, file, cols, path_col, id_cols) in TABLES {
+        for (table, file, cols, _, id_cols) in TABLES {
             let mut ordered: Vec<&Snapshot> = snaps.to_vec();
             ordered.sort_by(|a, b| (a.repo(), a.id()).cmp(&(b.repo(), b.id())));
             let parts: Vec<String> = ordered
@@ -489,21 +489,8 @@ impl Store {
                     } else {
                         cols.to_string()
                     };
-                    // The files an overlay stands in for are left out of its base.
-                    let hidden: Vec<String> = s
-                        .files
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, _)| !s.visible(*i as u32))
-                        .map(|(_, f)| quote(&f.path))
-                        .collect();
-                    let filter = if hidden.is_empty() || !hide {
-                        String::new()
-                    } else {
-                        format!(" WHERE {path_col} NOT IN ({})", hidden.join(","))
-                    };
                     format!(
-                        "SELECT {} AS repo, {cols} FROM read_parquet({}){filter}",
+                        "SELECT {} AS repo, {cols} FROM read_parquet({})",
                         quote(s.repo()),
                         quote(&s.dir.join(file).to_string_lossy())
                     )
