@@ -7,7 +7,10 @@
 # directory, then writes
 #   <out-dir>/<name>-<snapshot-id>.tar.zst        the snapshot directory's files
 #   <out-dir>/<name>-<snapshot-id>.manifest.json  a copy of its manifest
-# and prints those two paths (one per line) on stdout. Logs go to stderr.
+#   <out-dir>/<name>-latest.manifest.json       the same copy, naming the newest
+#                                               (what `code-indexer sync --url` and
+#                                               the config's snapshot_url point at)
+# and prints the first two paths (one per line) on stdout. Logs go to stderr.
 #
 # The tarball is deterministic (sorted names, zero mtimes and owners, GNU
 # format, single-threaded zstd), so equal snapshots give equal tarballs.
@@ -37,7 +40,7 @@ log() { printf '[publish-snapshot] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 2; }
 
 if [[ $# -lt 2 || $# -gt 3 ]]; then
-  sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 
@@ -132,6 +135,9 @@ mv -f "$out/.$base.manifest.json.tmp" "$manifest"
 if [[ -f $snap/manifest.sig ]]; then
   cp "$snap/manifest.sig" "$out/$base.manifest.sig"
 fi
+# The newest, last: it never names a tarball that is not in place yet.
+cp "$snap/manifest.json" "$out/.$name-latest.manifest.json.tmp"
+mv -f "$out/.$name-latest.manifest.json.tmp" "$out/$name-latest.manifest.json"
 
 log "snapshot $id of $name: $(du -h "$tarball" | cut -f1) packed"
 printf '%s\n%s\n' "$tarball" "$manifest"

@@ -484,3 +484,40 @@ def rg_lines(root: Path, *args) -> set[tuple[str, int]]:
         path, ln, _ = line.split(":", 2)
         out.add((path.removeprefix("./"), int(ln)))
     return out
+
+
+# --------------------------------------------------------------------------
+# A static HTTP server on loopback (published snapshots)
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class HttpServer:
+    """`python -m http.server` serving `directory` on a free loopback port."""
+
+    def __init__(self, directory: Path):
+        import socket
+        import sys
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "http.server", str(self.port), "--bind", "127.0.0.1", "--directory", str(directory)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("http.server did not start")
+
+    def url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.port}/{name}"
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)

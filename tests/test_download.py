@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from helpers import HttpServer
 
 pytestmark = pytest.mark.corpus
 
@@ -23,34 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="session")
 def server_bin(indexer) -> Path:
     return indexer.parent / "code-index-mcp"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class HttpServer:
-    def __init__(self, directory: Path):
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "http.server", str(self.port), "--bind", "127.0.0.1", "--directory", str(directory)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("http.server did not start")
-
-    def url(self, name: str) -> str:
-        return f"http://127.0.0.1:{self.port}/{name}"
-
-    def close(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
 
 
 def test_download_verify_cache_and_refuse_damage(server_bin, indexer, corpora, tmp_path):

@@ -24,6 +24,11 @@ pub struct Config {
     /// Repository name used in snapshot paths (default: the directory name).
     pub name: Option<String>,
     pub default_branch: Option<String>,
+    /// Where `sync` gets the newest published snapshot instead of building
+    /// (`…/<repo>-latest.manifest.json` from `ci/publish-snapshot.sh`, or
+    /// any URL `code-index-mcp --index` takes). Not part of the config hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_url: Option<String>,
     /// When non-empty, only files matching one of these globs are indexed.
     #[serde(default)]
     pub include: Vec<String>,
@@ -312,7 +317,7 @@ fn yaml_error(path: &Path, e: serde_yaml::Error) -> Error {
         codes::CONFIG_PARSE,
         format!("broken config file {}{at}: {e}", path.display()),
         format!(
-            "fix the YAML in {} (run `code-indexer init --force` for a fresh starter file; valid keys: name, default_branch, include, exclude, include_override, max_file_size, modules, navigation_docs, test_patterns, secrets, pattern_dirs)",
+            "fix the YAML in {} (run `code-indexer init --force` for a fresh starter file; valid keys: name, default_branch, snapshot_url, include, exclude, include_override, max_file_size, modules, navigation_docs, test_patterns, secrets, pattern_dirs)",
             path.display()
         ),
     )
@@ -346,6 +351,7 @@ pub fn effective(
     // it stays out of the hash, so both modes give the same snapshot id.
     let mut hashed = config.clone();
     hashed.secrets.action = None;
+    hashed.snapshot_url = None;
     let canonical = serde_json::json!({
         "config": hashed,
         "max_file_size": max_file_size,

@@ -100,6 +100,10 @@ enum Cmd {
         index: Option<PathBuf>,
         #[command(flatten)]
         build: SyncBuildArgs,
+        /// Download the snapshot CI published here instead of building (default: the config's
+        /// snapshot_url), e.g. https://host/snapshots/django-latest.manifest.json.
+        #[arg(long)]
+        url: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -309,6 +313,10 @@ struct SyncBuildArgs {
     /// Hash every file instead of asking git what changed.
     #[arg(long)]
     full: bool,
+    /// A downloaded snapshot must be signed by this public key (repeatable; also
+    /// CODE_INDEX_TRUSTED_KEYS).
+    #[arg(long)]
+    trust_key: Vec<String>,
 }
 
 // `upgrade-embeddings`' arguments (no doc comment: the variant's is the help text).
@@ -423,8 +431,9 @@ fn run(cli: Cli) -> Result<()> {
             repo,
             index,
             build,
+            url,
             json,
-        } => cmd_sync(repo, index, build, json),
+        } => cmd_sync(repo, index, build, url, json),
         Cmd::Watch {
             repos,
             interval,
@@ -813,8 +822,8 @@ fn sync_options(
     default_threads: usize,
     wait: bool,
     progress: bool,
-) -> code_index_builder::sync::SyncOptions {
-    code_index_builder::sync::SyncOptions {
+) -> Result<code_index_builder::sync::SyncOptions> {
+    Ok(code_index_builder::sync::SyncOptions {
         root,
         repo_dir,
         threads: b.threads.unwrap_or(default_threads).max(1),
@@ -828,7 +837,9 @@ fn sync_options(
         wait,
         full: b.full,
         progress,
-    }
+        url: None,
+        trusted: code_index_schemas::signing::trusted_keys(&b.trust_key)?,
+    })
 }
 
 fn print_synced(s: &code_index_builder::sync::Synced) {
@@ -841,8 +852,20 @@ fn print_synced(s: &code_index_builder::sync::Synced) {
         Some(n) => format!("{n} path(s) changed per git"),
         None => "every file hashed".to_string(),
     };
+    let overlay = match s.overlay_paths {
+        Some(n) => format!("; {n} changed path(s) of the working tree overlaid"),
+        None => String::new(),
+    };
     match s.action {
         "up-to-date" => println!("{}: up to date at {}{removed}", s.repo, s.snapshot_id),
+        "downloaded" => println!(
+            "{}: {} -> {} (downloaded from {}) in {:.2}s{overlay}{removed}",
+            s.repo,
+            s.previous.as_deref().unwrap_or("(none)"),
+            s.snapshot_id,
+            s.url.as_deref().unwrap_or("?"),
+            s.seconds,
+        ),
         _ => println!(
             "{}: {} -> {} ({what}; {} files, {} reused) in {:.2}s{removed}",
             s.repo,
@@ -860,19 +883,21 @@ fn cmd_sync(
     repo: Option<PathBuf>,
     index: Option<PathBuf>,
     b: SyncBuildArgs,
+    url: Option<String>,
     json: bool,
 ) -> Result<()> {
     use code_index_builder::sync;
     let root = repo_root(repo)?;
     let repo_dir = sync::repo_dir(&root, index.as_deref());
-    let o = sync_options(
+    let mut o = sync_options(
         root,
         repo_dir,
         &b,
         threads(None),
         true,
         !json && std::io::stderr().is_terminal(),
-    );
+    )?;
+    o.url = url;
     let s = sync::sync(&o)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&s).unwrap());
@@ -906,7 +931,7 @@ fn cmd_watch(
             Some(o) => o.join(overlay::repo_name(&root)),
             None => sync::repo_dir(&root, None),
         };
-        opts.push(sync_options(root, repo_dir, &b, 1, false, false));
+        opts.push(sync_options(root, repo_dir, &b, 1, false, false)?);
     }
     let stop = Arc::new(AtomicBool::new(false));
     {
@@ -1380,6 +1405,7 @@ fn starter_config(root: &Path, name: &str, tree: &Inferred) -> String {
     if let Some(b) = code_index_builder::git::info(root).branch {
         y.push_str(&format!("default_branch: {b}\n"));
     }
+    y.push_str("# snapshot_url: https://host/snapshots/NAME-latest.manifest.json  # `sync` downloads what CI published\n");
     y.push_str("# include: [\"src/**\"]          # only these files (default: everything ripgrep would search)\n");
     y.push_str("exclude: []                    # e.g. [\"vendor/**\", \"*.snap\"]\n");
     y.push_str("include_override: []           # indexed even if .gitignore drops them\n");

@@ -147,11 +147,13 @@ pub fn commit(mut tmp: TempSnapshot, manifest: &Manifest) -> Result<PathBuf> {
     }
     let dest = tmp.repo_dir.join(&manifest.snapshot_id);
     move_into_place(&mut tmp, &dest)?;
-    write_atomic(
-        &tmp.repo_dir.join("latest"),
-        format!("{}\n", manifest.snapshot_id).as_bytes(),
-    )?;
+    set_latest(&tmp.repo_dir, &manifest.snapshot_id)?;
     Ok(dest)
+}
+
+/// Point `<repo_dir>/latest` at snapshot `id` (atomically).
+pub fn set_latest(repo_dir: &Path, id: &str) -> Result<()> {
+    write_atomic(&repo_dir.join("latest"), format!("{id}\n").as_bytes())
 }
 
 /// Rename the temp dir to `dest`; a complete `dest` already there has the

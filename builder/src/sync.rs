@@ -58,6 +58,11 @@ pub struct SyncOptions {
     /// Hash every file, whatever git says.
     pub full: bool,
     pub progress: bool,
+    /// Download the published snapshot at this URL instead of building
+    /// (default: the config's `snapshot_url`).
+    pub url: Option<String>,
+    /// Keys a downloaded snapshot must be signed by (none: not checked).
+    pub trusted: Vec<code_index_schemas::signing::PublicKey>,
 }
 
 /// What one `sync` did.
@@ -65,8 +70,16 @@ pub struct SyncOptions {
 pub struct Synced {
     pub repo: String,
     pub repo_dir: String,
-    /// `up-to-date` (nothing built), `built`, or `first-build`.
+    /// `up-to-date` (nothing built or downloaded), `built`, `first-build`,
+    /// or `downloaded`.
     pub action: &'static str,
+    /// The published snapshot's URL, when it was asked rather than built.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// After a download: the paths of the working tree that differ from
+    /// the snapshot's commit, put into an overlay (none: no overlay).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overlay_paths: Option<usize>,
     pub previous: Option<String>,
     pub snapshot_id: String,
     pub commit: Option<String>,
@@ -187,6 +200,9 @@ fn sync_now(o: &SyncOptions) -> Result<Synced> {
     let root = index::check_repo(&o.root)?;
     let _lock = snapshot::lock(&o.repo_dir, o.wait)?;
     let cfg = crate::config::load(&root, None)?;
+    if let Some(url) = o.url.clone().or_else(|| cfg.config.snapshot_url.clone()) {
+        return download(o, &root, &url, started);
+    }
     let previous = snapshot::resolve_dir(&o.repo_dir).ok();
     let prev_manifest = match &previous {
         Some(d) => Some(snapshot::read_manifest(d)?),
@@ -236,6 +252,8 @@ fn sync_now(o: &SyncOptions) -> Result<Synced> {
                 repo: m.repo.clone(),
                 repo_dir: o.repo_dir.display().to_string(),
                 action: "up-to-date",
+                url: None,
+                overlay_paths: None,
                 previous: Some(m.snapshot_id.clone()),
                 snapshot_id: m.snapshot_id.clone(),
                 commit: m.git.commit.clone(),
@@ -335,6 +353,8 @@ fn sync_now(o: &SyncOptions) -> Result<Synced> {
         } else {
             "first-build"
         },
+        url: None,
+        overlay_paths: None,
         previous: prev_manifest.map(|m| m.snapshot_id),
         snapshot_id: s.snapshot_id,
         commit: git_now.commit,
@@ -342,6 +362,124 @@ fn sync_now(o: &SyncOptions) -> Result<Synced> {
         changed_paths: changed.as_ref().map(BTreeSet::len),
         files: s.files,
         reused_files: s.reused_files,
+        removed,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Most paths an overlay over a downloaded snapshot is built for: a working
+/// tree further from the snapshot's commit is served as published.
+const MAX_OVERLAY_PATHS: usize = 2000;
+
+/// `sync` with a URL: make the newest published snapshot `latest` (fetched
+/// and verified unless it is `latest` already), then lay the working tree's
+/// differences from its commit over it as an overlay, so the index answers
+/// for the tree as a local build would.
+fn download(
+    o: &SyncOptions,
+    root: &Path,
+    url: &str,
+    started: std::time::Instant,
+) -> Result<Synced> {
+    use code_index_schemas::download;
+    let name = o
+        .repo_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let remote = download::remote(url, "code-indexer").map_err(|e| e.at(root))?;
+    let m = remote.manifest.clone();
+    if m.repo != name {
+        return Err(Error::new(
+            codes::SNAPSHOT_INVALID,
+            format!(
+                "{url} is a snapshot of repository '{}', and this one is indexed as '{name}'",
+                m.repo
+            ),
+            format!(
+                "set `name: {}` in .code-index.yaml (or pass --index <out>/{}), or point snapshot_url at this repository's snapshots",
+                m.repo, m.repo
+            ),
+        ));
+    }
+    let previous = snapshot::resolve_dir(&o.repo_dir)
+        .ok()
+        .and_then(|d| snapshot::read_manifest(&d).ok());
+    let dest = o.repo_dir.join(&m.snapshot_id);
+    let current = previous.as_ref().is_some_and(|p| *p == m);
+    if !current {
+        let verify = |dir: &Path| {
+            download::verify_dir(dir, |text| {
+                code_index_schemas::signing::check_dir(&o.trusted, dir, text)
+            })
+            .map(|(m, _)| m)
+        };
+        remote.fetch_into(&dest, &verify)?;
+        snapshot::set_latest(&o.repo_dir, &m.snapshot_id)?;
+        // A later local sync may start from it: it holds its commit's tree
+        // when it was built clean.
+        let state = State {
+            snapshot_id: m.snapshot_id.clone(),
+            commit: m.git.commit.clone(),
+            ..State::default()
+        };
+        if m.git.dirty {
+            let _ = std::fs::remove_file(o.repo_dir.join(STATE_FILE));
+        } else {
+            write_state(&o.repo_dir, &state);
+        }
+    }
+    let mut removed = snapshot::prune(&o.repo_dir, o.keep);
+    // The working tree's differences from the snapshot's commit (the
+    // snapshot's own are overlaid already when it is current).
+    let mut overlay_paths = None;
+    let differ = m
+        .git
+        .commit
+        .as_deref()
+        .and_then(|c| crate::git::changed_since(root, c));
+    match differ {
+        Some(paths) if !current && !paths.is_empty() && paths.len() <= MAX_OVERLAY_PATHS => {
+            let paths: Vec<String> = paths.into_iter().collect();
+            match crate::overlay::invalidate(
+                root,
+                &o.repo_dir,
+                &paths,
+                o.threads,
+                o.embedding_cache.clone(),
+            ) {
+                Ok(_) => overlay_paths = Some(paths.len()),
+                Err(e) => tracing::warn!(
+                    "sync {name}: the working tree's changes are not overlaid: {}",
+                    e.one_line()
+                ),
+            }
+        }
+        Some(paths) if !current && paths.len() > MAX_OVERLAY_PATHS => tracing::warn!(
+            "sync {name}: {} paths differ from the published snapshot's commit (more than {MAX_OVERLAY_PATHS}): served as published",
+            paths.len()
+        ),
+        _ => {}
+    }
+    removed.sort();
+    removed.dedup();
+    Ok(Synced {
+        repo: m.repo.clone(),
+        repo_dir: o.repo_dir.display().to_string(),
+        action: if current { "up-to-date" } else { "downloaded" },
+        url: Some(url.to_string()),
+        overlay_paths,
+        previous: previous.map(|p| p.snapshot_id),
+        snapshot_id: m.snapshot_id.clone(),
+        commit: m.git.commit.clone(),
+        branch: m.git.branch.clone(),
+        changed_paths: None,
+        files: m
+            .files
+            .iter()
+            .find(|f| f.name == "files.parquet")
+            .map_or(0, |f| f.rows),
+        reused_files: 0,
         removed,
         seconds: started.elapsed().as_secs_f64(),
     })

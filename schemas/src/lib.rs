@@ -30,6 +30,7 @@ mod binfile;
 pub mod diag;
 pub mod diff;
 pub mod dirs;
+pub mod download;
 #[cfg(feature = "embed")]
 pub mod embed;
 #[cfg(any(test, feature = "fuzz"))]

@@ -131,6 +131,43 @@ pub fn sign(secret: &str, manifest: &[u8]) -> Result<Signature, SignError> {
     })
 }
 
+/// The trusted keys: `cli` (`--trust-key`, repeatable) and the
+/// comma-separated `CODE_INDEX_TRUSTED_KEYS`. An empty `--trust-key` is an
+/// error (`--trust-key "$UNSET"` must not turn the check off silently).
+pub fn trusted_keys(cli: &[String]) -> Result<Vec<PublicKey>, SignError> {
+    if cli.iter().any(|k| k.trim().is_empty()) {
+        return Err(SignError::new(
+            codes::BAD_KEY,
+            "--trust-key is empty",
+            "pass the public key `code-indexer keygen` printed (ed25519:…); check the variable that should hold it",
+        ));
+    }
+    let env = std::env::var("CODE_INDEX_TRUSTED_KEYS").unwrap_or_default();
+    cli.iter()
+        .map(String::as_str)
+        .chain(env.split([',', ' ', '\n']))
+        .filter(|k| !k.trim().is_empty())
+        .map(PublicKey::parse)
+        .collect()
+}
+
+/// The signature check of a snapshot in `dir` whose manifest is `manifest`:
+/// none without trusted keys (`None`, or `unverified` when it is signed);
+/// else the signing key's id, or why it is refused.
+pub fn check_dir(
+    trusted: &[PublicKey],
+    dir: &std::path::Path,
+    manifest: &[u8],
+) -> Result<Option<String>, SignError> {
+    let sig = std::fs::read(dir.join(SIGNATURE_FILE)).ok();
+    if trusted.is_empty() {
+        return Ok(sig.map(|_| "unverified".to_string()));
+    }
+    verify(trusted, manifest, sig.as_deref())
+        .map(Some)
+        .map_err(|e| SignError::new(e.code, format!("{}: {}", dir.display(), e.message), e.hint))
+}
+
 /// Check `sig` (the `manifest.sig` bytes, `None` when absent) over
 /// `manifest` against the trusted keys; the signing key's id when it holds.
 pub fn verify(

@@ -258,24 +258,7 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
 
 /// `--trust-key` and `CODE_INDEX_TRUSTED_KEYS`: the keys a snapshot's signature must verify against.
 fn trust_keys(trust_key: &[String]) -> Result<(), Box<dyn std::error::Error>> {
-    let mut keys = Vec::new();
-    if trust_key.iter().any(|k| k.trim().is_empty()) {
-        // `--trust-key "$UNSET"` must not turn the check off silently.
-        return Err(Box::new(code_index_schemas::signing::SignError::new(
-            code_index_schemas::signing::codes::BAD_KEY,
-            "--trust-key is empty",
-            "pass the public key `code-indexer keygen` printed (ed25519:…); check the variable that should hold it",
-        )));
-    }
-    let env = std::env::var("CODE_INDEX_TRUSTED_KEYS").unwrap_or_default();
-    for k in trust_key
-        .iter()
-        .map(String::as_str)
-        .chain(env.split([',', ' ', '\n']))
-        .filter(|k| !k.trim().is_empty())
-    {
-        keys.push(code_index_schemas::signing::PublicKey::parse(k)?);
-    }
+    let keys = code_index_schemas::signing::trusted_keys(trust_key)?;
     if !keys.is_empty() {
         code_index_server::snapshot::set_trusted_keys(keys);
     }

@@ -2,15 +2,12 @@
 //! against the manifest's size and sha256 and the schema version must match
 //! this server's; file contents are then held in memory for the scan.
 
-use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use code_index_schemas::diag::{Code, Diagnostic};
 use code_index_schemas::table::TableReader;
-use code_index_schemas::{files_table, Manifest, MANIFEST_FILE, SCHEMA_VERSION};
+use code_index_schemas::{files_table, Manifest, MANIFEST_FILE};
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 
 /// A loading failure, with what to do about it.
 pub type LoadError = Diagnostic;
@@ -19,8 +16,7 @@ fn err(message: impl Into<String>, hint: impl Into<String>) -> LoadError {
     LoadError::new(Code::SnapshotInvalid, message, hint)
 }
 
-const REBUILD: &str =
-    "rebuild it with `code-indexer index <repo> --out <dir>` (or download it again)";
+use code_index_schemas::download::REBUILD;
 
 /// One indexed file, in memory.
 #[derive(Debug)]
@@ -71,14 +67,7 @@ fn trusted_keys() -> &'static [code_index_schemas::signing::PublicKey] {
 /// `manifest`: with trusted keys, a signature that is missing, invalid or
 /// by another key is refused with its code.
 fn check_signature(dir: &Path, manifest: &[u8]) -> Result<Option<String>, LoadError> {
-    use code_index_schemas::signing;
-    let sig = std::fs::read(dir.join(signing::SIGNATURE_FILE)).ok();
-    if trusted_keys().is_empty() {
-        return Ok(sig.map(|_| "unverified".to_string()));
-    }
-    signing::verify(trusted_keys(), manifest, sig.as_deref())
-        .map(Some)
-        .map_err(|e| LoadError::new(e.code, format!("{}: {}", dir.display(), e.message), e.hint))
+    code_index_schemas::signing::check_dir(trusted_keys(), dir, manifest)
 }
 
 /// Shorter texts stay plain (LZ4 cannot shrink them much).
@@ -386,22 +375,6 @@ fn latest_of(repo_dir: &Path) -> Option<PathBuf> {
     d.join(MANIFEST_FILE).is_file().then_some(d)
 }
 
-fn sha256_file(path: &Path) -> std::io::Result<(u64, String)> {
-    let mut f = File::open(path)?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut n = 0u64;
-    loop {
-        let k = f.read(&mut buf)?;
-        if k == 0 {
-            break;
-        }
-        h.update(&buf[..k]);
-        n += k as u64;
-    }
-    Ok((n, hex::encode(h.finalize())))
-}
-
 /// Read and verify a snapshot's manifest and data files.
 pub fn verify(dir: &Path) -> Result<Manifest, LoadError> {
     verify_signed(dir).map(|(m, _)| m)
@@ -409,44 +382,7 @@ pub fn verify(dir: &Path) -> Result<Manifest, LoadError> {
 
 /// [`verify`], with the signature status [`check_signature`] found.
 fn verify_signed(dir: &Path) -> Result<(Manifest, Option<String>), LoadError> {
-    let mp = dir.join(MANIFEST_FILE);
-    let text = std::fs::read_to_string(&mp)
-        .map_err(|e| err(format!("cannot read {}: {e}", mp.display()), REBUILD))?;
-    let manifest: Manifest = serde_json::from_str(&text)
-        .map_err(|e| err(format!("broken manifest {}: {e}", mp.display()), REBUILD))?;
-    if manifest.schema_version != SCHEMA_VERSION {
-        return Err(err(
-            format!(
-                "snapshot {} has schema version {}, this server reads version {SCHEMA_VERSION}",
-                dir.display(),
-                manifest.schema_version
-            ),
-            format!("{REBUILD} with code-indexer {}", env!("CARGO_PKG_VERSION")),
-        ));
-    }
-    let signature = check_signature(dir, text.as_bytes())?;
-    for f in &manifest.files {
-        if !code_index_schemas::is_plain_name(&f.name) || f.name == MANIFEST_FILE {
-            return Err(err(
-                format!(
-                    "manifest {} lists an unusable file name {:?}",
-                    mp.display(),
-                    f.name.chars().take(100).collect::<String>()
-                ),
-                REBUILD,
-            ));
-        }
-        let p = dir.join(&f.name);
-        let (size, sha) = sha256_file(&p)
-            .map_err(|e| err(format!("cannot read {}: {e}", p.display()), REBUILD))?;
-        if size != f.bytes || sha != f.sha256 {
-            return Err(err(
-                format!("{} does not match its manifest (size or sha256 differ): the snapshot is damaged or was modified", p.display()),
-                REBUILD,
-            ));
-        }
-    }
-    Ok((manifest, signature))
+    code_index_schemas::download::verify_dir(dir, |text| check_signature(dir, text))
 }
 
 /// The snapshot's n-gram index, when its manifest lists one (already
@@ -691,6 +627,8 @@ fn load_content(dir: &Path) -> Result<Vec<FileEntry>, LoadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use code_index_schemas::SCHEMA_VERSION;
+    use sha2::{Digest, Sha256};
 
     #[test]
     fn discover_takes_directories_the_latest_file_and_the_manifest() {
