@@ -1,6 +1,7 @@
 //! The parallel scan over candidate files: pages that resume at a
 //! (file, match) position, time budgets, and per-file counts.
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -37,9 +38,15 @@ pub fn scan_up_to(
     scan_up_to_soft(files, c, start, limit, None)
 }
 
-/// As [`scan_up_to`]; with `soft = (n, t)` it also stops, between batches of
-/// files, once it holds at least `n` matches and has run for `t` (the page is
-/// then not partial: `next` says where to continue).
+/// As [`scan_up_to`]; with `soft = (n, t)` it also stops once it holds at
+/// least `n` matches and has run for `t` (the page is then not partial:
+/// `next` says where to continue).
+///
+/// One worker per thread claims the next candidate file in order; results
+/// are taken in file order as they become contiguous, and the workers stop
+/// as soon as the page is decided: at most one file per thread is scanned
+/// past that point (batches scanned whole wasted up to half of the last
+/// batch on a page found in the first hundred files).
 pub fn scan_up_to_soft(
     files: &[(&str, &FileEntry)],
     c: &Compiled,
@@ -47,32 +54,99 @@ pub fn scan_up_to_soft(
     limit: usize,
     soft: Option<(usize, Duration)>,
 ) -> Page {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let began = Instant::now();
-    let mut out: Vec<GrepMatch> = Vec::new();
-    let mut positions: Vec<(u64, u64)> = Vec::new();
-    let mut fi = start.0 as usize;
-    let mut scanned = 0u64;
-    // Files per parallel batch: few at first (a page is often found in the
-    // first candidates), doubling up to 256.
-    let mut batch = 16usize;
-    let cut = || c.cut_files.load(std::sync::atomic::Ordering::Relaxed) > 0;
-    let page = |out, positions, next, partial: bool, scanned| Page {
-        matches: out,
-        positions,
-        next,
-        partial: partial || cut(),
-        files_scanned: scanned,
+    let from = start.0 as usize;
+    let taken = Mutex::new(Taken {
+        out: Vec::new(),
+        positions: Vec::new(),
+        pending: std::collections::BTreeMap::new(),
+        next_file: from,
+        end: None,
+    });
+    let claim = AtomicUsize::new(from);
+    let stop = AtomicBool::new(false);
+    let worker = || loop {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        if began.elapsed() > c.req.budget {
+            stop.store(true, Ordering::Relaxed);
+            return;
+        }
+        let k = claim.fetch_add(1, Ordering::Relaxed);
+        if k >= files.len() {
+            return;
+        }
+        let (repo, f) = files[k];
+        let ms = c.search_file(repo, f);
+        let mut t = taken.lock().unwrap_or_else(|e| e.into_inner());
+        t.pending.insert(k, ms);
+        if t.take(start, limit, soft, began, files.len()) {
+            stop.store(true, Ordering::Relaxed);
+            return;
+        }
     };
-    while fi < files.len() {
-        let end = (fi + batch).min(files.len());
-        batch = (batch * 2).min(256);
-        let results: Vec<Vec<GrepMatch>> = files[fi..end]
-            .par_iter()
-            .map(|(repo, f)| c.search_file(repo, f))
-            .collect();
-        for (k, ms) in results.into_iter().enumerate() {
-            let idx = fi + k;
-            scanned += 1;
+    let threads = rayon::current_num_threads().max(1);
+    if files.len() > from + 1 && threads > 1 {
+        rayon::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|_| worker());
+            }
+        });
+    } else {
+        worker();
+    }
+    let t = taken.into_inner().unwrap_or_else(|e| e.into_inner());
+    let scanned = (t.next_file - from) as u64;
+    let cut = c.cut_files.load(Ordering::Relaxed) > 0;
+    let (next, partial) = match t.end {
+        Some(next) => (next, false),
+        // Stopped by the budget before the end: a full page says there may
+        // be more (the next page may then come back empty), any other is
+        // partial.
+        None if t.next_file < files.len() => (Some((t.next_file as u64, 0)), t.out.len() < limit),
+        None => (None, false),
+    };
+    Page {
+        matches: t.out,
+        positions: t.positions,
+        next,
+        partial: partial || cut,
+        files_scanned: scanned,
+    }
+}
+
+/// The results of [`scan_up_to_soft`]'s workers, taken in file order.
+struct Taken {
+    out: Vec<GrepMatch>,
+    positions: Vec<(u64, u64)>,
+    /// Scanned files not yet taken (a file before them is still scanning).
+    pending: std::collections::BTreeMap<usize, Vec<GrepMatch>>,
+    /// The next file to take.
+    next_file: usize,
+    /// The page is decided: where the next one starts (None: nothing after it).
+    end: Option<Option<(u64, u64)>>,
+}
+
+impl Taken {
+    /// Take the contiguous scanned files; true once the page is decided: a
+    /// match after `limit` (the next page starts there), the soft stop, or
+    /// the last file taken.
+    fn take(
+        &mut self,
+        start: (u64, u64),
+        limit: usize,
+        soft: Option<(usize, Duration)>,
+        began: Instant,
+        files: usize,
+    ) -> bool {
+        if self.end.is_some() {
+            return true;
+        }
+        while let Some(ms) = self.pending.remove(&self.next_file) {
+            let idx = self.next_file;
+            self.next_file += 1;
             // Resume inside the first file at the cursor's match index.
             let first = if idx as u64 == start.0 {
                 start.1 as usize
@@ -80,38 +154,26 @@ pub fn scan_up_to_soft(
                 0
             };
             for (j, m) in ms.into_iter().enumerate().skip(first) {
-                if out.len() == limit {
-                    return page(out, positions, Some((idx as u64, j as u64)), false, scanned);
+                if self.out.len() == limit {
+                    self.end = Some(Some((idx as u64, j as u64)));
+                    return true;
                 }
-                out.push(m);
-                positions.push((idx as u64, j as u64));
+                self.out.push(m);
+                self.positions.push((idx as u64, j as u64));
             }
-            if out.len() == limit {
-                // Full page: is there anything after it? Past the scan budget
-                // the answer is yes (the next page may then come back empty).
-                let more = files[idx + 1..].par_iter().any(|(repo, f)| {
-                    began.elapsed() > c.req.budget || !c.search_file(repo, f).is_empty()
-                });
-                return page(
-                    out,
-                    positions,
-                    more.then_some(((idx + 1) as u64, 0)),
-                    false,
-                    scanned,
-                );
+            if let Some((n, t)) = soft {
+                if self.out.len() >= n && began.elapsed() >= t && self.next_file < files {
+                    self.end = Some(Some((self.next_file as u64, 0)));
+                    return true;
+                }
             }
         }
-        fi = end;
-        if began.elapsed() > c.req.budget && fi < files.len() {
-            return page(out, positions, Some((fi as u64, 0)), true, scanned);
+        if self.next_file >= files {
+            self.end = Some(None);
+            return true;
         }
-        if let Some((n, t)) = soft {
-            if out.len() >= n && began.elapsed() >= t && fi < files.len() {
-                return page(out, positions, Some((fi as u64, 0)), false, scanned);
-            }
-        }
+        false
     }
-    page(out, positions, None, false, scanned)
 }
 
 /// Matches per file (repo, path, count) of the files with any, and whether
