@@ -175,7 +175,8 @@ fn next_state(cur: &State, bases: &[PathBuf]) -> Result<State, LoadError> {
         .collect::<Result<Vec<_>, _>>()?;
     snaps.sort_by(|a, b| a.repo().cmp(b.repo()));
     let snaps = snapshot::with_overlays(snaps);
-    let mut st = State::new(snaps, Store::deferred()?, cur.started);
+    let store = Store::deferred(&snaps)?;
+    let mut st = State::new(snaps, store, cur.started);
     st.synonyms = cur.synonyms.clone();
     st.default_repo = cur.default_repo.clone();
     st.default_checkout = cur.default_checkout.clone();

@@ -214,7 +214,7 @@ fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn st
     );
     // The tables load in the background (the first start on a new snapshot
     // builds their cache): the table tools wait for them, the rest answer now.
-    let store = store::Store::deferred()?;
+    let store = store::Store::deferred(&snaps)?;
     tracing::info!("ready in {:.2}s", started.elapsed().as_secs_f64());
     let mut state = state::State::new(snaps, store, started);
     if let Some(p) = synonyms {

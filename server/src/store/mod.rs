@@ -42,6 +42,9 @@ fn duckdb_memory() -> String {
         .unwrap_or_else(|| "32MB".to_string())
 }
 
+/// DuckDB's buffer memory while the tables are views of the Parquet files.
+const DIRECT_MEMORY: &str = "512MB";
+
 pub struct Store {
     conn: Mutex<Connection>,
     /// `None` while the tables load in the background ([`Store::deferred`]),
@@ -289,7 +292,7 @@ impl Store {
             quote(&db.to_string_lossy())
         ))
         .map_err(load_error)?;
-        Self::create_tables(&conn, &overlays, snaps, "ov_").map_err(load_error)?;
+        Self::create_tables(&conn, &overlays, snaps, "ov_", "TABLE").map_err(load_error)?;
         for (table, path_col) in TABLES.iter().map(|t| (t.0, t.3)) {
             // The base rows of the files an overlay stands in for.
             let hidden: Vec<String> = bases
@@ -382,7 +385,7 @@ impl Store {
                 conn.execute_batch("SET preserve_insertion_order = true; SET threads = 2;")
                     .map_err(err)?;
                 let all: Vec<Snapshot> = Vec::new();
-                Self::create_tables(&conn, snaps, &all, "").map_err(err)?;
+                Self::create_tables(&conn, snaps, &all, "", "TABLE").map_err(err)?;
                 conn.execute_batch("CREATE VIEW \"references\" AS SELECT * FROM refs; CHECKPOINT;")
                     .map_err(err)?;
             }
@@ -406,39 +409,69 @@ impl Store {
         })
     }
 
-    /// A store for the server's tools whose tables are not loaded yet: its
-    /// queries wait until [`Store::finish_deferred`] has loaded them (or
-    /// answer its error). The server starts answering at once — grep and the
-    /// file tools need no tables — while the first start on a new snapshot
-    /// builds the table cache (≈ 25 s for the Linux kernel).
-    pub fn deferred() -> Result<Store, LoadError> {
-        let conn = Connection::open_in_memory().map_err(|e| {
+    /// A store for the server's tools whose table cache is not loaded yet.
+    /// The server starts answering at once — grep and the file tools need no
+    /// tables — while the first start on a new snapshot builds the table
+    /// cache (≈ 25 s for the Linux kernel). Meanwhile the tables are views of
+    /// `snaps`' Parquet files, so table tools answer from the first call,
+    /// slower (every query reads the files); with overlays (or no
+    /// snapshots) queries wait until [`Store::finish_deferred`] has loaded
+    /// the cache (or answer its error).
+    pub fn deferred(snaps: &[Snapshot]) -> Result<Store, LoadError> {
+        let internal = |e: duckdb::Error| {
             LoadError::new(
                 Code::Internal,
                 format!("cannot start DuckDB: {e}"),
                 "report this as a bug",
             )
-        })?;
-        let mut st = Self::configure(conn, false).map_err(|e| {
-            LoadError::new(
-                Code::Internal,
-                format!("cannot start DuckDB: {e}"),
-                "report this as a bug",
-            )
-        })?;
+        };
+        let conn = Connection::open_in_memory().map_err(internal)?;
+        let direct = !snaps.is_empty() && snaps.iter().all(|s| s.overlay_of().is_none());
+        if direct {
+            // External access stays on: the views read the files. This
+            // connection runs only the tools' own SQL, never a user's.
+            // Scans of Parquet files pin more than the cached tables' (the
+            // kernel's find_definitions ran out of 32 MB); this connection
+            // lives only until the cache is built.
+            conn.execute_batch(&format!(
+                "SET preserve_insertion_order = true; SET threads = 2; SET memory_limit = {};",
+                quote(DIRECT_MEMORY)
+            ))
+            .map_err(internal)?;
+            let all: Vec<&Snapshot> = snaps.iter().collect();
+            Self::create_tables(&conn, &all, snaps, "", "VIEW").map_err(load_error)?;
+            conn.execute_batch("CREATE VIEW \"references\" AS SELECT * FROM refs;")
+                .map_err(load_error)?;
+            return Ok(Store {
+                conn: Mutex::new(conn),
+                state: (Mutex::new(Some(Ok(()))), std::sync::Condvar::new()),
+                locked: false,
+                memory_limit: DIRECT_MEMORY.to_string(),
+            });
+        }
+        let mut st = Self::configure(conn, false).map_err(internal)?;
         st.state = (Mutex::new(None), std::sync::Condvar::new());
         Ok(st)
     }
 
-    /// Load the tables of a [`Store::deferred`] store and let its queries run.
+    /// Load the table cache of a [`Store::deferred`] store and let its
+    /// queries run on it. When the store reads the Parquet files directly
+    /// and the cache cannot be built, it goes on reading them (logged).
     pub fn finish_deferred(&self, snaps: &[Snapshot], cache_dir: &std::path::Path) {
         let result = Self::open(snaps, cache_dir, false).map(|loaded| {
             let conn = loaded.conn.into_inner().unwrap_or_else(|p| p.into_inner());
             *self.conn.lock().unwrap_or_else(|p| p.into_inner()) = conn;
         });
         let (lock, cv) = &self.state;
-        *lock.lock().unwrap_or_else(|p| p.into_inner()) =
-            Some(result.map_err(|e| format!("{}: {}", e.message, e.hint)));
+        let mut state = lock.lock().unwrap_or_else(|p| p.into_inner());
+        match result {
+            Err(e) if state.is_some() => tracing::warn!(
+                "the table cache could not be built ({}: {}); table tools read the Parquet files",
+                e.message,
+                e.hint
+            ),
+            r => *state = Some(r.map_err(|e| format!("{}: {}", e.message, e.hint))),
+        }
         cv.notify_all();
     }
 
@@ -460,6 +493,7 @@ impl Store {
         snaps: &[&Snapshot],
         all: &[Snapshot],
         prefix: &str,
+        kind: &str,
     ) -> duckdb::Result<()> {
         let symbol_rows = |s: &Snapshot| {
             s.manifest
@@ -505,7 +539,7 @@ impl Store {
             // by (repo, id): a sort of every column (`ORDER BY ALL`) took 18 of
             // the 22 s of the kernel's cache build.
             let t0 = std::time::Instant::now();
-            conn.execute_batch(&format!("CREATE TABLE {prefix}{table} AS {body};"))?;
+            conn.execute_batch(&format!("CREATE {kind} {prefix}{table} AS {body};"))?;
             if std::env::var_os("CODE_INDEX_TIMING").is_some() {
                 eprintln!(
                     "[timing] table cache: {table} {:.2}s",
@@ -567,9 +601,6 @@ mod tests {
             .is_err());
     }
 
-    /// A deferred store answers once its tables are loaded (the query waits
-    /// for the background load), with the same rows as a store loaded at
-    /// once; a load that fails makes every query a coded error.
     #[test]
     fn stores_opened_at_once_share_one_cache_build() {
         // A start and an overlay's state both open the bases' cache before it
@@ -593,11 +624,61 @@ mod tests {
         assert_eq!(dbs.len(), 1, "{dbs:?}");
     }
 
+    fn slugify_rows(s: &Store) -> Vec<(String, u64)> {
+        s.symbols(
+            "slugify",
+            NameMatch::Ranked,
+            &SymbolFilter::default(),
+            10,
+            0,
+        )
+        .unwrap()
+        .0
+        .iter()
+        .map(|r| (r.path.clone(), r.name_line))
+        .collect()
+    }
+
+    /// Before its table cache is built, a deferred store over snapshots
+    /// answers from their Parquet files, with the rows the cache gives; a
+    /// cache that cannot be built leaves it reading them.
+    #[test]
+    fn deferred_store_reads_the_parquet_files_until_its_cache_is_built() {
+        let st = crate::tools::fixture::state();
+        let snaps = vec![crate::snapshot::load(&st.snaps[0].dir).unwrap()];
+        let cache = tempfile::tempdir().unwrap();
+        let direct = Store::deferred(&snaps).unwrap();
+        assert_eq!(direct.loaded(), Some(Ok(())));
+        let want = slugify_rows(&st.store);
+        assert!(!want.is_empty());
+        assert_eq!(slugify_rows(&direct), want);
+        assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+        direct.finish_deferred(&snaps, cache.path());
+        assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 1);
+        assert_eq!(slugify_rows(&direct), want);
+        // The cached tables refuse file access; the views needed it.
+        assert!(direct
+            .rows("SELECT * FROM read_csv('/etc/hostname')", &[])
+            .is_err());
+
+        let file = cache.path().join("not-a-dir");
+        std::fs::write(&file, b"x").unwrap();
+        let kept = Store::deferred(&snaps).unwrap();
+        kept.finish_deferred(&snaps, &file.join("sub"));
+        assert_eq!(kept.loaded(), Some(Ok(())));
+        assert_eq!(slugify_rows(&kept), want);
+    }
+
+    /// A deferred store without snapshots to read answers once its tables
+    /// are loaded (the query waits for the background load), with the same
+    /// rows as a store loaded at once; a load that fails makes every query a
+    /// coded error.
     #[test]
     fn deferred_store_waits_for_its_tables() {
         let st = crate::tools::fixture::state();
         let cache = tempfile::tempdir().unwrap();
-        let deferred = std::sync::Arc::new(Store::deferred().unwrap());
+        // Without snapshots to read (as with overlays), queries wait.
+        let deferred = std::sync::Arc::new(Store::deferred(&[]).unwrap());
         assert!(deferred.loaded().is_none());
         let (d, snaps_dir) = (deferred.clone(), st.snaps[0].dir.clone());
         let cache_dir = cache.path().to_path_buf();
@@ -607,34 +688,20 @@ mod tests {
             d.finish_deferred(&snaps, &cache_dir);
         });
         let t = std::time::Instant::now();
-        let q = |s: &Store| {
-            s.symbols(
-                "slugify",
-                NameMatch::Ranked,
-                &SymbolFilter::default(),
-                10,
-                0,
-            )
-            .unwrap()
-            .0
-            .iter()
-            .map(|r| (r.path.clone(), r.name_line))
-            .collect::<Vec<_>>()
-        };
-        let waited = q(&deferred);
+        let waited = slugify_rows(&deferred);
         assert!(
             t.elapsed() >= Duration::from_millis(150),
             "the query did not wait"
         );
         assert!(!waited.is_empty());
-        assert_eq!(waited, q(&st.store));
+        assert_eq!(waited, slugify_rows(&st.store));
         loader.join().unwrap();
         assert_eq!(deferred.loaded(), Some(Ok(())));
 
         // A cache directory that cannot be created: the load fails, queries say so.
         let file = cache.path().join("not-a-dir");
         std::fs::write(&file, b"x").unwrap();
-        let broken = Store::deferred().unwrap();
+        let broken = Store::deferred(&[]).unwrap();
         broken.finish_deferred(&st.snaps, &file.join("sub"));
         let e = broken
             .symbols(
