@@ -55,6 +55,8 @@ pub struct Store {
     locked: bool,
     /// DuckDB's memory limit as configured (restored after a release).
     memory_limit: String,
+    /// The tables are the table cache's (not yet: views of the Parquet files).
+    cached: std::sync::atomic::AtomicBool,
 }
 
 /// The cached tables: (table, file, columns, path column, symbol-id columns).
@@ -406,6 +408,7 @@ impl Store {
             state: (Mutex::new(Some(Ok(()))), std::sync::Condvar::new()),
             locked: lock,
             memory_limit: duckdb_memory(),
+            cached: std::sync::atomic::AtomicBool::new(true),
         })
     }
 
@@ -447,6 +450,7 @@ impl Store {
                 state: (Mutex::new(Some(Ok(()))), std::sync::Condvar::new()),
                 locked: false,
                 memory_limit: DIRECT_MEMORY.to_string(),
+                cached: std::sync::atomic::AtomicBool::new(false),
             });
         }
         let mut st = Self::configure(conn, false).map_err(internal)?;
@@ -461,6 +465,8 @@ impl Store {
         let result = Self::open(snaps, cache_dir, false).map(|loaded| {
             let conn = loaded.conn.into_inner().unwrap_or_else(|p| p.into_inner());
             *self.conn.lock().unwrap_or_else(|p| p.into_inner()) = conn;
+            self.cached
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         });
         let (lock, cv) = &self.state;
         let mut state = lock.lock().unwrap_or_else(|p| p.into_inner());
@@ -473,6 +479,18 @@ impl Store {
             r => *state = Some(r.map_err(|e| format!("{}: {}", e.message, e.hint))),
         }
         cv.notify_all();
+    }
+
+    /// Where table queries read: `cache` (the table cache), `parquet` (the
+    /// snapshot files, while the cache builds or when it cannot be built),
+    /// `loading` (queries wait for the cache), or `error`.
+    pub fn reads_from(&self) -> &'static str {
+        match self.loaded() {
+            Some(Ok(())) if self.cached.load(std::sync::atomic::Ordering::Relaxed) => "cache",
+            Some(Ok(())) => "parquet",
+            None => "loading",
+            Some(Err(_)) => "error",
+        }
     }
 
     /// Whether the tables are loaded (`None`: still loading).
@@ -648,12 +666,13 @@ mod tests {
         let snaps = vec![crate::snapshot::load(&st.snaps[0].dir).unwrap()];
         let cache = tempfile::tempdir().unwrap();
         let direct = Store::deferred(&snaps).unwrap();
-        assert_eq!(direct.loaded(), Some(Ok(())));
+        assert_eq!(direct.reads_from(), "parquet");
         let want = slugify_rows(&st.store);
         assert!(!want.is_empty());
         assert_eq!(slugify_rows(&direct), want);
         assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
         direct.finish_deferred(&snaps, cache.path());
+        assert_eq!(direct.reads_from(), "cache");
         assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 1);
         assert_eq!(slugify_rows(&direct), want);
         // The cached tables refuse file access; the views needed it.
@@ -665,7 +684,7 @@ mod tests {
         std::fs::write(&file, b"x").unwrap();
         let kept = Store::deferred(&snaps).unwrap();
         kept.finish_deferred(&snaps, &file.join("sub"));
-        assert_eq!(kept.loaded(), Some(Ok(())));
+        assert_eq!(kept.reads_from(), "parquet");
         assert_eq!(slugify_rows(&kept), want);
     }
 
@@ -679,7 +698,7 @@ mod tests {
         let cache = tempfile::tempdir().unwrap();
         // Without snapshots to read (as with overlays), queries wait.
         let deferred = std::sync::Arc::new(Store::deferred(&[]).unwrap());
-        assert!(deferred.loaded().is_none());
+        assert_eq!(deferred.reads_from(), "loading");
         let (d, snaps_dir) = (deferred.clone(), st.snaps[0].dir.clone());
         let cache_dir = cache.path().to_path_buf();
         let loader = std::thread::spawn(move || {

@@ -61,6 +61,10 @@ pub struct HealthOut {
     pub status: String,
     pub server_version: String,
     pub uptime_seconds: f64,
+    /// Where the table tools read: `cache` (the table cache), `parquet`
+    /// (the snapshot files, slower, while a new snapshot's cache builds),
+    /// `loading` or `error`.
+    pub tables_from: String,
     pub snapshots: Vec<SnapshotHealth>,
 }
 
@@ -69,6 +73,7 @@ pub fn report(st: &State) -> HealthOut {
         status: "ok".into(),
         server_version: env!("CARGO_PKG_VERSION").into(),
         uptime_seconds: st.started.elapsed().as_secs_f64(),
+        tables_from: st.store.reads_from().to_string(),
         snapshots: st
             .snaps
             .iter()
