@@ -40,3 +40,12 @@ pub(crate) fn map(path: &Path) -> io::Result<memmap2::Mmap> {
     let _ = map.advise(memmap2::Advice::Random);
     Ok(map)
 }
+
+/// Drop the mapping's resident pages from the process (an idle server's
+/// RSS): the file is read-only and immutable, so a later read faults them
+/// back in from the page cache (or the disk) unchanged.
+pub(crate) fn release(map: &memmap2::Mmap) {
+    // SAFETY: MADV_DONTNEED on a read-only shared file mapping discards no
+    // data: the pages are the file's and are re-read on the next access.
+    let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+}

@@ -627,6 +627,16 @@ impl std::ops::Deref for Bytes {
     }
 }
 
+impl KeywordIndex {
+    /// Drop the pages of a mapped index read so far from the process's
+    /// resident memory (they are read again from the file when needed).
+    pub fn release_pages(&self) {
+        if let Bytes::Map(m) = &self.bytes {
+            crate::binfile::release(m);
+        }
+    }
+}
+
 /// A keyword index read in place: the directory is binary-searched, a
 /// term's postings decoded on demand.
 pub struct KeywordIndex {

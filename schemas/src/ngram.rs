@@ -262,6 +262,14 @@ pub struct NgramIndex {
     dir: usize,
 }
 
+impl NgramIndex {
+    /// Drop the pages read so far from the process's resident memory (they
+    /// are read again from the file when needed).
+    pub fn release_pages(&self) {
+        crate::binfile::release(&self.map);
+    }
+}
+
 impl std::fmt::Debug for NgramIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NgramIndex")

@@ -222,9 +222,19 @@ impl State {
 }
 
 /// Hands free memory back to the OS: DuckDB's cached table blocks, the
-/// heap's free pages and DuckDB's allocator's free pages.
+/// mapped indexes' resident pages, the heap's free pages and DuckDB's
+/// allocator's free pages.
 pub fn release_free_memory(st: &State) {
     st.store.release_buffers();
+    // The mapped indexes' pages: the OS keeps them in its page cache.
+    for s in &st.snaps {
+        if let Some(g) = &s.grams {
+            g.release_pages();
+        }
+    }
+    if let Some(e) = st.engine.get() {
+        e.bm25.release_pages();
+    }
     crate::memory::trim_heap();
     crate::memory::purge_duckdb_allocator();
 }

@@ -42,6 +42,13 @@ pub enum Source {
 }
 
 impl Bm25 {
+    /// Drop the mapped indexes' resident pages (an idle server).
+    pub fn release_pages(&self) {
+        for s in &self.segments {
+            s.index.release_pages();
+        }
+    }
+
     /// Combine per-snapshot indexes (in engine chunk order).
     fn new(parts: Vec<(u32, KeywordIndex)>) -> Bm25 {
         let docs: u64 = parts.iter().map(|p| p.1.docs() as u64).sum();

@@ -179,6 +179,26 @@ fn prune_table_cache(dir: &std::path::Path, current: &std::path::Path) {
         let _ = std::fs::remove_file(&p);
         let _ = std::fs::remove_file(p.with_extension("duckdb.wal"));
     }
+    // Builds a stopped server left (`.<key>.<pid>.tmp`, and its `.wal`).
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if let Some(pid) = stale_build_pid(&name) {
+            if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+/// The process id in the name of a table-cache build's temp file
+/// (`.<key>.<pid>.tmp` or `.<key>.<pid>.tmp.wal`).
+fn stale_build_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?;
+    let rest = rest
+        .strip_suffix(".tmp")
+        .or_else(|| rest.strip_suffix(".tmp.wal"))?;
+    let (_, pid) = rest.rsplit_once('.')?;
+    pid.parse().ok()
 }
 
 impl Store {
@@ -617,6 +637,34 @@ mod tests {
         assert!(user_sql
             .sql("SET memory_limit = '8GB'", 10, Duration::from_secs(5))
             .is_err());
+    }
+
+    #[test]
+    fn a_stopped_servers_cache_build_is_removed() {
+        assert_eq!(stale_build_pid(".0e5b2d4bb0.10113.tmp"), Some(10113));
+        assert_eq!(stale_build_pid(".0e5b2d4bb0.10113.tmp.wal"), Some(10113));
+        assert_eq!(stale_build_pid("0e5b2d4bb0.duckdb"), None);
+        let dir = tempfile::tempdir().unwrap();
+        let me = std::process::id();
+        // A pid no process has (above the kernel's pid_max, 2^22).
+        let gone = format!(".k.{}.tmp", 5_000_000);
+        let mine = format!(".k.{me}.tmp");
+        for n in [
+            &gone,
+            &format!("{gone}.wal"),
+            &mine,
+            &"k.duckdb".to_string(),
+        ] {
+            std::fs::write(dir.path().join(n), b"x").unwrap();
+        }
+        prune_table_cache(dir.path(), &dir.path().join("k.duckdb"));
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .collect();
+        left.sort();
+        assert_eq!(left, vec![mine, "k.duckdb".to_string()]);
     }
 
     #[test]
