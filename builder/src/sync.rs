@@ -94,6 +94,34 @@ pub struct Synced {
     pub seconds: f64,
 }
 
+impl Synced {
+    /// What a sync that ends at the snapshot `m` (built or not) says,
+    /// before its own details.
+    fn of(
+        m: &code_index_schemas::Manifest,
+        repo_dir: &Path,
+        action: &'static str,
+        started: std::time::Instant,
+    ) -> Synced {
+        Synced {
+            repo: m.repo.clone(),
+            repo_dir: repo_dir.display().to_string(),
+            action,
+            url: None,
+            overlay_paths: None,
+            previous: Some(m.snapshot_id.clone()),
+            snapshot_id: m.snapshot_id.clone(),
+            commit: m.git.commit.clone(),
+            branch: m.git.branch.clone(),
+            changed_paths: None,
+            files: m.rows("files.parquet"),
+            reused_files: 0,
+            removed: Vec::new(),
+            seconds: started.elapsed().as_secs_f64(),
+        }
+    }
+}
+
 fn read_state(repo_dir: &Path) -> Option<State> {
     let text = std::fs::read_to_string(repo_dir.join(STATE_FILE)).ok()?;
     serde_json::from_str(&text).ok()
@@ -249,24 +277,9 @@ fn sync_now(o: &SyncOptions) -> Result<Synced> {
             // The tree is the snapshot's: any overlay is stale.
             let removed = snapshot::clear_overlays(&o.repo_dir, false);
             return Ok(Synced {
-                repo: m.repo.clone(),
-                repo_dir: o.repo_dir.display().to_string(),
-                action: "up-to-date",
-                url: None,
-                overlay_paths: None,
-                previous: Some(m.snapshot_id.clone()),
-                snapshot_id: m.snapshot_id.clone(),
-                commit: m.git.commit.clone(),
-                branch: m.git.branch.clone(),
                 changed_paths: changed.as_ref().map(BTreeSet::len),
-                files: m
-                    .files
-                    .iter()
-                    .find(|f| f.name == "files.parquet")
-                    .map_or(0, |f| f.rows),
-                reused_files: 0,
                 removed,
-                seconds: started.elapsed().as_secs_f64(),
+                ..Synced::of(m, &o.repo_dir, "up-to-date", started)
             });
         }
     }
@@ -464,24 +477,16 @@ fn download(
     removed.sort();
     removed.dedup();
     Ok(Synced {
-        repo: m.repo.clone(),
-        repo_dir: o.repo_dir.display().to_string(),
-        action: if current { "up-to-date" } else { "downloaded" },
         url: Some(url.to_string()),
         overlay_paths,
         previous: previous.map(|p| p.snapshot_id),
-        snapshot_id: m.snapshot_id.clone(),
-        commit: m.git.commit.clone(),
-        branch: m.git.branch.clone(),
-        changed_paths: None,
-        files: m
-            .files
-            .iter()
-            .find(|f| f.name == "files.parquet")
-            .map_or(0, |f| f.rows),
-        reused_files: 0,
         removed,
-        seconds: started.elapsed().as_secs_f64(),
+        ..Synced::of(
+            &m,
+            &o.repo_dir,
+            if current { "up-to-date" } else { "downloaded" },
+            started,
+        )
     })
 }
 

@@ -375,6 +375,16 @@ pub struct Manifest {
     pub overlay: Option<OverlayInfo>,
 }
 
+impl Manifest {
+    /// The rows of the listed data file `name` (0 when it is not listed).
+    pub fn rows(&self, name: &str) -> u64 {
+        self.files
+            .iter()
+            .find(|f| f.name == name)
+            .map_or(0, |f| f.rows)
+    }
+}
+
 /// What an overlay amends: its tables hold the current analysis of the
 /// `replaces` paths that exist in the working tree; a path in `replaces`
 /// without a row in its `files.parquet` was deleted (or is no longer indexed).

@@ -533,13 +533,7 @@ impl Store {
         prefix: &str,
         kind: &str,
     ) -> duckdb::Result<()> {
-        let symbol_rows = |s: &Snapshot| {
-            s.manifest
-                .files
-                .iter()
-                .find(|f| f.name == "symbols.parquet")
-                .map_or(0, |f| f.rows)
-        };
+        let symbol_rows = |s: &Snapshot| s.manifest.rows("symbols.parquet");
         for (table, file, cols, _, id_cols) in TABLES {
             let mut ordered: Vec<&Snapshot> = snaps.to_vec();
             ordered.sort_by(|a, b| (a.repo(), a.id()).cmp(&(b.repo(), b.id())));
