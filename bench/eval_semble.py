@@ -183,6 +183,15 @@ def n_indexed(chunks: dict[str, list[tuple[int, int]]], targets) -> int:
 
 
 def index_repo(a, name: str, root: Path) -> tuple[Path, float, dict]:
+    repo_dir = a.work / "snapshots" / name
+    saved = repo_dir / "eval-index.json"
+    if a.reuse and saved.is_file() and (repo_dir / "latest").is_file():
+        # The snapshot of an earlier run with the same --work (ranking-only
+        # experiments: the server changed, the builder did not).
+        snap = repo_dir / (repo_dir / "latest").read_text().strip()
+        if (snap / "manifest.json").is_file():
+            d = json.loads(saved.read_text())
+            return snap, d["wall"], d["summary"]
     cmd = [str(a.indexer), "index", str(root), "--out", str(a.work / "snapshots"), "--name", name, "--json",
            "--threads", str(a.threads)]
     if not a.embeddings:
@@ -193,6 +202,7 @@ def index_repo(a, name: str, root: Path) -> tuple[Path, float, dict]:
     if p.returncode != 0:
         raise RuntimeError(f"code-indexer failed (exit {p.returncode}): {shlex.join(cmd)}")
     summary = json.loads(p.stdout)
+    saved.write_text(json.dumps({"wall": wall, "summary": summary}))
     return Path(summary["snapshot_dir"]), wall, summary
 
 
@@ -357,6 +367,8 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/eval-semble"))
     ap.add_argument("--embeddings", action="store_true", help="index with vectors (then hybrid is run too)")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--reuse", action="store_true",
+                    help="use the snapshot a run with the same --work left (its index time too) instead of indexing")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--published", type=Path, default=ROOT / "bench/data/semble/published.json")
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results/eval-semble.md")
