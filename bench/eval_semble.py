@@ -20,8 +20,10 @@ Method (semble's benchmarks/run_benchmark.py + data.py, re-implemented)
 1. Index what semble indexes: `<checkout>/<benchmark_root>` (the whole checkout
    when benchmark_root is null), with
    `code-indexer index <root> --out <work>/snapshots --name <repo> --json
-   --no-embeddings --threads 2` (`--embeddings` drops --no-embeddings). Wall time
-   of that command is the index time.
+   --no-embeddings --threads 2` (`--embeddings` drops --no-embeddings and adds
+   `--embedding-cache none`: every vector is computed). Wall time of that
+   command is the index time (`--reuse`: the time recorded when the reused
+   snapshot was built).
 2. `code-index-mcp serve --index <snapshot>` through the MCP Python client;
    per query `search_code` {"query", "mode", "limit": 10, "repo"}; modes
    `keyword`, plus `hybrid` when the snapshot has vectors (vectors.faiss).
@@ -196,6 +198,10 @@ def index_repo(a, name: str, root: Path) -> tuple[Path, float, dict]:
            "--threads", str(a.threads)]
     if not a.embeddings:
         cmd.append("--no-embeddings")
+    else:
+        # Cold: no vector is taken from the persistent embedding cache, so the
+        # index time is what a first index of the repo costs.
+        cmd += ["--embedding-cache", "none"]
     t = time.perf_counter()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t

@@ -1,16 +1,24 @@
 //! Fusion of the keyword and vector lists: weighted reciprocal-rank fusion
-//! (default) or a linear blend (`CODE_INDEX_FUSION`).
+//! (default); score-aware blends for comparison (`CODE_INDEX_FUSION`,
+//! measured in bench/results/ranking.md).
 
 use super::*;
 
 /// Weighted reciprocal rank fusion: a document at 0-based rank r of a list
 /// with weight w scores w / (k + r + 1), summed over the lists.
 pub fn rrf(lists: &[(&[(usize, f32)], f32)], k: f32) -> Vec<(usize, f32)> {
+    sum_scores(lists.iter().flat_map(|(l, w)| {
+        l.iter()
+            .enumerate()
+            .map(move |(rank, (d, _))| (*d, w / (k + rank as f32 + 1.0)))
+    }))
+}
+
+/// Per-document sums of (document, score) pairs, best first.
+fn sum_scores(parts: impl Iterator<Item = (usize, f32)>) -> Vec<(usize, f32)> {
     let mut acc: HashMap<usize, f32> = HashMap::new();
-    for (l, w) in lists {
-        for (rank, (d, _)) in l.iter().enumerate() {
-            *acc.entry(*d).or_insert(0.0) += w / (k + rank as f32 + 1.0);
-        }
+    for (d, s) in parts {
+        *acc.entry(d).or_insert(0.0) += s;
     }
     let mut v: Vec<(usize, f32)> = acc.into_iter().collect();
     let n = v.len();
@@ -30,48 +38,71 @@ enum Fusion {
     Rrf(f32, f32),
     /// Max-normalized keyword score and cosine, A on the semantic side.
     Linear(f32),
+    /// semble's blend: each list's top N min-max scaled to [0, 1], A on the
+    /// semantic side (B for a query that is one identifier).
+    MinMax(f32, f32, usize),
+    /// Linear(A) for queries of at most N words, the default otherwise.
+    ByLength(usize, f32),
 }
 
 /// The fusion in use: weighted reciprocal rank, k = 20 and semantic weight 2
 /// (chosen with `bench/eval_search.py`; plain k = 60 scored MRR@10 0.440 /
-/// 0.398 on the Go / Python sets, this 0.491 / 0.414).
-/// `CODE_INDEX_FUSION=rrf:K:W` or `linear:A` override it for experiments;
-/// the variable is read once.
+/// 0.398 on the Go / Python sets, this 0.491 / 0.414; on semble's benchmark
+/// and the Django reference-doc set no other fusion lifts both).
+/// `CODE_INDEX_FUSION=rrf:K:W`, `linear:A`, `minmax:A:B:N` or `bylen:N:A`
+/// override it for experiments; the variable is read once.
 fn fusion() -> Fusion {
     static F: std::sync::OnceLock<Fusion> = std::sync::OnceLock::new();
     *F.get_or_init(|| {
         let how = std::env::var("CODE_INDEX_FUSION").unwrap_or_default();
-        if let Some(a) = how.strip_prefix("linear:").and_then(|a| a.parse().ok()) {
-            return Fusion::Linear(a);
+        let (kind, rest) = how.split_once(':').unwrap_or((how.as_str(), ""));
+        let v: Vec<Option<f32>> = rest.split(':').map(|x| x.parse().ok()).collect();
+        let arg = |i: usize, default: f32| v.get(i).copied().flatten().unwrap_or(default);
+        match kind {
+            "linear" => Fusion::Linear(arg(0, 0.5)),
+            "minmax" => Fusion::MinMax(
+                arg(0, 0.5),
+                arg(1, arg(0, 0.5)),
+                arg(2, CANDIDATES as f32) as usize,
+            ),
+            "bylen" => Fusion::ByLength(arg(0, 8.0) as usize, arg(1, 0.5)),
+            _ => Fusion::Rrf(arg(0, RRF_K), arg(1, RRF_SEMANTIC_WEIGHT)),
         }
-        let mut it = how
-            .strip_prefix("rrf:")
-            .unwrap_or("")
-            .split(':')
-            .map(|x| x.parse::<f32>().ok());
-        let k = it.next().flatten().unwrap_or(RRF_K);
-        let w = it.next().flatten().unwrap_or(RRF_SEMANTIC_WEIGHT);
-        Fusion::Rrf(k, w)
     })
 }
 
-/// Fuse the keyword and semantic lists (see [`fusion`]).
-pub(crate) fn fuse(kw: &[(usize, f32)], sem: &[(usize, f32)]) -> Vec<(usize, f32)> {
-    match fusion() {
+/// Fuse the keyword and semantic lists of `query` (see [`fusion`]).
+pub(crate) fn fuse(kw: &[(usize, f32)], sem: &[(usize, f32)], query: &str) -> Vec<(usize, f32)> {
+    let f = match fusion() {
+        Fusion::ByLength(n, a) if query.split_whitespace().count() <= n => Fusion::Linear(a),
+        Fusion::ByLength(..) => Fusion::Rrf(RRF_K, RRF_SEMANTIC_WEIGHT),
+        f => f,
+    };
+    match f {
         Fusion::Rrf(k, w) => rrf(&[(kw, 1.0), (sem, w)], k),
         Fusion::Linear(a) => {
             let mk = kw.iter().map(|x| x.1).fold(f32::MIN, f32::max).max(1e-6);
-            let mut acc: HashMap<usize, f32> = HashMap::new();
-            for (i, s) in kw {
-                *acc.entry(*i).or_insert(0.0) += (1.0 - a) * s / mk;
-            }
-            for (i, s) in sem {
-                *acc.entry(*i).or_insert(0.0) += a * s.max(0.0);
-            }
-            let mut v: Vec<(usize, f32)> = acc.into_iter().collect();
-            let n = v.len();
-            top_k(&mut v, n);
-            v
+            sum_scores(
+                kw.iter()
+                    .map(|(i, s)| (*i, (1.0 - a) * s / mk))
+                    .chain(sem.iter().map(|(i, s)| (*i, a * s.max(0.0)))),
+            )
         }
+        Fusion::MinMax(a, b, n) => {
+            let a = if super::route::looks_like_symbol(query) {
+                b
+            } else {
+                a
+            };
+            let scaled = |l: &[(usize, f32)], w: f32| -> Vec<(usize, f32)> {
+                let l = &l[..l.len().min(n)];
+                let hi = l.iter().map(|x| x.1).fold(f32::MIN, f32::max);
+                let lo = l.iter().map(|x| x.1).fold(f32::MAX, f32::min);
+                let d = (hi - lo).max(1e-9);
+                l.iter().map(|(i, s)| (*i, w * (s - lo) / d)).collect()
+            };
+            sum_scores(scaled(kw, 1.0 - a).into_iter().chain(scaled(sem, a)))
+        }
+        Fusion::ByLength(..) => unreachable!("resolved to Linear or Rrf above"),
     }
 }

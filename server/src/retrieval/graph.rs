@@ -58,7 +58,7 @@ impl Ctx<'_> {
         let seeds = |q: &str| -> Vec<usize> {
             let kw = self.keyword_list(q, allowed);
             let sem = self.semantic_list(q, snaps, allowed).unwrap_or_default();
-            let f = fuse(&kw, &sem);
+            let f = fuse(&kw, &sem, q);
             let mut seen = HashSet::new();
             f.into_iter()
                 .map(|x| x.0)

@@ -292,7 +292,7 @@ impl Ctx<'_> {
         let fused: Vec<(usize, f32)> = match effective.as_str() {
             "keyword" => kw.clone(),
             "semantic" => sem.clone(),
-            _ => fuse(&kw, &sem),
+            _ => fuse(&kw, &sem, &text_query),
         };
         // Names to boost. `CODE_INDEX_BOOST=all` (for comparison in
         // bench/eval_search.py) boosts every query word, the earlier rule.
