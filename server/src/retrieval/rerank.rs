@@ -8,10 +8,12 @@
 //!   lifts its best chunk.
 //! - `define`: the definition of the identifier a query is goes up, and
 //!   files named after it bring their definitions in.
+//! - `coverage`: the best candidates gain with the share of the query's
+//!   distinct terms their text holds.
 //! - `penalty`: tests, `__init__.py`-style re-export files, examples,
 //!   compat shims, vendored amalgamations and `.d.ts` stubs are down-weighted.
 
-use super::keyword::{is_stop, split_ident, stem};
+use super::keyword::{is_stop, split_ident, stem, terms};
 use super::*;
 
 /// Which stages run (all by default; `CODE_INDEX_RANK=-path,-coherence`
@@ -42,6 +44,9 @@ pub(crate) struct Knobs {
     pub define: f32,
     /// Shortest word that matches a longer one as its prefix.
     pub prefix_min: usize,
+    /// A top candidate's score is multiplied by 1 + this × the share of the
+    /// query's distinct terms its text holds.
+    pub coverage: f32,
     /// Path priors (multiplied).
     pub test: f32,
     pub reexport: f32,
@@ -65,6 +70,7 @@ pub(crate) fn knobs() -> &'static Knobs {
             coherence: v("COHERENCE", 0.2),
             define: v("DEFINE", 3.0),
             prefix_min: v("PREFIX_MIN", 3.0) as usize,
+            coverage: v("COVERAGE", 0.3),
             test: v("TEST", 0.3),
             reexport: v("REEXPORT", 0.5),
             compat: v("COMPAT", 0.3),
@@ -74,6 +80,10 @@ pub(crate) fn knobs() -> &'static Knobs {
         }
     })
 }
+
+/// How many of the best candidates the coverage stage reads (their text is
+/// tokenized at query time).
+const COVERAGE_TOP: usize = 100;
 
 /// A path's file name up to its first dot (`src/flat_hash_map.h` → `flat_hash_map`).
 fn file_stem(path: &str) -> &str {
@@ -134,6 +144,30 @@ pub(crate) fn asked_names(q: &str) -> Vec<String> {
         v.push(core.to_string());
     }
     v
+}
+
+/// The query's distinct search terms (as the keyword index makes them:
+/// identifiers split, stemmed, stop words out), sorted.
+pub(crate) fn query_terms(q: &str) -> Vec<String> {
+    let mut qt = Vec::new();
+    terms(q, &mut qt);
+    qt.sort();
+    qt.dedup();
+    qt
+}
+
+/// The share of the sorted terms `qt` that `text` holds.
+pub(crate) fn share_held(qt: &[String], text: &str) -> f32 {
+    if qt.is_empty() {
+        return 0.0;
+    }
+    let mut seen = vec![false; qt.len()];
+    code_index_schemas::keyword::for_each_term(text, |x| {
+        if let Ok(k) = qt.binary_search_by(|y| y.as_str().cmp(x)) {
+            seen[k] = true;
+        }
+    });
+    seen.iter().filter(|s| **s).count() as f32 / qt.len() as f32
 }
 
 /// The query's content words, lowercased (longer than two letters, stop words out).
@@ -296,6 +330,9 @@ impl Ctx<'_> {
                 }
             }
         }
+        if enabled("coverage") {
+            self.coverage(q, scored);
+        }
         if enabled("define") {
             self.boost_definitions(q, max, scored, allowed);
         }
@@ -316,6 +353,31 @@ impl Ctx<'_> {
                     scored[best].1 += unit * s / top;
                 }
             }
+        }
+    }
+
+    /// The best candidates (the first [`COVERAGE_TOP`] by score) gain in
+    /// proportion to the share of the query's distinct terms (stemmed, stop
+    /// words out) their text holds: BM25 can rank a chunk that repeats one
+    /// rare word above one that holds them all, and a vector match need
+    /// hold none.
+    fn coverage(&self, q: &str, scored: &mut [(usize, f32, String)]) {
+        let qt = query_terms(q);
+        if qt.len() < 2 {
+            return;
+        }
+        let mut order: Vec<usize> = (0..scored.len()).collect();
+        order.sort_by(|&a, &b| {
+            scored[b]
+                .1
+                .partial_cmp(&scored[a].1)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let w = knobs().coverage;
+        for &i in order.iter().take(COVERAGE_TOP) {
+            let c = &self.eng.chunks[scored[i].0];
+            let share = with_chunk_text(c, self.snaps, |t| share_held(&qt, t));
+            scored[i].1 *= 1.0 + w * share;
         }
     }
 
@@ -428,6 +490,16 @@ mod tests {
         assert!(re.is_match("  abstract class Monad<T> {"));
         assert!(!re.is_match("val m: Monad[F] = x"));
         assert_eq!(norm_stem("src/flat_hash-map.h"), "flathashmap");
+    }
+
+    #[test]
+    fn coverage_counts_distinct_query_terms_in_split_identifiers() {
+        let qt = query_terms("parse the date, or parse a time");
+        assert_eq!(qt, vec!["date", "parse", "time"]);
+        let s = share_held(&qt, "fn parse_date(s: Input) -> Date { todo!() }");
+        assert!((s - 2.0 / 3.0).abs() < 1e-6, "{s}");
+        assert_eq!(share_held(&qt, "unrelated words only"), 0.0);
+        assert_eq!(share_held(&[], "parse"), 0.0);
     }
 
     #[test]
