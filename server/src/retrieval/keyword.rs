@@ -6,6 +6,16 @@
 use code_index_schemas::keyword::{doc_terms, path_terms, KeywordIndex, Run, B, K1};
 pub use code_index_schemas::keyword::{is_stop, split_ident, stem, terms};
 
+/// The distinct terms of a query as the index makes them (identifiers
+/// split, stemmed, stop words out), sorted.
+pub fn query_terms(q: &str) -> Vec<String> {
+    let mut t = Vec::new();
+    terms(q, &mut t);
+    t.sort();
+    t.dedup();
+    t
+}
+
 use super::*;
 
 /// Read the snapshots' `keywords.bin` (default), or build every keyword
@@ -103,13 +113,9 @@ impl Bm25 {
             .sum()
     }
 
-    /// The distinct terms of a query.
+    /// The distinct terms of a query (see [`query_terms`]).
     pub fn query_terms(&self, q: &str) -> Vec<String> {
-        let mut t = Vec::new();
-        terms(q, &mut t);
-        t.sort();
-        t.dedup();
-        t
+        query_terms(q)
     }
 
     /// BM25 scores of chunks among `allowed`, best first.

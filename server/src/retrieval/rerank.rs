@@ -13,7 +13,7 @@
 //! - `penalty`: tests, `__init__.py`-style re-export files, examples,
 //!   compat shims, vendored amalgamations and `.d.ts` stubs are down-weighted.
 
-use super::keyword::{is_stop, split_ident, stem, terms};
+use super::keyword::{is_stop, query_terms, split_ident, stem};
 use super::*;
 
 /// Which stages run (all by default; `CODE_INDEX_RANK=-path,-coherence`
@@ -146,17 +146,8 @@ pub(crate) fn asked_names(q: &str) -> Vec<String> {
     v
 }
 
-/// The query's distinct search terms (as the keyword index makes them:
-/// identifiers split, stemmed, stop words out), sorted.
-pub(crate) fn query_terms(q: &str) -> Vec<String> {
-    let mut qt = Vec::new();
-    terms(q, &mut qt);
-    qt.sort();
-    qt.dedup();
-    qt
-}
-
-/// The share of the sorted terms `qt` that `text` holds.
+/// The share of the sorted terms `qt` that `text` holds (terms count alike:
+/// weighting them by idf measured no better, bench/results/ranking.md).
 pub(crate) fn share_held(qt: &[String], text: &str) -> f32 {
     if qt.is_empty() {
         return 0.0;
