@@ -41,16 +41,14 @@ enum Fusion {
     /// semble's blend: each list's top N min-max scaled to [0, 1], A on the
     /// semantic side (B for a query that is one identifier).
     MinMax(f32, f32, usize),
-    /// Linear(A) for queries of at most N words, the default otherwise.
-    ByLength(usize, f32),
 }
 
 /// The fusion in use: weighted reciprocal rank, k = 20 and semantic weight 2
 /// (chosen with `bench/eval_search.py`; plain k = 60 scored MRR@10 0.440 /
 /// 0.398 on the Go / Python sets, this 0.491 / 0.414; on semble's benchmark
 /// and the Django reference-doc set no other fusion lifts both).
-/// `CODE_INDEX_FUSION=rrf:K:W`, `linear:A`, `minmax:A:B:N` or `bylen:N:A`
-/// override it for experiments; the variable is read once.
+/// `CODE_INDEX_FUSION=rrf:K:W`, `linear:A` or `minmax:A:B:N` override it
+/// for experiments; the variable is read once.
 fn fusion() -> Fusion {
     static F: std::sync::OnceLock<Fusion> = std::sync::OnceLock::new();
     *F.get_or_init(|| {
@@ -65,7 +63,6 @@ fn fusion() -> Fusion {
                 arg(1, arg(0, 0.5)),
                 arg(2, CANDIDATES as f32) as usize,
             ),
-            "bylen" => Fusion::ByLength(arg(0, 8.0) as usize, arg(1, 0.5)),
             _ => Fusion::Rrf(arg(0, RRF_K), arg(1, RRF_SEMANTIC_WEIGHT)),
         }
     })
@@ -73,12 +70,7 @@ fn fusion() -> Fusion {
 
 /// Fuse the keyword and semantic lists of `query` (see [`fusion`]).
 pub(crate) fn fuse(kw: &[(usize, f32)], sem: &[(usize, f32)], query: &str) -> Vec<(usize, f32)> {
-    let f = match fusion() {
-        Fusion::ByLength(n, a) if query.split_whitespace().count() <= n => Fusion::Linear(a),
-        Fusion::ByLength(..) => Fusion::Rrf(RRF_K, RRF_SEMANTIC_WEIGHT),
-        f => f,
-    };
-    match f {
+    match fusion() {
         Fusion::Rrf(k, w) => rrf(&[(kw, 1.0), (sem, w)], k),
         Fusion::Linear(a) => {
             let mk = kw.iter().map(|x| x.1).fold(f32::MIN, f32::max).max(1e-6);
@@ -103,6 +95,5 @@ pub(crate) fn fuse(kw: &[(usize, f32)], sem: &[(usize, f32)], query: &str) -> Ve
             };
             sum_scores(scaled(kw, 1.0 - a).into_iter().chain(scaled(sem, a)))
         }
-        Fusion::ByLength(..) => unreachable!("resolved to Linear or Rrf above"),
     }
 }

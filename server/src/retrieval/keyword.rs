@@ -113,16 +113,11 @@ impl Bm25 {
             .sum()
     }
 
-    /// The distinct terms of a query (see [`query_terms`]).
-    pub fn query_terms(&self, q: &str) -> Vec<String> {
-        query_terms(q)
-    }
-
     /// BM25 scores of chunks among `allowed`, best first.
     pub fn search(&self, q: &str, allowed: &Allowed, k: usize) -> Vec<(usize, f32)> {
         let n = self.docs as f32;
         let mut acc: HashMap<u32, f32> = HashMap::new();
-        for t in self.query_terms(q) {
+        for t in query_terms(q) {
             // One directory lookup per segment: the lists declare their df.
             let lists: Vec<_> = self
                 .segments
@@ -157,7 +152,7 @@ impl Bm25 {
     /// Number of chunks among `allowed` holding any term of `q`.
     pub fn count(&self, q: &str, allowed: &Allowed) -> usize {
         let mut docs: Vec<u32> = Vec::new();
-        for t in self.query_terms(q) {
+        for t in query_terms(q) {
             for s in &self.segments {
                 docs.extend(s.index.postings(&t).map(|(d, _)| s.base + d));
             }

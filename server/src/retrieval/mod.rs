@@ -21,7 +21,7 @@ pub use chunks::{intern, ChunkMeta};
 pub use fusion::rrf;
 pub use graph::FileGraph;
 pub use keyword::{
-    from_snapshots as keywords_from_snapshots, split_ident, stem, terms, Bm25,
+    from_snapshots as keywords_from_snapshots, query_terms, split_ident, stem, terms, Bm25,
     Source as KeywordSource,
 };
 pub use rank::{Ranked, Scope, Tests};

@@ -120,7 +120,7 @@ impl Ctx<'_> {
         out.sort_by(|a, b| b.results.cmp(&a.results).then(a.query.cmp(&b.query)));
         out.truncate(6);
         // Modules whose names share a word with the query.
-        let qt = eng.bm25.query_terms(q);
+        let qt = crate::retrieval::query_terms(q);
         let mut mods: Vec<String> = Vec::new();
         let mut seen = HashSet::new();
         for c in &eng.chunks {

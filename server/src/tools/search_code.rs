@@ -255,7 +255,7 @@ fn hits_page(
     limit: usize,
 ) -> (Vec<CodeHit>, String, usize) {
     let eng = st.engine();
-    let q_terms = eng.bm25.query_terms(query);
+    let q_terms = crate::retrieval::query_terms(query);
     let total = ranked.hits.len();
     let mut results = Vec::new();
     let mut text = String::new();
