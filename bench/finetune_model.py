@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""Fine-tune all-MiniLM-L6-v2 on (docstring sentence, code) pairs from
+repositories that no evaluation uses, CodeSearchNet-style: a code-tuned
+MiniLM derived from the pinned model (results: bench/results/embed-models.md,
+"A code-tuned MiniLM").
+
+    V=~/.cache/code-index/pytools/train-venv   # numpy torch transformers safetensors tokenizers
+    $V/bin/python bench/finetune_model.py prepare --work W    # trees, queries, snapshots
+    $V/bin/python bench/finetune_model.py train --work W --out FT.safetensors
+    # the int8 graph of the tuned weights (the pinned graph and fp32 weights as setup.sh fetches them):
+    python3 scripts/make_minilm_int8.py GRAPH.onnx MODEL.safetensors OUT.onnx FT.safetensors
+
+Data (`prepare`). bench/data/finetune-repos.json pins each repository (none is
+in semble's benchmark, Django, or the stdlib sets of eval_search.py). Its
+non-test `.py` files (no test/tests/docs/examples directories, no test_*.py)
+are copied with every function, method and class docstring removed
+(eval_search.strip_python) and indexed by `code-indexer` (the snapshot is a
+check that the tree indexes; training reads the trees). A query is the first
+sentence of a removed docstring of a public (no leading `_`), not nested
+definition; it needs 4 words and must not start with "Deprecated"; a sentence
+that several definitions share is dropped.
+
+The positive text (`train`) is what the builder embeds for a definition:
+`file: <path>`, `in: <Class>` for a method, then the definition's lines from
+the stripped file (decorators included), cut at 2,000 characters on a line
+boundary; identifiers split into words as the builder splits them
+(schemas/src/embed.rs `naturalize`, ported below).
+
+Training: MultipleNegativesRanking (InfoNCE over the batch, scale 20); a
+batch holds the pairs of one repository, so its negatives are code of the
+same project. A twentieth of each repository's pairs is held out (in-batch
+MRR@10 over the held-out pairs of a repository, before and after). AdamW
+(weight decay 0.01), linear warm-up over a tenth of the steps then linear
+decay, fp32 on the CPU, seeded. The output keeps the original file's tensor
+names.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from eval_search import first_sentence, normalize, py_defs, strip_python  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+REPOS = ROOT / "bench/data/finetune-repos.json"
+MIRRORS = Path(os.environ.get("CODE_INDEX_MIRRORS", "/work/.mirror"))
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR", Path.home() / ".cache/code-index/target"))
+MODEL_DIR = Path(os.environ.get("CODE_INDEX_MODEL_DIR", Path.home() / ".cache/code-index/models/all-minilm-l6-v2"))
+SKIP_PARTS = {"test", "tests", "testing", "docs", "doc", "examples", "benchmarks", "benchmark"}
+
+
+# ---------------------------------------------------------------- prepare
+
+def python_targets_all(rel: str, old: ast.AST, new_src: bytes) -> list[dict]:
+    new = ast.parse(new_src)
+    out = []
+    for (q, o, nested), (_, n, _) in zip(py_defs(old), py_defs(new)):
+        if nested or o.name.startswith("_"):
+            continue
+        doc = ast.get_docstring(o, clean=True)
+        if not doc or doc.lower().startswith("deprecated"):
+            continue
+        sent = first_sentence(doc.strip().split("\n\n")[0])
+        if sum(any(c.isalpha() for c in w) for w in sent.split()) < 4:
+            continue
+        out.append({"path": rel, "name": q, "line": n.lineno, "end_line": n.end_lineno,
+                    "kind": "class" if isinstance(o, ast.ClassDef) else "function", "query": sent})
+    return out
+
+
+def prepare(a):
+    work = Path(a.work)
+    repos = json.loads(REPOS.read_text())
+    indexer = Path(a.indexer or TARGET / "release/code-indexer")
+    for r in repos:
+        if a.only and r["name"] not in a.only.split(","):
+            continue
+        tree = work / "trees" / r["name"]
+        qfile = work / "queries" / f"{r['name']}.jsonl"
+        if not qfile.exists():
+            mirror = MIRRORS / r["mirror"] / "repo"
+            raw = work / "raw" / r["name"]
+            raw.mkdir(parents=True, exist_ok=True)
+            p1 = subprocess.Popen(["git", "-C", str(mirror), "archive", r["revision"]], stdout=subprocess.PIPE)
+            subprocess.run(["tar", "-x", "-C", str(raw)], stdin=p1.stdout, check=True)
+            p1.wait()
+            targets, files, dropped = [], 0, 0
+            for p in sorted(raw.rglob("*.py")):
+                rel = p.relative_to(raw)
+                parts = set(rel.parts[:-1])
+                if parts & SKIP_PARTS or rel.name.startswith("test_") or rel.name == "conftest.py":
+                    continue
+                src = p.read_bytes()
+                try:
+                    old = ast.parse(src)
+                    new_src = strip_python(src)
+                    ast.parse(new_src)
+                except (SyntaxError, ValueError, RecursionError):
+                    dropped += 1
+                    continue
+                (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+                (tree / rel).write_bytes(new_src)
+                files += 1
+                targets += python_targets_all(rel.as_posix(), old, new_src)
+            # a sentence that several definitions share has no single answer
+            seen: dict[str, int] = {}
+            for t in targets:
+                seen[normalize(t["query"])] = seen.get(normalize(t["query"]), 0) + 1
+            targets = [t for t in targets if seen[normalize(t["query"])] == 1]
+            qfile.parent.mkdir(parents=True, exist_ok=True)
+            qfile.write_text("".join(json.dumps(t) + "\n" for t in targets))
+            subprocess.run(["rm", "-rf", str(raw)], check=True)
+            print(f"{r['name']}: {files} files ({dropped} unparsable), {len(targets)} queries", flush=True)
+        snap = work / "snapshots" / r["name"]
+        if not (snap / "current").exists() and not list(snap.glob("*/manifest.json")):
+            t0 = time.time()
+            subprocess.run([str(indexer), "index", str(tree), "--out", str(work / "snapshots"),
+                            "--name", r["name"], "--json"], check=True, stdout=subprocess.DEVNULL)
+            print(f"{r['name']}: indexed in {time.time() - t0:.0f}s", flush=True)
+
+
+def naturalize(s: str) -> str:
+    """schemas/src/embed.rs `naturalize`, line for line: an ASCII identifier
+    longer than 3 with an inner `_` or an inner capital becomes lowercase
+    words."""
+    out, i, n = [], 0, len(s)
+    while i < n:
+        c = s[i]
+        if c.isascii() and (c.isalpha() or c == "_"):
+            j = i
+            while j < n and s[j].isascii() and (s[j].isalnum() or s[j] == "_"):
+                j += 1
+            word = s[i:j]
+            i = j
+            inner_upper = any(x.isupper() for x in word[1:]) and any(x.islower() for x in word)
+            if len(word) > 3 and ("_" in word.strip("_") or inner_upper):
+                parts = []
+                for seg in [x for x in word.split("_") if x]:
+                    cur = ""
+                    for k, ch in enumerate(seg):
+                        prev = seg[k - 1] if k else ""
+                        nxt = seg[k + 1] if k + 1 < len(seg) else ""
+                        boundary = k > 0 and ch.isupper() and (
+                            prev.islower() or (prev.isupper() and nxt.islower()))
+                        if boundary and cur:
+                            parts.append(cur.lower())
+                            cur = ""
+                        cur += ch
+                    if cur:
+                        parts.append(cur.lower())
+                out.append(" ".join(parts))
+            else:
+                out.append(word)
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def positive_text(tree: Path, t: dict) -> str:
+    lines = (tree / t["path"]).read_text(errors="replace").splitlines()
+    start = t["line"] - 1
+    while start > 0 and lines[start - 1].lstrip().startswith("@"):
+        start -= 1
+    head = [f"file: {t['path']}"]
+    if "." in t["name"]:
+        head.append(f"in: {t['name'].rsplit('.', 1)[0]}")
+    body, size = [], 0
+    for ln in lines[start:t["end_line"]]:
+        if size + len(ln) + 1 > 2000:
+            break
+        body.append(ln)
+        size += len(ln) + 1
+    return naturalize("\n".join(head + body))
+
+
+def load_pairs(work: Path, per_repo: int, seed: int):
+    rng = random.Random(seed)
+    train, held = [], []
+    for r in json.loads(REPOS.read_text()):
+        qf = work / "queries" / f"{r['name']}.jsonl"
+        if not qf.exists():
+            continue
+        qs = [json.loads(x) for x in qf.read_text().splitlines()]
+        rng.shuffle(qs)
+        pairs = [(r["name"], naturalize(t["query"]), positive_text(work / "trees" / r["name"], t)) for t in qs]
+        cut = max(1, len(pairs) // 20)
+        held += pairs[:cut]
+        train += pairs[cut:cut + per_repo]
+    return train, held
+
+
+def train(a):
+    import torch
+    from tokenizers import Tokenizer
+    from transformers import AutoModel
+    from safetensors.torch import save_file
+
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(2)
+    tok = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
+    tok.enable_truncation(a.max_len)
+    tok.enable_padding()
+    model = AutoModel.from_pretrained(str(MODEL_DIR))
+    pairs, held = load_pairs(Path(a.work), a.per_repo, a.seed)
+    print(f"{len(pairs)} training pairs, {len(held)} held out", flush=True)
+
+    def encode(texts):
+        enc = tok.encode_batch(texts)
+        ids = torch.tensor([e.ids for e in enc])
+        mask = torch.tensor([e.attention_mask for e in enc])
+        h = model(input_ids=ids, attention_mask=mask, token_type_ids=torch.zeros_like(ids)).last_hidden_state
+        m = mask.unsqueeze(-1).float()
+        v = (h * m).sum(1) / m.sum(1)
+        return torch.nn.functional.normalize(v, dim=-1)
+
+    def held_mrr():
+        model.eval()
+        with torch.no_grad():
+            by = {}
+            for n, q, p in held:
+                by.setdefault(n, []).append((q, p))
+            tot, cnt = 0.0, 0
+            for n, ps in by.items():
+                Q = torch.cat([encode([q for q, _ in ps[i:i + 64]]) for i in range(0, len(ps), 64)])
+                P = torch.cat([encode([p for _, p in ps[i:i + 64]]) for i in range(0, len(ps), 64)])
+                S = Q @ P.T
+                ranks = (S > S.diag().unsqueeze(1)).sum(1)
+                tot += float(torch.where(ranks < 10, 1.0 / (ranks + 1), torch.zeros_like(ranks, dtype=torch.float)).sum())
+                cnt += len(ps)
+        model.train()
+        return tot / cnt
+
+    rng = random.Random(a.seed)
+    by_repo = {}
+    for n, q, p in pairs:
+        by_repo.setdefault(n, []).append((q, p))
+    batches = []
+    for _ in range(a.epochs):
+        for n, ps in by_repo.items():
+            ps = ps[:]
+            rng.shuffle(ps)
+            batches += [ps[i:i + a.batch] for i in range(0, len(ps) - a.batch + 1, a.batch)]
+    rng.shuffle(batches)
+    if a.limit_steps:
+        batches = batches[:a.limit_steps]
+    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.01)
+    warm = max(1, len(batches) // 10)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / warm, max(0.0, (len(batches) - s) / max(1, len(batches) - warm))))
+    print(f"held-out in-batch MRR@10 before: {held_mrr():.4f}; {len(batches)} steps", flush=True)
+    model.train()
+    t0 = time.time()
+    for step, b in enumerate(batches, 1):
+        qv = encode([q for q, _ in b])
+        pv = encode([p for _, p in b])
+        loss = torch.nn.functional.cross_entropy(20.0 * qv @ pv.T, torch.arange(len(b)))
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        opt.zero_grad()
+        if step % 20 == 0 or step == len(batches):
+            print(f"step {step}/{len(batches)} loss {loss.item():.4f} ({time.time() - t0:.0f}s)", flush=True)
+    print(f"held-out in-batch MRR@10 after: {held_mrr():.4f}", flush=True)
+    sd = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
+    save_file(sd, a.out)
+    print(f"wrote {a.out}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("--work", default=str(Path.home() / ".cache/code-index/finetune"))
+    p.add_argument("--indexer")
+    p.add_argument("--only", help="comma-separated repository names")
+    p = sub.add_parser("train")
+    p.add_argument("--work", default=str(Path.home() / ".cache/code-index/finetune"))
+    p.add_argument("--out", required=True)
+    p.add_argument("--per-repo", type=int, default=2500, help="training pairs per repository at most")
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--lr", type=float, default=2e-5)
+    p.add_argument("--epochs", type=int, default=1)
+    p.add_argument("--max-len", type=int, default=160, help="tokens per text in training")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--limit-steps", type=int, default=0)
+    a = ap.parse_args()
+    {"prepare": prepare, "train": train}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()
