@@ -202,6 +202,8 @@ def index_repo(a, name: str, root: Path) -> tuple[Path, float, dict]:
         # Cold: no vector is taken from the persistent embedding cache, so the
         # index time is what a first index of the repo costs.
         cmd += ["--embedding-cache", "none"]
+        if a.model:
+            cmd += ["--model", a.model]
     t = time.perf_counter()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t
@@ -372,6 +374,7 @@ def main() -> None:
     ap.add_argument("--repo", action="append", default=[], help="repo name (repeatable; default: all available)")
     ap.add_argument("--work", type=Path, default=Path("/tmp/eval-semble"))
     ap.add_argument("--embeddings", action="store_true", help="index with vectors (then hybrid is run too)")
+    ap.add_argument("--model", help="with --embeddings: code-indexer's --model (default: its default)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--reuse", action="store_true",
                     help="use the snapshot a run with the same --work left (its index time too) instead of indexing")

@@ -210,6 +210,11 @@ def train(a):
     tok.enable_truncation(a.max_len)
     tok.enable_padding()
     model = AutoModel.from_pretrained(str(MODEL_DIR))
+    original = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    if a.lora:
+        params = add_lora(model, a.lora)
+    else:
+        params = [{"params": list(model.parameters()), "lr": a.lr, "weight_decay": 0.01}]
     pairs, held = load_pairs(Path(a.work), a.per_repo, a.seed)
     print(f"{len(pairs)} training pairs, {len(held)} held out", flush=True)
 
@@ -252,7 +257,7 @@ def train(a):
     rng.shuffle(batches)
     if a.limit_steps:
         batches = batches[:a.limit_steps]
-    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.01)
+    opt = torch.optim.AdamW(params)
     warm = max(1, len(batches) // 10)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min((s + 1) / warm, max(0.0, (len(batches) - s) / max(1, len(batches) - warm))))
@@ -264,16 +269,94 @@ def train(a):
         pv = encode([p for _, p in b])
         loss = torch.nn.functional.cross_entropy(20.0 * qv @ pv.T, torch.arange(len(b)))
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_([p for g in params for p in g["params"]], 1.0)
         opt.step()
         sched.step()
         opt.zero_grad()
         if step % 20 == 0 or step == len(batches):
             print(f"step {step}/{len(batches)} loss {loss.item():.4f} ({time.time() - t0:.0f}s)", flush=True)
     print(f"held-out in-batch MRR@10 after: {held_mrr():.4f}", flush=True)
+    if a.lora:
+        from safetensors.numpy import save_file as save_np
+        delta = lora_delta(model, original)
+        save_np(delta, a.out)
+        print(f"wrote {a.out}: {len(delta)} tensors, {sum(v.nbytes for v in delta.values()) / 1e6:.2f} MB")
+        return
     sd = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
     save_file(sd, a.out)
     print(f"wrote {a.out}")
+
+
+LORA_TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value",
+                "attention.output.dense", "intermediate.dense", "output.dense")
+
+
+def add_lora(model, r: int, alpha: float = 32.0):
+    """Low-rank adapters (A: r x in, B: out x r, B starting at zero) on every
+    linear layer of the encoder; those and every bias and LayerNorm tensor
+    train, the rest stays frozen. Returns the optimizer's parameter groups."""
+    import torch
+
+    class LoRALinear(torch.nn.Module):
+        def __init__(self, base):
+            super().__init__()
+            self.base = base
+            self.lora_a = torch.nn.Parameter(torch.randn(r, base.in_features) / base.in_features ** 0.5)
+            self.lora_b = torch.nn.Parameter(torch.zeros(base.out_features, r))
+            self.scale = alpha / r
+
+        def forward(self, x):
+            return self.base(x) + (x @ self.lora_a.T @ self.lora_b.T) * self.scale
+
+    for p in model.parameters():
+        p.requires_grad = False
+    lora = []
+    for name, mod in list(model.named_modules()):
+        for t in LORA_TARGETS:
+            if name.startswith("encoder.layer.") and name.endswith(t) and isinstance(mod, torch.nn.Linear):
+                if t == "output.dense" and name.endswith("attention.output.dense"):
+                    continue
+                parent = model.get_submodule(name.rsplit(".", 1)[0])
+                wrapped = LoRALinear(mod)
+                setattr(parent, name.rsplit(".", 1)[1], wrapped)
+                lora += [wrapped.lora_a, wrapped.lora_b]
+    small = []
+    for name, p in model.named_parameters():
+        if (name.endswith(".bias") or "LayerNorm" in name) and "lora_" not in name:
+            p.requires_grad = True
+            small.append(p)
+    print(f"LoRA r={r}: {len(lora) // 2} matrices, {sum(p.numel() for p in lora)} + {sum(p.numel() for p in small)} "
+          "trainable parameters", flush=True)
+    return [{"params": lora, "lr": 2e-4, "weight_decay": 0.0}, {"params": small, "lr": 1e-4, "weight_decay": 0.0}]
+
+
+def lora_delta(model, original) -> dict:
+    """The shipped form of a LoRA fine-tune (read by scripts/make_minilm_code.py):
+    per adapted matrix W (key k), k.lora_a int16 (r x in, one scale k.lora_a_scale),
+    k.lora_b int16 (out x r, the LoRA scale folded in, one scale per row in
+    k.lora_b_scale, f64); per bias or LayerNorm tensor, k.delta (f32) to add.
+    Integers, so that applying it is exact arithmetic on every machine."""
+    import numpy as np
+    out = {}
+    for name, mod in model.named_modules():
+        if hasattr(mod, "lora_a"):
+            k = name + ".weight"
+            A = mod.lora_a.detach().double().numpy()
+            B = (mod.lora_b.detach().double() * mod.scale).numpy()
+            sa = max(np.abs(A).max() / 32767.0, 1e-30)
+            sb = np.maximum(np.abs(B).max(axis=1) / 32767.0, 1e-30)
+            out[k + ".lora_a"] = np.round(A / sa).astype(np.int16)
+            out[k + ".lora_a_scale"] = np.array([sa], dtype=np.float64)
+            out[k + ".lora_b"] = np.round(B / sb[:, None]).astype(np.int16)
+            out[k + ".lora_b_scale"] = sb.astype(np.float64)
+    for k, v in model.state_dict().items():
+        k0 = k.replace(".base.", ".")
+        if "lora_" in k or not (k0.endswith(".bias") or "LayerNorm" in k0):
+            continue
+        d = (v.detach() - original[k0]).numpy().astype(np.float32)
+        if np.any(d != 0):
+            out[k0 + ".delta"] = d
+    return out
 
 
 def main():
@@ -293,6 +376,7 @@ def main():
     p.add_argument("--max-len", type=int, default=160, help="tokens per text in training")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--limit-steps", type=int, default=0)
+    p.add_argument("--lora", type=int, default=0, help="rank of low-rank adapters (0: full fine-tune)")
     a = ap.parse_args()
     {"prepare": prepare, "train": train}[a.cmd](a)
 

