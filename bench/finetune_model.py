@@ -24,7 +24,7 @@ The positive text (`train`) is what the builder embeds for a definition:
 `file: <path>`, `in: <Class>` for a method, then the definition's lines from
 the stripped file (decorators included), cut at 2,000 characters on a line
 boundary; identifiers split into words as the builder splits them
-(schemas/src/embed.rs `naturalize`, ported below).
+(schemas/src/embed.rs `naturalize`, ported in bench/embed_models.py).
 
 Training: MultipleNegativesRanking (InfoNCE over the batch, scale 20); a
 batch holds the pairs of one repository, so its negatives are code of the
@@ -47,6 +47,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from embed_models import naturalize  # noqa: E402  (schemas/src/embed.rs `naturalize`, ported)
 from eval_search import first_sentence, normalize, py_defs, strip_python  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,44 +126,6 @@ def prepare(a):
             subprocess.run([str(indexer), "index", str(tree), "--out", str(work / "snapshots"),
                             "--name", r["name"], "--json"], check=True, stdout=subprocess.DEVNULL)
             print(f"{r['name']}: indexed in {time.time() - t0:.0f}s", flush=True)
-
-
-def naturalize(s: str) -> str:
-    """schemas/src/embed.rs `naturalize`, line for line: an ASCII identifier
-    longer than 3 with an inner `_` or an inner capital becomes lowercase
-    words."""
-    out, i, n = [], 0, len(s)
-    while i < n:
-        c = s[i]
-        if c.isascii() and (c.isalpha() or c == "_"):
-            j = i
-            while j < n and s[j].isascii() and (s[j].isalnum() or s[j] == "_"):
-                j += 1
-            word = s[i:j]
-            i = j
-            inner_upper = any(x.isupper() for x in word[1:]) and any(x.islower() for x in word)
-            if len(word) > 3 and ("_" in word.strip("_") or inner_upper):
-                parts = []
-                for seg in [x for x in word.split("_") if x]:
-                    cur = ""
-                    for k, ch in enumerate(seg):
-                        prev = seg[k - 1] if k else ""
-                        nxt = seg[k + 1] if k + 1 < len(seg) else ""
-                        boundary = k > 0 and ch.isupper() and (
-                            prev.islower() or (prev.isupper() and nxt.islower()))
-                        if boundary and cur:
-                            parts.append(cur.lower())
-                            cur = ""
-                        cur += ch
-                    if cur:
-                        parts.append(cur.lower())
-                out.append(" ".join(parts))
-            else:
-                out.append(word)
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def positive_text(tree: Path, t: dict) -> str:

@@ -22,7 +22,6 @@ same names (a fine-tuned MiniLM, bench/finetune_model.py). The match of
 step 1 is still made against MODEL.safetensors; every matched matrix and
 every kept tensor is then taken from TUNED instead.
 """
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -31,21 +30,12 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+from make_minilm_code import load
+
 
 def load_safetensors(path: Path) -> dict:
-    """Tensors of a .safetensors file (header: u64 length + JSON; then raw data)."""
-    raw = path.read_bytes()
-    n = int.from_bytes(raw[:8], "little")
-    header = json.loads(raw[8:8 + n])
-    base = 8 + n
-    types = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
-    out = {}
-    for name, meta in header.items():
-        if name == "__metadata__":
-            continue
-        a, b = meta["data_offsets"]
-        out[name] = np.frombuffer(raw[base + a:base + b], dtype=types[meta["dtype"]]).reshape(meta["shape"])
-    return out
+    """Tensors of a .safetensors file (make_minilm_code.py's reader)."""
+    return load(path)[0]
 
 
 def fp32_graph(graph: Path, weights: Path, tuned: Path | None = None) -> tuple[onnx.ModelProto, dict]:
