@@ -5,7 +5,7 @@ MiniLM derived from the pinned model (results: bench/results/embed-models.md,
 "A code-tuned MiniLM").
 
     V=~/.cache/code-index/pytools/train-venv   # numpy torch transformers safetensors tokenizers
-    $V/bin/python bench/finetune_model.py prepare --work W    # trees, queries, snapshots
+    $V/bin/python bench/finetune_model.py prepare --work W    # stripped trees and queries
     $V/bin/python bench/finetune_model.py train --work W --out FT.safetensors
     # the int8 graph of the tuned weights (the pinned graph and fp32 weights as setup.sh fetches them):
     python3 scripts/make_minilm_int8.py GRAPH.onnx MODEL.safetensors OUT.onnx FT.safetensors
@@ -14,8 +14,7 @@ Data (`prepare`). bench/data/finetune-repos.json pins each repository (none is
 in semble's benchmark, Django, or the stdlib sets of eval_search.py). Its
 non-test `.py` files (no test/tests/docs/examples directories, no test_*.py)
 are copied with every function, method and class docstring removed
-(eval_search.strip_python) and indexed by `code-indexer` (the snapshot is a
-check that the tree indexes; training reads the trees). A query is the first
+(eval_search.strip_python). A query is the first
 sentence of a removed docstring of a public (no leading `_`), not nested
 definition; it needs 4 words and must not start with "Deprecated"; a sentence
 that several definitions share is dropped.
@@ -53,7 +52,6 @@ from eval_search import first_sentence, normalize, py_defs, strip_python  # noqa
 ROOT = Path(__file__).resolve().parents[1]
 REPOS = ROOT / "bench/data/finetune-repos.json"
 MIRRORS = Path(os.environ.get("CODE_INDEX_MIRRORS", "/work/.mirror"))
-TARGET = Path(os.environ.get("CARGO_TARGET_DIR", Path.home() / ".cache/code-index/target"))
 MODEL_DIR = Path(os.environ.get("CODE_INDEX_MODEL_DIR", Path.home() / ".cache/code-index/models/all-minilm-l6-v2"))
 SKIP_PARTS = {"test", "tests", "testing", "docs", "doc", "examples", "benchmarks", "benchmark"}
 
@@ -80,7 +78,6 @@ def python_targets_all(rel: str, old: ast.AST, new_src: bytes) -> list[dict]:
 def prepare(a):
     work = Path(a.work)
     repos = json.loads(REPOS.read_text())
-    indexer = Path(a.indexer or TARGET / "release/code-indexer")
     for r in repos:
         if a.only and r["name"] not in a.only.split(","):
             continue
@@ -120,12 +117,6 @@ def prepare(a):
             qfile.write_text("".join(json.dumps(t) + "\n" for t in targets))
             subprocess.run(["rm", "-rf", str(raw)], check=True)
             print(f"{r['name']}: {files} files ({dropped} unparsable), {len(targets)} queries", flush=True)
-        snap = work / "snapshots" / r["name"]
-        if not (snap / "current").exists() and not list(snap.glob("*/manifest.json")):
-            t0 = time.time()
-            subprocess.run([str(indexer), "index", str(tree), "--out", str(work / "snapshots"),
-                            "--name", r["name"], "--json"], check=True, stdout=subprocess.DEVNULL)
-            print(f"{r['name']}: indexed in {time.time() - t0:.0f}s", flush=True)
 
 
 def positive_text(tree: Path, t: dict) -> str:
@@ -327,7 +318,6 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("prepare")
     p.add_argument("--work", default=str(Path.home() / ".cache/code-index/finetune"))
-    p.add_argument("--indexer")
     p.add_argument("--only", help="comma-separated repository names")
     p = sub.add_parser("train")
     p.add_argument("--work", default=str(Path.home() / ".cache/code-index/finetune"))

