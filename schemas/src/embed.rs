@@ -332,8 +332,31 @@ pub struct MiniLmInt8 {
     id: &'static str,
 }
 
+/// Graph rewrites left out of the int8 sessions. onnxruntime 1.31's CPU
+/// SkipLayerNormalization kernel is slower, single-threaded, than the Add and
+/// LayerNormalization it replaces: 5.37 -> 4.21 ms per 64-token input,
+/// 11.7 -> 9.0 ms at 128 (bench/results/embed-runtime.md). The vectors move
+/// by rounding only (cosine > 0.99999), under a cache id of their own
+/// ([`cache_id`]).
+pub const ORT_DISABLED: &str = "SkipLayerNormFusion";
+
+/// The revision of how the int8 models are run: part of their [`cache_id`].
+const ORT_REVISION: &str = "ort-r2";
+
+/// The identity of a model's vectors in the embedding caches: the model id,
+/// plus the runtime revision where the runtime changed the vectors' rounding
+/// without changing the model (a cached vector must equal a fresh one, so a
+/// snapshot built warm is byte-identical to one built cold).
+pub fn cache_id(model_id: &str) -> String {
+    if model_id == MINILM_INT8_ID || model_id == MINILM_CODE_ID {
+        format!("{model_id}@{ORT_REVISION}")
+    } else {
+        model_id.to_string()
+    }
+}
+
 /// A single-threaded onnxruntime session over `model`, every graph
-/// optimization on.
+/// optimization on but [`ORT_DISABLED`].
 fn open_session(
     env: &ort::environment::Environment,
     model: &Path,
@@ -343,9 +366,10 @@ fn open_session(
     let b = ort::session::Session::builder(env).map_err(|e| e.to_string())?;
     let b = b.with_intra_threads(1).map_err(e)?;
     let b = b.with_inter_threads(1).map_err(e)?;
-    let mut b = b
+    let b = b
         .with_optimization_level(GraphOptimizationLevel::All)
         .map_err(e)?;
+    let mut b = b.with_disabled_optimizers(ORT_DISABLED).map_err(e)?;
     b.commit_from_file(model).map_err(|e| e.to_string())
 }
 

@@ -1,5 +1,6 @@
-//! The persistent embedding cache, keyed by (model id, sha256 of the input).
-//! It lives in `~/.cache/code-index/embeddings/<model>.bin` (append-only
+//! The persistent embedding cache, keyed by (the model's cache id, sha256 of
+//! the input): `code_index_schemas::embed::cache_id`.
+//! It lives in `~/.cache/code-index/embeddings/<cache id>.bin` (append-only
 //! records: 32-byte key, then `dim` little-endian f32); a torn last record,
 //! as a killed build may leave, is ignored on load.
 
@@ -7,6 +8,7 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+use code_index_schemas::embed::cache_id;
 use sha2::{Digest, Sha256};
 
 use crate::error::{codes, Error, Result};
@@ -16,7 +18,7 @@ const MAGIC: &[u8; 8] = b"CIEMB01\n";
 /// Cache key of an input under a model.
 pub fn key(model_id: &str, input: &str) -> [u8; 32] {
     let mut h = Sha256::new();
-    h.update(model_id.as_bytes());
+    h.update(cache_id(model_id).as_bytes());
     h.update([0u8]);
     h.update(input.as_bytes());
     h.finalize().into()
@@ -51,7 +53,7 @@ impl Cache {
 
     /// Open (or create) the cache file of `model_id` under `dir`.
     pub fn open(dir: &Path, model_id: &str) -> Result<Cache> {
-        let name: String = model_id
+        let name: String = cache_id(model_id)
             .chars()
             .map(|c| {
                 if c.is_ascii_alphanumeric() || "-_.".contains(c) {

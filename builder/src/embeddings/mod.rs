@@ -13,7 +13,7 @@
 //!
 //! The cache is keyed by (model id, sha256 of that input): an unchanged chunk
 //! is never embedded twice, across builds, branches and `--previous` runs.
-//! It lives in `~/.cache/code-index/embeddings/<model>.bin` (append-only
+//! It lives in `~/.cache/code-index/embeddings/<cache id>.bin` (append-only
 //! records: 32-byte key, then `dim` little-endian f32); a torn last record,
 //! as a killed build may leave, is ignored on load.
 //!
