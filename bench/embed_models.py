@@ -334,7 +334,7 @@ def tokenizer(model_dir: Path, max_len: int | None):
 
 
 def _maker():
-    """scripts/make_minilm_int8.py, which setup uses to build the shipped model."""
+    """scripts/make_minilm_int8.py, which setup uses to build the published model (minilm-general)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("make_minilm_int8", ROOT / "scripts" / "make_minilm_int8.py")
