@@ -8,6 +8,8 @@
 - `snapshots`: builds a corpus snapshot once per session and hands out the
   same one to every test; `django_snapshot` and `go_snapshot` are shortcuts.
 - `cli`: runs the binary (see helpers.run_cli).
+- `model_dir`: the offline model's directory ($CODE_INDEX_MODEL_DIR, default
+  ~/.cache/code-index/models/all-minilm-l6-v2), installed by scripts/setup.sh.
 
 Corpus tests carry the `corpus` marker (they take minutes, not seconds) but
 run by default; deselect them with `-m "not corpus"` for a quick loop.
@@ -59,6 +61,14 @@ def cli(indexer):
         return run_cli(indexer, *args, **kw)
 
     return _cli
+
+
+@pytest.fixture(scope="session")
+def model_dir() -> Path:
+    d = Path(os.environ.get("CODE_INDEX_MODEL_DIR") or Path.home() / ".cache/code-index/models/all-minilm-l6-v2")
+    if not (d / "model.safetensors").is_file():
+        pytest.fail(f"the offline model is not installed in {d}: run scripts/setup.sh", pytrace=False)
+    return d
 
 
 @pytest.fixture(scope="session")

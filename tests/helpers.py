@@ -66,6 +66,13 @@ BUILD_TIMEOUT = 1800
 # Locating things
 
 
+def ort_tools() -> Path | None:
+    """The private directory where scripts/setup.sh installs onnxruntime's
+    Python package (with onnx and numpy); None when it is missing."""
+    d = Path(os.environ.get("CODE_INDEX_HOME") or Path.home() / ".cache/code-index") / "pytools/onnxruntime-1.31.1"
+    return d if (d / "onnxruntime").is_dir() else None
+
+
 def indexer_path() -> Path:
     """The binary under test: $CODE_INDEXER, else the release build in
     $CARGO_TARGET_DIR (default ~/.cache/code-index/target)."""

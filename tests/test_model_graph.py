@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import REPO_ROOT
+from helpers import REPO_ROOT, ort_tools
 
 TEXTS = [
     "def parse_http_date(date):\n    \"\"\"Parse a date format as specified by HTTP RFC 9110 section 5.6.7.\"\"\"",
@@ -49,22 +49,14 @@ Path(out).write_text(json.dumps(vs))
 
 
 def run_graph(tmp_path: Path, model_dir: Path, int8: str = "-") -> np.ndarray:
-    tools = Path(os.environ.get("CODE_INDEX_HOME") or Path.home() / ".cache/code-index") / "pytools/onnxruntime-1.31.1"
-    if not (tools / "onnxruntime").is_dir():
-        pytest.fail(f"onnxruntime's Python package is not in {tools}: run scripts/setup.sh --deps-only", pytrace=False)
+    tools = ort_tools()
+    if tools is None:
+        pytest.fail("onnxruntime's Python package is not installed: run scripts/setup.sh --deps-only", pytrace=False)
     out = tmp_path / "vectors.json"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tools), str(REPO_ROOT / "scripts")] + sys.path)}
     subprocess.run([sys.executable, "-c", RUNNER, str(out), str(model_dir / "model.safetensors"), str(model_dir), int8],
                    input=json.dumps(TEXTS), text=True, env=env, check=True)
     return np.array(json.loads(out.read_text()))
-
-
-@pytest.fixture(scope="module")
-def model_dir() -> Path:
-    d = Path(os.environ.get("CODE_INDEX_MODEL_DIR") or Path.home() / ".cache/code-index/models/all-minilm-l6-v2")
-    if not (d / "model.safetensors").is_file():
-        pytest.fail(f"the offline model is not installed in {d}: run scripts/setup.sh", pytrace=False)
-    return d
 
 
 def test_fp32_graph_computes_the_model(model_dir, tmp_path):

@@ -37,6 +37,7 @@ from helpers import (
     build,
     git_commit_all,
     git_init,
+    ort_tools,
     read_faiss_flat,
     run_cli,
     sha256_file,
@@ -219,14 +220,6 @@ def server_bin(indexer) -> Path:
 
 
 @pytest.fixture(scope="session")
-def model_dir() -> Path:
-    d = Path(os.environ.get("CODE_INDEX_MODEL_DIR") or Path.home() / ".cache/code-index/models/all-minilm-l6-v2")
-    if not (d / "model.safetensors").is_file():
-        pytest.fail(f"the offline model is not installed in {d}: run scripts/setup.sh", pytrace=False)
-    return d
-
-
-@pytest.fixture(scope="session")
 def sem_tree(corpora, tmp_path_factory) -> Path:
     """django/contrib/*/apps.py, a few utils, the serializers, three callers of
     dateparse, three test files, the __init__.py files on the way, and a
@@ -336,9 +329,9 @@ def ort_reference(model_dir: Path, file: str = "model-int8.onnx"):
     import importlib
     import sys
 
-    tools = Path(os.environ.get("CODE_INDEX_HOME") or Path.home() / ".cache/code-index") / "pytools/onnxruntime-1.31.1"
-    if not (tools / "onnxruntime").is_dir():
-        pytest.fail(f"onnxruntime's Python package is not in {tools}: run scripts/setup.sh --deps-only", pytrace=False)
+    tools = ort_tools()
+    if tools is None:
+        pytest.fail("onnxruntime's Python package is not installed: run scripts/setup.sh --deps-only", pytrace=False)
     sys.path.insert(0, str(tools))
     try:
         ort = importlib.import_module("onnxruntime")
