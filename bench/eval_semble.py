@@ -272,7 +272,7 @@ def git_head(d: Path) -> str:
 
 
 def report(a, specs, runs: list[dict], skipped: list[tuple[str, str]], published: dict, cmdline: str) -> str:
-    modes = [m for m in ("keyword", "hybrid") if any(m in r["modes"] for r in runs)]
+    modes = [m for m in ("keyword", "hybrid", "semantic") if any(m in r["modes"] for r in runs)]
     pub_methods = published.get("methods", {})
     L = []
     L.append("# semble's benchmark on `search_code` (bench/eval_semble.py)\n")
@@ -376,6 +376,7 @@ def main() -> None:
     ap.add_argument("--embeddings", action="store_true", help="index with vectors (then hybrid is run too)")
     ap.add_argument("--model", help="with --embeddings: code-indexer's --model (default: its default)")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--semantic", action="store_true", help="with --embeddings: run semantic mode too")
     ap.add_argument("--reuse", action="store_true",
                     help="use the snapshot a run with the same --work left (its index time too) instead of indexing")
     ap.add_argument("--timeout", type=float, default=120)
@@ -414,7 +415,8 @@ def main() -> None:
         except Exception as e:  # noqa: BLE001
             skipped.append((name, f"index failed: {e}"))
             continue
-        modes = ["keyword"] + (["hybrid"] if (snap / "vectors.faiss").exists() else [])
+        vec = (snap / "vectors.faiss").exists()
+        modes = ["keyword"] + (["hybrid"] if vec else []) + (["semantic"] if vec and a.semantic else [])
         chunks = snapshot_chunks(snap, prefix)
         qs = tasks[name]
         res = asyncio.run(run_queries(a, snap, name, [q["query"] for q in qs], modes))

@@ -11,7 +11,8 @@
 //! - `coverage`: the best candidates gain with the share of the query's
 //!   distinct terms their text holds.
 //! - `penalty`: tests, `__init__.py`-style re-export files, examples,
-//!   compat shims, vendored amalgamations and `.d.ts` stubs are down-weighted.
+//!   benchmarks, compat shims, vendored amalgamations and `.d.ts` stubs are
+//!   down-weighted.
 
 use super::keyword::{is_stop, query_terms, split_ident, stem};
 use super::*;
@@ -52,6 +53,8 @@ pub(crate) struct Knobs {
     pub reexport: f32,
     pub compat: f32,
     pub examples: f32,
+    /// `bench/`, `benchmarks/`, `*_benchmark.cc`, `*.bench.ts`.
+    pub bench: f32,
     pub data: f32,
     pub dts: f32,
 }
@@ -75,6 +78,7 @@ pub(crate) fn knobs() -> &'static Knobs {
             reexport: v("REEXPORT", 0.5),
             compat: v("COMPAT", 0.3),
             examples: v("EXAMPLES", 0.3),
+            bench: v("BENCH", 0.3),
             data: v("DATA", 0.5),
             dts: v("DTS", 0.7),
         }
@@ -220,7 +224,7 @@ pub(crate) fn path_overlap(words: &[String], parts: &[String]) -> usize {
 }
 
 /// Multiplicative prior of a path: tests, re-export files, examples,
-/// compat shims, amalgamations, declaration stubs.
+/// benchmarks, compat shims, amalgamations, declaration stubs.
 /// `defines`: the chunk is a definition (a re-export file's own
 /// definitions are real code: Django keeps its model fields in
 /// `fields/__init__.py`).
@@ -241,6 +245,14 @@ pub(crate) fn path_penalty(path: &str, is_test: bool, defines: bool) -> f32 {
     }
     if in_dir(&["example", "examples", "_example", "_examples", "docs_src"]) {
         p *= k.examples;
+    }
+    let stem = file_stem(name);
+    if in_dir(&["bench", "benches", "benchmark", "benchmarks"])
+        || stem.ends_with("_benchmark")
+        || stem.ends_with("_bench")
+        || name.contains(".bench.")
+    {
+        p *= k.bench;
     }
     if in_dir(&["single_include"]) {
         p *= 0.3;
@@ -499,6 +511,15 @@ mod tests {
         assert_eq!(path_penalty("src/lib.rs", false, false), 1.0);
         assert!(path_penalty("pkg/__init__.py", false, false) < 1.0);
         assert_eq!(path_penalty("pkg/__init__.py", false, true), 1.0);
+        for bench in [
+            "absl/status/statusor_benchmark.cc",
+            "packages/zod/src/v3/benchmarks/union.ts",
+            "benches/parse.rs",
+            "test/core/sort.bench.ts",
+        ] {
+            assert!(path_penalty(bench, false, true) < 1.0, "{bench}");
+        }
+        assert_eq!(path_penalty("src/benchmarking.rs", false, true), 1.0);
         assert!(
             path_penalty("examples/demo.go", true, false)
                 < path_penalty("examples/demo.go", false, false)
