@@ -6,6 +6,7 @@ MiniLM derived from the pinned model (results: bench/results/embed-models.md,
 
     V=~/.cache/code-index/pytools/train-venv   # numpy torch transformers safetensors tokenizers
     $V/bin/python bench/finetune_model.py prepare --work W    # stripped trees and queries
+    python3 bench/finetune_model.py prepare-multi --work W    # Go, Java, C, C++, Rust, TS (code-indexer)
     $V/bin/python bench/finetune_model.py train --work W --out FT.safetensors
     # the int8 graph of the tuned weights, as setup.sh builds the default:
     python3 scripts/make_minilm_graph.py FT.safetensors OUT.onnx
@@ -18,6 +19,15 @@ are copied with every function, method and class docstring removed
 sentence of a removed docstring of a public (no leading `_`), not nested
 definition; it needs 4 words and must not start with "Deprecated"; a sentence
 that several definitions share is dropped.
+
+Other languages (`prepare-multi`): the repositories of finetune-repos.json
+whose language is not Python (checkouts of pinned mirrors, or the Rust and
+TypeScript corpora of ../shared/bench/corpora.sh without the crates semble's
+benchmark holds) are indexed by code-indexer (`--no-embeddings`; set
+$CODE_INDEXER), and a query is the first sentence of a definition's doc
+comment from its symbols table (Javadoc inline tags reduced to their text, a
+Go doc's leading name dropped); the positive is the definition's own lines,
+which start after that comment (other comments in it stay, as in real code).
 
 The positive text (`train`) is what the builder embeds for a definition:
 `file: <path>`, `in: <Class>` for a method, then the definition's lines from
@@ -40,6 +50,7 @@ import ast
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -79,7 +90,7 @@ def prepare(a):
     work = Path(a.work)
     repos = json.loads(REPOS.read_text())
     for r in repos:
-        if a.only and r["name"] not in a.only.split(","):
+        if r["language"] != "python" or (a.only and r["name"] not in a.only.split(",")):
             continue
         tree = work / "trees" / r["name"]
         qfile = work / "queries" / f"{r['name']}.jsonl"
@@ -117,6 +128,78 @@ def prepare(a):
             qfile.write_text("".join(json.dumps(t) + "\n" for t in targets))
             subprocess.run(["rm", "-rf", str(raw)], check=True)
             print(f"{r['name']}: {files} files ({dropped} unparsable), {len(targets)} queries", flush=True)
+
+
+MULTI_KINDS = {"function", "method", "class", "struct", "interface", "trait", "enum", "type", "constructor",
+               "macro", "impl", "module", "namespace"}
+
+
+def prepare_multi(a):
+    """Pairs in the languages other than Python, from the builder's own
+    symbols: code-indexer indexes the tree (no vectors), and a query is the
+    first sentence of a documented definition's doc comment (4 words or more,
+    not "Deprecated"; a Go doc's leading name dropped). The positive is the
+    definition's own lines, which start after its doc comment; a sentence
+    several definitions share is dropped, as in `prepare`."""
+    import duckdb
+
+    work = Path(a.work)
+    indexer = Path(os.environ.get("CODE_INDEXER", str(Path.home() / ".cache/code-index/target/release/code-indexer")))
+    for r in json.loads(REPOS.read_text()):
+        if r["language"] == "python" or (a.only and r["name"] not in a.only.split(",")):
+            continue
+        tree = work / "trees" / r["name"]
+        qfile = work / "queries" / f"{r['name']}.jsonl"
+        if qfile.exists():
+            continue
+        if not tree.exists():
+            tree.mkdir(parents=True)
+            if "corpus" in r:
+                src = Path(os.path.expanduser(r["corpus"]))
+                subprocess.run(["cp", "-a", f"{src}/.", str(tree)], check=True)
+                for x in r.get("exclude", []):
+                    subprocess.run(["rm", "-rf", str(tree / x)], check=True)
+            else:
+                mirror = MIRRORS / r["mirror"] / "repo"
+                # a mirror may lack its largest blobs (test data): tar stops
+                # there, the source files come before them or not at all
+                p1 = subprocess.Popen(["git", "-C", str(mirror), "archive", r["revision"]], stdout=subprocess.PIPE)
+                subprocess.run(["tar", "-x", "-C", str(tree)], stdin=p1.stdout)
+                p1.wait()
+        out = work / "snapshots"
+        subprocess.run([str(indexer), "index", str(tree), "--out", str(out), "--name", r["name"],
+                       "--no-embeddings", "--json"], stdout=subprocess.PIPE, text=True, check=True)
+        snap = out / r["name"] / (out / r["name"] / "latest").read_text().strip()
+        rows = duckdb.sql(f"""select path, name, container, kind, doc, start_line, end_line, is_test
+                              from '{snap}/symbols.parquet' where doc is not null""").fetchall()
+        targets = []
+        for path, name, container, kind, doc, start, end, is_test in rows:
+            parts = set(Path(path).parts[:-1])
+            if is_test or parts & SKIP_PARTS or kind not in MULTI_KINDS or name.startswith("_"):
+                continue
+            # Javadoc/TSDoc inline tags keep their text: {@link Foo#bar} -> Foo#bar
+            sent = re.sub(r"\{@\w+\s+([^}]*)\}", r"\1", first_sentence(doc.strip().split("\n\n")[0]))
+            words = sent.split()
+            if words and words[0].strip("`*'\"") == name:
+                words = words[1:]
+                if words and words[0] in ("is", "are"):
+                    words = words[1:]
+                sent = " ".join(words)
+                sent = sent[:1].upper() + sent[1:]
+            if sum(any(c.isalpha() for c in w) for w in sent.split()) < 4 or sent.lower().startswith("deprecated"):
+                continue
+            if sent.startswith(("@", "{@", "Copyright", "SPDX")):
+                continue
+            q = f"{container}.{name}" if container else name
+            targets.append({"path": path, "name": q, "line": start, "end_line": end, "kind": kind, "query": sent})
+        seen: dict[str, int] = {}
+        for t in targets:
+            seen[normalize(t["query"])] = seen.get(normalize(t["query"]), 0) + 1
+        targets = [t for t in targets if seen[normalize(t["query"])] == 1]
+        targets.sort(key=lambda t: (t["path"], t["line"]))
+        qfile.parent.mkdir(parents=True, exist_ok=True)
+        qfile.write_text("".join(json.dumps(t) + "\n" for t in targets))
+        print(f"{r['name']} ({r['language']}): {len(rows)} documented symbols, {len(targets)} queries", flush=True)
 
 
 def positive_text(tree: Path, t: dict) -> str:
@@ -330,8 +413,11 @@ def main():
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--limit-steps", type=int, default=0)
     p.add_argument("--lora", type=int, default=0, help="rank of low-rank adapters (0: full fine-tune)")
+    p = sub.add_parser("prepare-multi")
+    p.add_argument("--work", default=str(Path.home() / ".cache/code-index/finetune"))
+    p.add_argument("--only", help="comma-separated repository names")
     a = ap.parse_args()
-    {"prepare": prepare, "train": train}[a.cmd](a)
+    {"prepare": prepare, "prepare-multi": prepare_multi, "train": train}[a.cmd](a)
 
 
 if __name__ == "__main__":
