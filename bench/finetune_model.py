@@ -86,6 +86,21 @@ def python_targets_all(rel: str, old: ast.AST, new_src: bytes) -> list[dict]:
     return out
 
 
+def extract(mirror: Path, revision: str, dest: Path, check: bool = True) -> None:
+    """`git archive <revision> | tar -x` into dest."""
+    p1 = subprocess.Popen(["git", "-C", str(mirror), "archive", revision], stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", str(dest)], stdin=p1.stdout, check=check)
+    p1.wait()
+
+
+def unique_queries(targets: list[dict]) -> list[dict]:
+    """Drop the sentences several definitions share: they have no single answer."""
+    seen: dict[str, int] = {}
+    for t in targets:
+        seen[normalize(t["query"])] = seen.get(normalize(t["query"]), 0) + 1
+    return [t for t in targets if seen[normalize(t["query"])] == 1]
+
+
 def prepare(a):
     work = Path(a.work)
     repos = json.loads(REPOS.read_text())
@@ -98,9 +113,7 @@ def prepare(a):
             mirror = MIRRORS / r["mirror"] / "repo"
             raw = work / "raw" / r["name"]
             raw.mkdir(parents=True, exist_ok=True)
-            p1 = subprocess.Popen(["git", "-C", str(mirror), "archive", r["revision"]], stdout=subprocess.PIPE)
-            subprocess.run(["tar", "-x", "-C", str(raw)], stdin=p1.stdout, check=True)
-            p1.wait()
+            extract(mirror, r["revision"], raw)
             targets, files, dropped = [], 0, 0
             for p in sorted(raw.rglob("*.py")):
                 rel = p.relative_to(raw)
@@ -119,11 +132,7 @@ def prepare(a):
                 (tree / rel).write_bytes(new_src)
                 files += 1
                 targets += python_targets_all(rel.as_posix(), old, new_src)
-            # a sentence that several definitions share has no single answer
-            seen: dict[str, int] = {}
-            for t in targets:
-                seen[normalize(t["query"])] = seen.get(normalize(t["query"]), 0) + 1
-            targets = [t for t in targets if seen[normalize(t["query"])] == 1]
+            targets = unique_queries(targets)
             qfile.parent.mkdir(parents=True, exist_ok=True)
             qfile.write_text("".join(json.dumps(t) + "\n" for t in targets))
             subprocess.run(["rm", "-rf", str(raw)], check=True)
@@ -163,9 +172,7 @@ def prepare_multi(a):
                 mirror = MIRRORS / r["mirror"] / "repo"
                 # a mirror may lack its largest blobs (test data): tar stops
                 # there, the source files come before them or not at all
-                p1 = subprocess.Popen(["git", "-C", str(mirror), "archive", r["revision"]], stdout=subprocess.PIPE)
-                subprocess.run(["tar", "-x", "-C", str(tree)], stdin=p1.stdout)
-                p1.wait()
+                extract(mirror, r["revision"], tree, check=False)
         out = work / "snapshots"
         subprocess.run([str(indexer), "index", str(tree), "--out", str(out), "--name", r["name"],
                        "--no-embeddings", "--json"], stdout=subprocess.PIPE, text=True, check=True)
@@ -192,10 +199,7 @@ def prepare_multi(a):
                 continue
             q = f"{container}.{name}" if container else name
             targets.append({"path": path, "name": q, "line": start, "end_line": end, "kind": kind, "query": sent})
-        seen: dict[str, int] = {}
-        for t in targets:
-            seen[normalize(t["query"])] = seen.get(normalize(t["query"]), 0) + 1
-        targets = [t for t in targets if seen[normalize(t["query"])] == 1]
+        targets = unique_queries(targets)
         targets.sort(key=lambda t: (t["path"], t["line"]))
         qfile.parent.mkdir(parents=True, exist_ok=True)
         qfile.write_text("".join(json.dumps(t) + "\n" for t in targets))
