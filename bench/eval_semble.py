@@ -26,7 +26,8 @@ Method (semble's benchmarks/run_benchmark.py + data.py, re-implemented)
    snapshot was built).
 2. `code-index-mcp serve --index <snapshot>` through the MCP Python client;
    per query `search_code` {"query", "mode", "limit": 10, "repo"}; modes
-   `keyword`, plus `hybrid` when the snapshot has vectors (vectors.faiss).
+   `keyword`, plus `hybrid` when the snapshot has vectors (vectors.faiss),
+   plus `semantic` then with `--semantic`.
 3. Relevance. A query's targets are its `relevant` plus its `secondary`
    entries, all of gain 1 (binary relevance; secondary is not down-weighted).
    A target is a file (a path string) or a span ({path, start_line, end_line}).

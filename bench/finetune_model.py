@@ -23,8 +23,8 @@ that several definitions share is dropped.
 Other languages (`prepare-multi`): the repositories of finetune-repos.json
 whose language is not Python (checkouts of pinned mirrors, or the Rust and
 TypeScript corpora of ../shared/bench/corpora.sh without the crates semble's
-benchmark holds) are indexed by code-indexer (`--no-embeddings`; set
-$CODE_INDEXER), and a query is the first sentence of a definition's doc
+benchmark holds) are indexed by code-indexer (`--no-embeddings`; found as eval_search.py
+finds it: $CODE_INDEXER, else $CARGO_TARGET_DIR/release), and a query is the first sentence of a definition's doc
 comment from its symbols table (Javadoc inline tags reduced to their text, a
 Go doc's leading name dropped); the positive is the definition's own lines,
 which start after that comment (other comments in it stay, as in real code).
@@ -58,7 +58,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from embed_models import naturalize  # noqa: E402  (schemas/src/embed.rs `naturalize`, ported)
-from eval_search import first_sentence, normalize, py_defs, strip_python  # noqa: E402
+from eval_search import binary, first_sentence, normalize, py_defs, strip_python  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 REPOS = ROOT / "bench/data/finetune-repos.json"
@@ -153,7 +153,7 @@ def prepare_multi(a):
     import duckdb
 
     work = Path(a.work)
-    indexer = Path(os.environ.get("CODE_INDEXER", str(Path.home() / ".cache/code-index/target/release/code-indexer")))
+    indexer = binary("code-indexer", "CODE_INDEXER")
     for r in json.loads(REPOS.read_text()):
         if r["language"] == "python" or (a.only and r["name"] not in a.only.split(",")):
             continue
