@@ -461,23 +461,38 @@ def signature_input(sym: dict) -> str:
 
 
 def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
-    """What the builder embeds per chunk, redone from the tables, in the
-    builder's order: the chunk (model header, then text), then (except for a
-    class summary) one signature input per function or method starting inside
-    it; identifiers as words.
+    """What the builder embeds per chunk (recipe v3), redone from the tables,
+    in the builder's order: the chunk (model header, then text), then (except
+    for a class summary) one signature input per function or method starting
+    inside it; identifiers as words. A chunk that is one function (the first
+    definition starting in it is a function with a signature, reaching the
+    chunk's end) is its signature input alone; a test file's module-level,
+    whole-file and class-summary chunks have no input.
     Windows and the 2000-character cut are not redone: only chunks under 800
     bytes (which have neither) are exact."""
     content = {r["path"]: r["content"].encode() for r in snap.read("files", ["path", "content"]).to_pylist()}
-    syms = [s for s in snap.read("symbols", ["path", "kind", "start_byte", "signature", "container", "doc"]).to_pylist()
-            if s["kind"] in ("function", "method", "constructor") and s["signature"]]
+    defs = snap.read("symbols", ["path", "kind", "start_byte", "end_byte", "signature", "container", "doc"]).to_pylist()
+    by_path: dict[str, list[dict]] = {}
+    for d in defs:
+        by_path.setdefault(d["path"], []).append(d)
+    signature_kinds = ("function", "method", "constructor")
     out = {}
-    cols = ["chunk_id", "path", "kind", "context_header", "text", "start_byte", "end_byte"]
+    cols = ["chunk_id", "path", "kind", "context_header", "text", "start_byte", "end_byte", "is_test"]
     for c in snap.read("chunks", cols).to_pylist():
+        if c["is_test"] and c["kind"] in ("block", "file", "class_summary", "window"):
+            out[c["chunk_id"]] = []
+            continue
         text = c["text"] if c["text"] is not None else content[c["path"]][c["start_byte"] : c["end_byte"]].decode()
         ins = [model_header(c["context_header"]) + text]
+        inside = [d for d in by_path.get(c["path"], []) if c["start_byte"] <= d["start_byte"] < c["end_byte"]]
         if c["kind"] != "class_summary":  # a class summary is embedded as itself only
-            ins += [signature_input(s) for s in syms
-                    if s["path"] == c["path"] and c["start_byte"] <= s["start_byte"] < c["end_byte"]]
+            sigs = [signature_input(d) for d in inside if d["kind"] in signature_kinds and (d["signature"] or "").strip()]
+            ins += sigs
+            first = min(inside, key=lambda d: d["start_byte"]) if inside else None
+            if (len(sigs) == 1 and c["kind"] in ("method", "definition") and first is not None
+                    and first["kind"] in signature_kinds and (first["signature"] or "").strip()
+                    and first["end_byte"] + 2 >= c["end_byte"]):
+                ins = ins[1:]
         out[c["chunk_id"]] = [naturalize(t) for t in ins]
     return out
 

@@ -7,13 +7,14 @@ use crate::chunk::Chunk;
 /// Most characters of one chunk sent to the model.
 pub const MAX_INPUT_CHARS: usize = 2000;
 /// What is embedded, as recorded in the manifest.
-pub const INPUT_DOC: &str = "v2. per chunk: its context_header's file:/in: lines + chunk text; plus, for each function/method/constructor starting inside the chunk, its signature (prefixed by its container when the signature does not name it) + the first paragraph of its doc; plus, for each function/method/type starting past the chunk's first 800 bytes, a window of the header + the definition's doc + its text. Identifiers are split into words (parseHTTPDate -> parse http date). ids repeat: a chunk's score is its best vector. Each input is cut at 2000 characters at a line boundary; the model truncates further (MiniLM: 256 tokens)";
+pub const INPUT_DOC: &str = "v3. per chunk (none for a test file's module-level code, whole-file and class-summary chunks): its context_header's file:/in: lines + chunk text, except that a chunk which is one function/method is embedded by its signature input alone; plus, for each function/method/constructor starting inside the chunk, its signature (prefixed by its container when the signature does not name it) + the first paragraph of its doc; plus, for each type (or function without a signature input) starting past the chunk's first 800 bytes, a window of the header + the definition's doc + its text. Identifiers are split into words (parseHTTPDate -> parse http date). ids repeat: a chunk's score is its best vector. Each input is cut at 2000 characters at a line boundary; the model truncates further (int8 MiniLMs: 128 tokens; fp32 MiniLM: 256)";
 /// Definitions starting this far into a chunk get a vector of their own.
 pub const WINDOW_AFTER_BYTES: u64 = 800;
 /// Most extra windows per chunk.
 pub const MAX_WINDOWS: usize = 32;
 
 /// A definition, as windows need it.
+#[derive(Clone, Copy)]
 pub struct DefSpan<'a> {
     pub kind: &'a str,
     pub start: u64,
@@ -24,6 +25,11 @@ pub struct DefSpan<'a> {
     /// The enclosing class or type, e.g. `Popen` for `def wait(self)`.
     pub container: Option<&'a str>,
 }
+
+/// Chunk kinds of test files that get no vector. On the Django
+/// reference-doc set: hybrid MRR@10 0.598 -> 0.594, semantic 0.561 -> 0.559
+/// (within noise), for 30% fewer inputs (bench/results/embed-runtime.md).
+const TEST_KINDS_UNEMBEDDED: &[&str] = &["block", "file", "class_summary", "window"];
 
 /// Kinds whose signature gets a vector of its own.
 const SIGNATURE_KINDS: &[&str] = &["function", "method", "constructor"];
@@ -87,7 +93,13 @@ fn cap(s: &mut String) {
 /// definition that starts past its first [`WINDOW_AFTER_BYTES`] (so a long
 /// chunk's later functions are not lost to the model's truncation).
 /// `content` is the file content; `defs` the file's definitions.
-pub fn inputs(c: &Chunk, content: &str, defs: &[DefSpan]) -> Vec<String> {
+/// A chunk of a test file that is not a definition (module-level code, a
+/// whole small file, a class summary) gets no input: keyword search finds
+/// it. Test functions and classes keep theirs.
+pub fn inputs(c: &Chunk, is_test: bool, content: &str, defs: &[DefSpan]) -> Vec<String> {
+    if is_test && TEST_KINDS_UNEMBEDDED.contains(&c.kind.as_str()) {
+        return Vec::new();
+    }
     let mut out = raw_inputs(c, content, defs);
     for s in &mut out {
         *s = code_index_schemas::embed::naturalize(s);
@@ -101,18 +113,24 @@ fn raw_inputs(c: &Chunk, content: &str, defs: &[DefSpan]) -> Vec<String> {
     if c.kind == "class_summary" {
         return out;
     }
-    let mut sigs = 0;
+    let inside = |d: &DefSpan| d.start >= c.start_byte && d.start < c.end_byte;
+    // Definitions with a signature input; a window would repeat them.
+    let mut signed: Vec<u64> = Vec::new();
     for d in defs {
-        if sigs >= MAX_SIGNATURES {
+        if signed.len() >= MAX_SIGNATURES {
             break;
         }
-        if !SIGNATURE_KINDS.contains(&d.kind) || d.start < c.start_byte || d.start >= c.end_byte {
+        if !SIGNATURE_KINDS.contains(&d.kind) || !inside(d) {
             continue;
         }
         if let Some(s) = signature_text(d) {
             out.push(s);
-            sigs += 1;
+            signed.push(d.start);
         }
+    }
+    // A chunk that is one function: its signature input stands for it.
+    if signed.len() == 1 && is_one_function(c, defs) {
+        out.remove(0);
     }
     let windows_from = out.len();
     for d in defs {
@@ -122,6 +140,7 @@ fn raw_inputs(c: &Chunk, content: &str, defs: &[DefSpan]) -> Vec<String> {
         if !WINDOW_KINDS.contains(&d.kind)
             || d.start < c.start_byte + WINDOW_AFTER_BYTES
             || d.start >= c.end_byte
+            || signed.contains(&d.start)
         {
             continue;
         }
@@ -140,6 +159,26 @@ fn raw_inputs(c: &Chunk, content: &str, defs: &[DefSpan]) -> Vec<String> {
         out.push(s);
     }
     out
+}
+
+/// Whether chunk `c` is one function or method: the first definition
+/// starting in it has a signature input, and reaches the chunk's end.
+/// Such a chunk is embedded by its signature input alone (its container,
+/// declaration and doc): on the Django reference-doc set, dropping the
+/// whole-text input of method chunks moved hybrid MRR@10 0.592 -> 0.595 and
+/// semantic 0.559 -> 0.560, and saved a third of the model's tokens.
+fn is_one_function(c: &Chunk, defs: &[DefSpan]) -> bool {
+    if c.kind != "method" && c.kind != "definition" {
+        return false;
+    }
+    defs.iter()
+        .filter(|d| d.start >= c.start_byte && d.start < c.end_byte)
+        .min_by_key(|d| d.start)
+        .is_some_and(|d| {
+            SIGNATURE_KINDS.contains(&d.kind)
+                && d.signature.is_some_and(|s| !s.trim().is_empty())
+                && d.end + 2 >= c.end_byte
+        })
 }
 
 /// The context header as the model sees it: the `file:` and `in:` lines.
@@ -272,17 +311,64 @@ mod tests {
             },
         ];
         let ins = raw_inputs(&c, &body, &defs);
-        assert_eq!(ins.len(), 1 + 3 + 2, "{ins:#?}");
+        // No windows: both definitions past 800 bytes have a signature input.
+        assert_eq!(ins.len(), 1 + 3, "{ins:#?}");
         assert!(ins[0].starts_with("file: sub.py\nin: class Popen\ndef wait"));
         assert_eq!(ins[1], "Popen: def wait(self)\nWait for the child.");
         assert_eq!(ins[2], "Popen: def poll(self)");
         assert_eq!(ins[3], "func (r *Reader) Read(p []byte) (int, error)");
-        // Windows: the definitions past the first 800 bytes, with the model header.
-        assert!(ins[4].starts_with("file: sub.py\nin: class Popen\ndef poll"));
-        assert!(inputs(&c, &body, &defs)[3].starts_with("func (r *Reader) Read(p []byte)"));
+        assert!(inputs(&c, false, &body, &defs)[3].starts_with("func (r *Reader) Read(p []byte)"));
+        // In a test file a definition keeps its inputs, module-level code has none.
+        assert_eq!(inputs(&c, true, &body, &defs).len(), 4);
+        let mut block = c.clone();
+        block.kind = "block".into();
+        assert!(inputs(&block, true, &body, &defs).is_empty());
+        assert_eq!(inputs(&block, false, &body, &defs).len(), 4);
         // A class summary gets no signature inputs.
         let mut summary = c.clone();
         summary.kind = "class_summary".into();
         assert_eq!(raw_inputs(&summary, &body, &defs).len(), 1);
+    }
+
+    #[test]
+    fn a_function_chunk_is_its_signature_and_classes_get_windows() {
+        let body = "def wait(self):\n    return self.poll()\n";
+        let mut c = chunk("file: sub.py\nin: class Popen", body);
+        c.kind = "method".into();
+        let wait = DefSpan {
+            kind: "method",
+            start: 0,
+            end: body.len() as u64,
+            doc: Some("Wait for the child."),
+            signature: Some("def wait(self)"),
+            container: Some("Popen"),
+        };
+        let ins = raw_inputs(&c, body, &[wait]);
+        assert_eq!(
+            ins,
+            vec!["Popen: def wait(self)\nWait for the child.".to_string()]
+        );
+        // A block, or a chunk the function does not fill, keeps its text.
+        c.kind = "block".into();
+        assert_eq!(raw_inputs(&c, body, &[wait]).len(), 2);
+        c.kind = "method".into();
+        let short = DefSpan { end: 10, ..wait };
+        assert_eq!(raw_inputs(&c, body, &[short]).len(), 2);
+        // A class past the first 800 bytes gets a window.
+        let body = format!("{}class Inner:\n    x = 1\n", "#\n".repeat(500));
+        let mut c = chunk("file: m.py", &body);
+        c.kind = "definition".into();
+        let at = body.find("class Inner").unwrap() as u64;
+        let inner = DefSpan {
+            kind: "class",
+            start: at,
+            end: body.len() as u64,
+            doc: None,
+            signature: Some("class Inner:"),
+            container: None,
+        };
+        let ins = raw_inputs(&c, &body, &[inner]);
+        assert_eq!(ins.len(), 2, "{ins:#?}");
+        assert!(ins[1].starts_with("file: m.py\nclass Inner:"));
     }
 }

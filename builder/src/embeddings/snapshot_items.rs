@@ -133,10 +133,12 @@ fn chunk_items(
             "text",
             "start_byte",
             "end_byte",
+            "is_test",
         ],
     )? {
         let b = b?;
         let path = b.str("path");
+        let is_test = b.bool("is_test");
         for i in 0..b.num_rows() {
             let content_of = content.get(path.value(i)).unwrap_or(&empty);
             let c = chunk_at(&b, i, content_of);
@@ -144,7 +146,7 @@ fn chunk_items(
                 .get(path.value(i))
                 .map(|v| v.iter().map(Def::span).collect())
                 .unwrap_or_default();
-            for input in inputs(&c, content_of, &spans) {
+            for input in inputs(&c, is_test.value(i), content_of, &spans) {
                 items.push(Pending {
                     id: c.id,
                     key: key(model_id, &input),
