@@ -89,13 +89,15 @@ fn cap(s: &mut String) {
     }
 }
 
-/// Every model input of a chunk: the chunk itself, then one window per
-/// definition that starts past its first [`WINDOW_AFTER_BYTES`] (so a long
-/// chunk's later functions are not lost to the model's truncation).
-/// `content` is the file content; `defs` the file's definitions.
-/// A chunk of a test file that is not a definition (module-level code, a
-/// whole small file, a class summary) gets no input: keyword search finds
-/// it. Test functions and classes keep theirs.
+/// Every model input of a chunk (recipe v3, [`INPUT_DOC`]): the chunk
+/// itself, one signature input per function starting in it (the signature
+/// alone when the chunk is that one function), then one window per type or
+/// unsigned definition that starts past its first [`WINDOW_AFTER_BYTES`]
+/// (so a long chunk's later definitions are not lost to the model's
+/// truncation). `content` is the file content; `defs` the file's
+/// definitions. A chunk of a test file that is not a definition
+/// (module-level code, a whole small file, a class summary) gets no input:
+/// keyword search finds it. Test functions and classes keep theirs.
 pub fn inputs(c: &Chunk, is_test: bool, content: &str, defs: &[DefSpan]) -> Vec<String> {
     if is_test && TEST_KINDS_UNEMBEDDED.contains(&c.kind.as_str()) {
         return Vec::new();
@@ -138,8 +140,8 @@ fn raw_inputs(c: &Chunk, content: &str, defs: &[DefSpan]) -> Vec<String> {
             break;
         }
         if !WINDOW_KINDS.contains(&d.kind)
+            || !inside(d)
             || d.start < c.start_byte + WINDOW_AFTER_BYTES
-            || d.start >= c.end_byte
             || signed.contains(&d.start)
         {
             continue;
