@@ -143,11 +143,38 @@ pub fn analyze_bytes(path: &str, mut bytes: Vec<u8>, cfg: &Effective) -> Analysi
     }
 }
 
-/// Minified or bundled output. `dist/` and `build/` alone do not make a file
-/// generated (Go's `go/build` is source); the content has to say so.
+/// Package managers' lock files: written by a tool, read by none of us.
+const LOCK_FILES: &[&str] = &[
+    "cargo.lock",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lock",
+    "poetry.lock",
+    "pipfile.lock",
+    "uv.lock",
+    "pdm.lock",
+    "composer.lock",
+    "gemfile.lock",
+    "podfile.lock",
+    "package.resolved",
+    "mix.lock",
+    "flake.lock",
+    "go.sum",
+    "packages.lock.json",
+    "pubspec.lock",
+];
+
+/// Minified or bundled output, and lock files. `dist/` and `build/` alone do
+/// not make a file generated (Go's `go/build` is source); the content has
+/// to say so.
 pub fn is_generated(path: &str, lang: Lang, content: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
+    if LOCK_FILES.contains(&name) {
+        return true;
+    }
     if [
         ".min.js",
         ".min.css",
@@ -208,6 +235,9 @@ mod tests {
         let bundled = format!("{normal}//# sourceMappingURL=index.js.map\n");
         assert!(is_generated("dist/index.js", Lang::JavaScript, &bundled));
         assert!(!is_generated("src/go/build/build.go", Lang::Go, &long));
+        assert!(is_generated("Cargo.lock", Lang::Text, "version = 3\n"));
+        assert!(is_generated("web/package-lock.json", Lang::Text, "{}"));
+        assert!(!is_generated("src/lock.rs", Lang::Rust, "fn lock() {}"));
     }
 
     #[test]

@@ -23,6 +23,10 @@
 //!   against (format and its own version history in [`ngram`]).
 //! - schema 1, feature 6: `keywords.bin`, the keyword (BM25) index of the
 //!   chunks, read in place by `search_code` (format in [`keyword`]).
+//! - schema 1, feature 7: package managers' lock files (`Cargo.lock`,
+//!   `package-lock.json`, …) are `files.is_generated` (no chunks, no
+//!   vectors); vectors follow input recipe v3 (the manifest's
+//!   `embeddings.input`).
 
 use std::sync::Arc;
 
@@ -49,7 +53,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 6;
+pub const FEATURE_VERSION: u32 = 7;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
@@ -161,7 +165,7 @@ pub fn files_table() -> Table {
             c("line_count", Int32, false, "Number of lines (a final line without newline counts)."),
             c("content_sha256", Utf8, false, "Hex sha256 of the content as published: the file's bytes with secrets masked (never a hash of a secret)."),
             c("is_test", Boolean, false, "Matches a test pattern (config `test_patterns` or the defaults)."),
-            c("is_generated", Boolean, false, "Minified or bundled output: grep-able, but left out of chunks and symbols."),
+            c("is_generated", Boolean, false, "Minified or bundled output, or a package manager's lock file: grep-able, but left out of chunks and symbols."),
             c("is_lossy", Boolean, false, "The file was not valid UTF-8; content holds a lossy conversion (U+FFFD)."),
             c("module_path", Utf8, true, "Language-style module name of the file's directory (e.g. 'django.db.models', 'std/net/http', 'serde::de')."),
             c("module_root", Utf8, true, "Repo-relative directory of the module the file belongs to (configured, or inferred from __init__.py, package.json, Cargo.toml, go.mod); '' is the root."),
