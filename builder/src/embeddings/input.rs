@@ -115,7 +115,7 @@ fn raw_inputs(c: &Chunk, content: &str, defs: &[DefSpan]) -> Vec<String> {
     if c.kind == "class_summary" {
         return out;
     }
-    let inside = |d: &DefSpan| d.start >= c.start_byte && d.start < c.end_byte;
+    let inside = |d: &DefSpan| starts_in(c, d);
     // Definitions with a signature input; a window would repeat them.
     let mut signed: Vec<u64> = Vec::new();
     for d in defs {
@@ -163,6 +163,11 @@ fn raw_inputs(c: &Chunk, content: &str, defs: &[DefSpan]) -> Vec<String> {
     out
 }
 
+/// Whether definition `d` starts inside chunk `c`.
+fn starts_in(c: &Chunk, d: &DefSpan) -> bool {
+    d.start >= c.start_byte && d.start < c.end_byte
+}
+
 /// Whether chunk `c` is one function or method: the first definition
 /// starting in it has a signature input, and reaches the chunk's end.
 /// Such a chunk is embedded by its signature input alone (its container,
@@ -174,7 +179,7 @@ fn is_one_function(c: &Chunk, defs: &[DefSpan]) -> bool {
         return false;
     }
     defs.iter()
-        .filter(|d| d.start >= c.start_byte && d.start < c.end_byte)
+        .filter(|d| starts_in(c, d))
         .min_by_key(|d| d.start)
         .is_some_and(|d| {
             SIGNATURE_KINDS.contains(&d.kind)

@@ -92,6 +92,9 @@ pub(crate) fn best_per_chunk(mut rows: Vec<(u32, f32)>, k: usize) -> Vec<(usize,
     }
 }
 
+/// Rows per parallel block of the exact scan.
+const SCAN_BLOCK: usize = 4096;
+
 /// `chunk_of_row` of a vector whose id matches no chunk (skipped by every search).
 pub(crate) const NO_CHUNK: u32 = u32::MAX;
 
@@ -172,7 +175,7 @@ impl Engine {
         // once per chunk, not once per row.
         let rows: Vec<(u32, f32)> = sv
             .chunk_of_row
-            .par_chunks(4096)
+            .par_chunks(SCAN_BLOCK)
             .enumerate()
             .flat_map_iter(|(b, block)| {
                 let mut last = (NO_CHUNK, false);
@@ -180,7 +183,7 @@ impl Engine {
                     if ci != last.0 {
                         last = (ci, ci != NO_CHUNK && allowed(ci as usize));
                     }
-                    last.1.then(|| (ci, dot(v.row(b * 4096 + j), qv)))
+                    last.1.then(|| (ci, dot(v.row(b * SCAN_BLOCK + j), qv)))
                 })
             })
             .collect();
