@@ -30,12 +30,27 @@ fn sum_scores(parts: impl Iterator<Item = (usize, f32)>) -> Vec<(usize, f32)> {
 pub(crate) const RRF_K: f32 = 20.0;
 /// Weight of the semantic list in the fusion (keyword: 1).
 pub(crate) const RRF_SEMANTIC_WEIGHT: f32 = 2.0;
+/// Confidence of the semantic list: when its best cosine is above
+/// [`CONFIDENT_FROM`], each entry's term is scaled by (its cosine / the
+/// best)^g, g rising linearly to [`CONFIDENT_G`] at [`CONFIDENT_AT`]. A
+/// description that all but restates one docstring (best cosine 0.9 and up,
+/// far above the rest) then keeps its answer on top, where plain rank
+/// fusion let a lower-ranked chunk that also matches the words overtake it;
+/// at ordinary cosines nothing changes. Django reference-doc set, hybrid
+/// MRR@10: 0.594 -> 0.618; semble's benchmark 0.839 -> 0.836
+/// (bench/results/ranking.md).
+pub(crate) const CONFIDENT_G: f32 = 4.0;
+/// Best cosine above which the semantic list counts as confident.
+pub(crate) const CONFIDENT_FROM: f32 = 0.6;
+/// Best cosine at which the scaling is full.
+pub(crate) const CONFIDENT_AT: f32 = 0.9;
 
 /// How hybrid mode fuses its two lists.
 #[derive(Clone, Copy)]
 enum Fusion {
-    /// Weighted reciprocal rank: k, semantic weight.
-    Rrf(f32, f32),
+    /// Weighted reciprocal rank: k, semantic weight, and the semantic
+    /// list's confidence scaling (g, from, at; g 0: plain).
+    Rrf(f32, f32, f32, f32, f32),
     /// Max-normalized keyword score and cosine, A on the semantic side.
     Linear(f32),
     /// semble's blend: each list's top N min-max scaled to [0, 1], A on the
@@ -45,10 +60,10 @@ enum Fusion {
 
 /// The fusion in use: weighted reciprocal rank, k = 20 and semantic weight 2
 /// (chosen with `bench/eval_search.py`; plain k = 60 scored MRR@10 0.440 /
-/// 0.398 on the Go / Python sets, this 0.491 / 0.414; on semble's benchmark
-/// and the Django reference-doc set no other fusion lifts both).
-/// `CODE_INDEX_FUSION=rrf:K:W`, `linear:A` or `minmax:A:B:N` override it
-/// for experiments; the variable is read once.
+/// 0.398 on the Go / Python sets, this 0.491 / 0.414), with the semantic
+/// list's confidence scaling ([`CONFIDENT_G`]).
+/// `CODE_INDEX_FUSION=rrf:K:W[:G:FROM:AT]`, `linear:A` or `minmax:A:B:N`
+/// override it for experiments; the variable is read once.
 fn fusion() -> Fusion {
     static F: std::sync::OnceLock<Fusion> = std::sync::OnceLock::new();
     *F.get_or_init(|| {
@@ -63,15 +78,51 @@ fn fusion() -> Fusion {
                 arg(1, arg(0, 0.5)),
                 arg(2, CANDIDATES as f32) as usize,
             ),
-            _ => Fusion::Rrf(arg(0, RRF_K), arg(1, RRF_SEMANTIC_WEIGHT)),
+            _ => Fusion::Rrf(
+                arg(0, RRF_K),
+                arg(1, RRF_SEMANTIC_WEIGHT),
+                arg(2, CONFIDENT_G),
+                arg(3, CONFIDENT_FROM),
+                arg(4, CONFIDENT_AT),
+            ),
         }
     })
+}
+
+/// Each semantic entry's weight in the fusion: 1, or (cosine / best
+/// cosine)^g' when the list is confident, g' = g × how far the best cosine
+/// is from `from` to `at` (see [`CONFIDENT_G`]). `sem` is best first.
+pub fn confidence_scale(sem: &[(usize, f32)], g: f32, from: f32, at: f32) -> Vec<f32> {
+    let best = sem.first().map_or(0.0, |x| x.1);
+    let g = g * ((best - from) / (at - from).max(1e-6)).clamp(0.0, 1.0);
+    sem.iter()
+        .map(|(_, s)| {
+            if g <= 0.0 || best <= 0.0 {
+                1.0
+            } else {
+                (s.max(0.0) / best).powf(g)
+            }
+        })
+        .collect()
 }
 
 /// Fuse the keyword and semantic lists of `query` (see [`fusion`]).
 pub(crate) fn fuse(kw: &[(usize, f32)], sem: &[(usize, f32)], query: &str) -> Vec<(usize, f32)> {
     match fusion() {
-        Fusion::Rrf(k, w) => rrf(&[(kw, 1.0), (sem, w)], k),
+        Fusion::Rrf(k, w, g, from, at) => {
+            let scale = confidence_scale(sem, g, from, at);
+            let term = |rank: usize| 1.0 / (k + rank as f32 + 1.0);
+            sum_scores(
+                kw.iter()
+                    .enumerate()
+                    .map(|(r, (d, _))| (*d, term(r)))
+                    .chain(
+                        sem.iter()
+                            .enumerate()
+                            .map(|(r, (d, _))| (*d, w * term(r) * scale[r])),
+                    ),
+            )
+        }
         Fusion::Linear(a) => {
             let mk = kw.iter().map(|x| x.1).fold(f32::MIN, f32::max).max(1e-6);
             sum_scores(
