@@ -460,18 +460,55 @@ def signature_input(sym: dict) -> str:
     return out
 
 
+_WORD = re.compile(r"[A-Za-z]{3,}")
+_TEST_MARK = re.compile(r"#\[(test|rstest)|#\[.*::test[\](]|@Test|@ParameterizedTest")
+
+
+def _marks(content: bytes, start: int) -> list[str]:
+    """A definition's attribute/annotation lines: right above it, and its own leading ones."""
+    text = content.decode(errors="replace")
+    head = content[:start].decode(errors="replace")
+    line_start = head.rfind("\n") + 1
+    above = []
+    for l in reversed(head[:line_start].split("\n")[:-1]):
+        l = l.strip()
+        if not (l.startswith("#[") or l.startswith("@")) or len(above) == 8:
+            break
+        above.append(l)
+    own = []
+    for l in content[start:].decode(errors="replace").split("\n"):
+        l = l.strip()
+        if not (l.startswith("#[") or l.startswith("@")) or len(own) == 8:
+            break
+        own.append(l)
+    return above + own
+
+
+def is_test_function(d: dict, content: bytes, is_test_file: bool) -> bool:
+    """A test itself: in a test file a function/method named test… (test_x, TestX,
+    testX, test1; not testing), or marked #[test] / #[tokio::test] / @Test anywhere."""
+    if d["kind"] not in ("function", "method", "constructor"):
+        return False
+    n = d["name"]
+    if is_test_file and len(n) >= 4 and n[:4].lower() == "test" and (len(n) == 4 or n[4] == "_" or (n[4].isascii() and (n[4].isupper() or n[4].isdigit()))):
+        return True
+    return any(_TEST_MARK.match(l) for l in _marks(content, d["start_byte"]))
+
+
 def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
-    """What the builder embeds per chunk (recipe v3), redone from the tables,
+    """What the builder embeds per chunk (recipe v4), redone from the tables,
     in the builder's order: the chunk (model header, then text), then (except
     for a class summary) one signature input per function or method starting
-    inside it; identifiers as words. A chunk that is one function (the first
-    definition starting in it is a function with a signature, reaching the
-    chunk's end) is its signature input alone; a test file's module-level,
-    whole-file and class-summary chunks have no input.
+    inside it that is not a test; identifiers as words. A chunk that is one
+    function (the first definition starting in it is a function with a
+    signature, reaching the chunk's end) is its signature input alone, or
+    nothing when that function is a test; a test file's module-level,
+    whole-file and class-summary chunks, and a chunk with fewer than three
+    words (3+ letters), have no input.
     Windows and the 2000-character cut are not redone: only chunks under 800
     bytes (which have neither) are exact."""
     content = {r["path"]: r["content"].encode() for r in snap.read("files", ["path", "content"]).to_pylist()}
-    defs = snap.read("symbols", ["path", "kind", "start_byte", "end_byte", "signature", "container", "doc"]).to_pylist()
+    defs = snap.read("symbols", ["path", "kind", "name", "start_byte", "end_byte", "signature", "container", "doc"]).to_pylist()
     by_path: dict[str, list[dict]] = {}
     for d in defs:
         by_path.setdefault(d["path"], []).append(d)
@@ -479,20 +516,22 @@ def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
     out = {}
     cols = ["chunk_id", "path", "kind", "context_header", "text", "start_byte", "end_byte", "is_test"]
     for c in snap.read("chunks", cols).to_pylist():
-        if c["is_test"] and c["kind"] in ("block", "file", "class_summary", "window"):
+        text = c["text"] if c["text"] is not None else content[c["path"]][c["start_byte"] : c["end_byte"]].decode()
+        if (c["is_test"] and c["kind"] in ("block", "file", "class_summary", "window")) or len(_WORD.findall(text)) < 3:
             out[c["chunk_id"]] = []
             continue
-        text = c["text"] if c["text"] is not None else content[c["path"]][c["start_byte"] : c["end_byte"]].decode()
         ins = [model_header(c["context_header"]) + text]
         inside = [d for d in by_path.get(c["path"], []) if c["start_byte"] <= d["start_byte"] < c["end_byte"]]
         if c["kind"] != "class_summary":  # a class summary is embedded as itself only
-            sigs = [signature_input(d) for d in inside if d["kind"] in signature_kinds and (d["signature"] or "").strip()]
-            ins += sigs
+            funcs = [d for d in inside if d["kind"] in signature_kinds]
+            tests = [d for d in funcs if is_test_function(d, content[c["path"]], c["is_test"])]
+            signed = [d for d in funcs if d not in tests and (d["signature"] or "").strip()]
+            ins += [signature_input(d) for d in signed]
             first = min(inside, key=lambda d: d["start_byte"]) if inside else None
-            if (len(sigs) == 1 and c["kind"] in ("method", "definition") and first is not None
+            if (len(signed) + len(tests) == 1 and c["kind"] in ("method", "definition") and first is not None
                     and first["kind"] in signature_kinds and (first["signature"] or "").strip()
                     and first["end_byte"] + 2 >= c["end_byte"]):
-                ins = ins[1:]
+                ins = [] if tests else ins[1:]
         out[c["chunk_id"]] = [naturalize(t) for t in ins]
     return out
 

@@ -7,7 +7,7 @@ use crate::chunk::Chunk;
 /// Most characters of one chunk sent to the model.
 pub const MAX_INPUT_CHARS: usize = 2000;
 /// What is embedded, as recorded in the manifest.
-pub const INPUT_DOC: &str = "v3. per chunk (none for a test file's module-level code, whole-file and class-summary chunks): its context_header's file:/in: lines + chunk text, except that a chunk which is one function/method is embedded by its signature input alone; plus, for each function/method/constructor starting inside the chunk, its signature (prefixed by its container when the signature does not name it) + the first paragraph of its doc; plus, for each type (or function without a signature input) starting past the chunk's first 800 bytes, a window of the header + the definition's doc + its text. Identifiers are split into words (parseHTTPDate -> parse http date). ids repeat: a chunk's score is its best vector. Each input is cut at 2000 characters at a line boundary; the model truncates further (int8 MiniLMs: 128 tokens; fp32 MiniLM: 256)";
+pub const INPUT_DOC: &str = "v4. per chunk (none for a test file's module-level code, whole-file and class-summary chunks, nor for a chunk of fewer than three words of 3+ letters): its context_header's file:/in: lines + chunk text, except that a chunk which is one function/method is embedded by its signature input alone (nothing when that function is a test); plus, for each function/method/constructor starting inside the chunk that is not a test (a test file's test… functions; #[test], #[tokio::test], @Test anywhere), its signature (prefixed by its container when the signature does not name it) + the first paragraph of its doc; plus, for each type (or function without a signature input) starting past the chunk's first 800 bytes, a window of the header + the definition's doc + its text. Identifiers are split into words (parseHTTPDate -> parse http date). ids repeat: a chunk's score is its best vector. Each input is cut at 2000 characters at a line boundary; the model truncates further (int8 MiniLMs: 128 tokens; fp32 MiniLM: 256)";
 /// Definitions starting this far into a chunk get a vector of their own.
 pub const WINDOW_AFTER_BYTES: u64 = 800;
 /// Most extra windows per chunk.
@@ -17,6 +17,8 @@ pub const MAX_WINDOWS: usize = 32;
 #[derive(Clone, Copy)]
 pub struct DefSpan<'a> {
     pub kind: &'a str,
+    /// The defined name, e.g. `wait` (a test function's marks it as one).
+    pub name: &'a str,
     pub start: u64,
     pub end: u64,
     pub doc: Option<&'a str>,
@@ -89,35 +91,46 @@ fn cap(s: &mut String) {
     }
 }
 
-/// Every model input of a chunk (recipe v3, [`INPUT_DOC`]): the chunk
+/// Every model input of a chunk (recipe v4, [`INPUT_DOC`]): the chunk
 /// itself, one signature input per function starting in it (the signature
 /// alone when the chunk is that one function), then one window per type or
 /// unsigned definition that starts past its first [`WINDOW_AFTER_BYTES`]
 /// (so a long chunk's later definitions are not lost to the model's
 /// truncation). `content` is the file content; `defs` the file's
 /// definitions. A chunk of a test file that is not a definition
-/// (module-level code, a whole small file, a class summary) gets no input:
-/// keyword search finds it. Test functions and classes keep theirs.
+/// (module-level code, a whole small file, a class summary), a test itself
+/// ([`is_test_function`]) and a chunk of fewer than [`MIN_WORDS`] words get
+/// no input: keyword search finds them. Test helpers and classes keep
+/// theirs (Django's `django/test/` is documented API). On the Django
+/// reference-doc set the test rule drops a third of the inputs (31,116
+/// chunks: 32,464 -> 21,307) at hybrid MRR@10 0.618 -> 0.615, semble's
+/// benchmark 0.836 -> 0.835 (bench/results/embed-runtime.md).
 pub fn inputs(c: &Chunk, is_test: bool, content: &str, defs: &[DefSpan]) -> Vec<String> {
     if is_test && TEST_KINDS_UNEMBEDDED.contains(&c.kind.as_str()) {
         return Vec::new();
     }
-    let mut out = raw_inputs(c, content, defs);
+    if words(&c.text) < MIN_WORDS {
+        return Vec::new();
+    }
+    let mut out = raw_inputs(c, is_test, content, defs);
     for s in &mut out {
         *s = code_index_schemas::embed::naturalize(s);
     }
     out
 }
 
-fn raw_inputs(c: &Chunk, content: &str, defs: &[DefSpan]) -> Vec<String> {
+fn raw_inputs(c: &Chunk, is_test: bool, content: &str, defs: &[DefSpan]) -> Vec<String> {
     let header = header_for_model(&c.context_header);
     let mut out = vec![input_with_header(c, &header)];
     if c.kind == "class_summary" {
         return out;
     }
     let inside = |d: &DefSpan| starts_in(c, d);
-    // Definitions with a signature input; a window would repeat them.
+    let one_function = is_one_function(c, defs);
+    // Definitions with a signature input, and tests (which get none); a
+    // window would repeat them.
     let mut signed: Vec<u64> = Vec::new();
+    let mut tests = 0;
     for d in defs {
         if signed.len() >= MAX_SIGNATURES {
             break;
@@ -125,13 +138,22 @@ fn raw_inputs(c: &Chunk, content: &str, defs: &[DefSpan]) -> Vec<String> {
         if !SIGNATURE_KINDS.contains(&d.kind) || !inside(d) {
             continue;
         }
+        if is_test_function(d, content, is_test) {
+            signed.push(d.start);
+            tests += 1;
+            continue;
+        }
         if let Some(s) = signature_text(d) {
             out.push(s);
             signed.push(d.start);
         }
     }
-    // A chunk that is one function: its signature input stands for it.
-    if signed.len() == 1 && is_one_function(c, defs) {
+    if one_function && signed.len() == 1 {
+        if tests == 1 {
+            // A chunk that is one test: keyword search finds it.
+            return Vec::new();
+        }
+        // A chunk that is one function: its signature input stands for it.
         out.remove(0);
     }
     let windows_from = out.len();
@@ -161,6 +183,83 @@ fn raw_inputs(c: &Chunk, content: &str, defs: &[DefSpan]) -> Vec<String> {
         out.push(s);
     }
     out
+}
+
+/// Fewer words (runs of three or more letters) than this in a chunk's text,
+/// and it gets no vector: a closing brace, a lone `pub use`, a heading.
+const MIN_WORDS: usize = 3;
+
+/// The words of `text`, counted up to [`MIN_WORDS`].
+fn words(text: &str) -> usize {
+    let mut n = 0;
+    let mut run = 0;
+    for b in text.bytes().chain(std::iter::once(b' ')) {
+        if b.is_ascii_alphabetic() {
+            run += 1;
+        } else {
+            if run >= 3 {
+                n += 1;
+                if n >= MIN_WORDS {
+                    return n;
+                }
+            }
+            run = 0;
+        }
+    }
+    n
+}
+
+/// Whether `d` is a test itself (not code it tests): a function or method
+/// of a test file named `test…` (`test_parse`, `TestParse`, `testParse`),
+/// or one marked as a test in any file (`#[test]`, `#[tokio::test]`,
+/// `@Test`). Tests get no vector; keyword search finds them.
+fn is_test_function(d: &DefSpan, content: &str, is_test_file: bool) -> bool {
+    if !SIGNATURE_KINDS.contains(&d.kind) {
+        return false;
+    }
+    if is_test_file && test_name(d.name) {
+        return true;
+    }
+    marks(content, d).any(|l| {
+        l.starts_with("#[test")
+            || l.starts_with("#[rstest")
+            || (l.starts_with("#[") && (l.contains("::test]") || l.contains("::test(")))
+            || l.starts_with("@Test")
+            || l.starts_with("@ParameterizedTest")
+    })
+}
+
+/// `test`, `test_x`, `testX`, `Test_x`, `TestX`, `test1`; not `testing`.
+fn test_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.len() >= 4
+        && b[..4].eq_ignore_ascii_case(b"test")
+        && b.get(4)
+            .is_none_or(|&n| n == b'_' || n.is_ascii_uppercase() || n.is_ascii_digit())
+}
+
+/// The attribute and annotation lines of `d` (trimmed): those right above
+/// its first line (`#[test]` is not part of a Rust function's node) and its
+/// own leading ones (a Java method's annotations are).
+fn marks<'a>(content: &'a str, d: &DefSpan) -> impl Iterator<Item = &'a str> {
+    let start = (d.start as usize).min(content.len());
+    let (head, own) = match (content.get(..start), content.get(start..)) {
+        (Some(h), Some(o)) => (h, o),
+        _ => ("", ""),
+    };
+    let line_start = head.rfind('\n').map_or(0, |i| i + 1);
+    let above = head[..line_start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .take_while(|l| l.starts_with("#[") || l.starts_with('@'))
+        .take(8);
+    let own = own
+        .lines()
+        .map(str::trim)
+        .take_while(|l| l.starts_with("#[") || l.starts_with('@'))
+        .take(8);
+    above.chain(own)
 }
 
 /// Whether definition `d` starts inside chunk `c`.
@@ -284,6 +383,7 @@ mod tests {
         let defs = [
             DefSpan {
                 kind: "method",
+                name: "x",
                 start: 0,
                 end: 28,
                 doc: Some("Wait for the child.\n\nMore details."),
@@ -292,6 +392,7 @@ mod tests {
             },
             DefSpan {
                 kind: "method",
+                name: "x",
                 start: poll_at,
                 end: body.len() as u64,
                 doc: None,
@@ -301,6 +402,7 @@ mod tests {
             // A Go method names its receiver type in the signature: no prefix.
             DefSpan {
                 kind: "method",
+                name: "x",
                 start: poll_at + 1,
                 end: body.len() as u64,
                 doc: None,
@@ -310,6 +412,7 @@ mod tests {
             // Outside the chunk: no input.
             DefSpan {
                 kind: "function",
+                name: "x",
                 start: body.len() as u64 + 5,
                 end: body.len() as u64 + 50,
                 doc: None,
@@ -317,7 +420,7 @@ mod tests {
                 container: None,
             },
         ];
-        let ins = raw_inputs(&c, &body, &defs);
+        let ins = raw_inputs(&c, false, &body, &defs);
         // No windows: both definitions past 800 bytes have a signature input.
         assert_eq!(ins.len(), 1 + 3, "{ins:#?}");
         assert!(ins[0].starts_with("file: sub.py\nin: class Popen\ndef wait"));
@@ -334,7 +437,7 @@ mod tests {
         // A class summary gets no signature inputs.
         let mut summary = c.clone();
         summary.kind = "class_summary".into();
-        assert_eq!(raw_inputs(&summary, &body, &defs).len(), 1);
+        assert_eq!(raw_inputs(&summary, false, &body, &defs).len(), 1);
     }
 
     #[test]
@@ -344,23 +447,24 @@ mod tests {
         c.kind = "method".into();
         let wait = DefSpan {
             kind: "method",
+            name: "x",
             start: 0,
             end: body.len() as u64,
             doc: Some("Wait for the child."),
             signature: Some("def wait(self)"),
             container: Some("Popen"),
         };
-        let ins = raw_inputs(&c, body, &[wait]);
+        let ins = raw_inputs(&c, false, body, &[wait]);
         assert_eq!(
             ins,
             vec!["Popen: def wait(self)\nWait for the child.".to_string()]
         );
         // A block, or a chunk the function does not fill, keeps its text.
         c.kind = "block".into();
-        assert_eq!(raw_inputs(&c, body, &[wait]).len(), 2);
+        assert_eq!(raw_inputs(&c, false, body, &[wait]).len(), 2);
         c.kind = "method".into();
         let short = DefSpan { end: 10, ..wait };
-        assert_eq!(raw_inputs(&c, body, &[short]).len(), 2);
+        assert_eq!(raw_inputs(&c, false, body, &[short]).len(), 2);
         // A class past the first 800 bytes gets a window.
         let body = format!("{}class Inner:\n    x = 1\n", "#\n".repeat(500));
         let mut c = chunk("file: m.py", &body);
@@ -368,14 +472,94 @@ mod tests {
         let at = body.find("class Inner").unwrap() as u64;
         let inner = DefSpan {
             kind: "class",
+            name: "x",
             start: at,
             end: body.len() as u64,
             doc: None,
             signature: Some("class Inner:"),
             container: None,
         };
-        let ins = raw_inputs(&c, &body, &[inner]);
+        let ins = raw_inputs(&c, false, &body, &[inner]);
         assert_eq!(ins.len(), 2, "{ins:#?}");
         assert!(ins[1].starts_with("file: m.py\nclass Inner:"));
+    }
+
+    fn func<'a>(name: &'a str, sig: &'a str, start: usize, end: usize) -> DefSpan<'a> {
+        DefSpan {
+            kind: "function",
+            name,
+            start: start as u64,
+            end: end as u64,
+            doc: None,
+            signature: Some(sig),
+            container: None,
+        }
+    }
+
+    #[test]
+    fn tests_and_wordless_chunks_get_no_vector() {
+        // A closing brace or a lone short statement: no input.
+        let mut c = chunk("file: a.rs", "}\n");
+        c.kind = "block".into();
+        assert!(inputs(&c, false, "}\n", &[]).is_empty());
+        let c = chunk("file: a.rs", "pub use a::b;\n");
+        assert!(inputs(&c, false, "pub use a::b;\n", &[]).is_empty());
+        assert_eq!(words("fn parse_int(s: &str)"), 3);
+
+        // A test file's function named test_…: no input; elsewhere it keeps its signature.
+        let body = "def test_wait(self):\n    assert wait() == 1\n";
+        let mut c = chunk("file: tests/test_sub.py", body);
+        c.kind = "method".into();
+        let d = [func("test_wait", "def test_wait(self)", 0, body.len())];
+        assert!(inputs(&c, true, body, &d).is_empty());
+        assert_eq!(
+            inputs(&c, false, body, &d),
+            vec!["def test wait(self)".to_string()]
+        );
+        let d = [func("testing_env", "def testing_env(self)", 0, body.len())];
+        assert_eq!(inputs(&c, true, body, &d).len(), 1);
+
+        // A Rust #[test] (its attribute above the node) or #[tokio::test], in any file.
+        for attr in ["#[test]", "#[tokio::test(flavor = \"multi_thread\")]"] {
+            let body =
+                format!("{attr}\nfn parses_numbers() {{\n    assert_eq!(parse(1), 1);\n}}\n");
+            let at = body.find("fn ").unwrap();
+            let mut c = chunk("file: src/lib.rs", &body);
+            c.kind = "definition".into();
+            let d = [func(
+                "parses_numbers",
+                "fn parses_numbers()",
+                at,
+                body.len(),
+            )];
+            assert!(inputs(&c, false, &body, &d).is_empty(), "{attr}");
+        }
+        // A Java @Test method (annotations inside the node), next to a helper.
+        let body = "class T {\n  @Test\n  void parses() { check(); }\n  void check() { assertTrue(ok()); }\n}\n";
+        let (a, b) = (
+            body.find("@Test").unwrap(),
+            body.find("void check").unwrap(),
+        );
+        let d = [
+            func("parses", "void parses()", a, b),
+            func("check", "void check()", b, body.len() - 2),
+        ];
+        let c = chunk("file: T.java", body);
+        let ins = inputs(&c, true, body, &d);
+        assert_eq!(ins.len(), 2, "{ins:#?}");
+        assert_eq!(ins[1], "void check()");
+
+        for (n, t) in [
+            ("test", true),
+            ("test_x", true),
+            ("TestX", true),
+            ("testX", true),
+            ("test1", true),
+        ] {
+            assert_eq!(test_name(n), t, "{n}");
+        }
+        for n in ["testing", "tests", "Tes", "contest", "attest_x"] {
+            assert!(!test_name(n), "{n}");
+        }
     }
 }

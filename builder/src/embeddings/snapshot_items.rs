@@ -53,6 +53,7 @@ fn file_contents(dir: &Path) -> Result<HashMap<String, String>> {
 /// A definition of the symbols table, owned (see [`DefSpan`]).
 struct Def {
     kind: String,
+    name: String,
     start: u64,
     end: u64,
     doc: Option<String>,
@@ -64,6 +65,7 @@ impl Def {
     fn span(&self) -> DefSpan<'_> {
         DefSpan {
             kind: &self.kind,
+            name: &self.name,
             start: self.start,
             end: self.end,
             doc: self.doc.as_deref(),
@@ -82,6 +84,7 @@ fn definitions(dir: &Path) -> Result<HashMap<String, Vec<Def>>> {
         &[
             "path",
             "kind",
+            "name",
             "start_byte",
             "end_byte",
             "doc",
@@ -90,9 +93,10 @@ fn definitions(dir: &Path) -> Result<HashMap<String, Vec<Def>>> {
         ],
     )? {
         let b = b?;
-        let (p, k, sb, eb, d, sg, ct) = (
+        let (p, k, n, sb, eb, d, sg, ct) = (
             b.str("path"),
             b.str("kind"),
+            b.str("name"),
             b.i64("start_byte"),
             b.i64("end_byte"),
             b.str("doc"),
@@ -102,6 +106,7 @@ fn definitions(dir: &Path) -> Result<HashMap<String, Vec<Def>>> {
         for i in 0..b.num_rows() {
             defs.entry(p.value(i).to_string()).or_default().push(Def {
                 kind: k.value(i).to_string(),
+                name: n.value(i).to_string(),
                 start: sb.value(i) as u64,
                 end: eb.value(i) as u64,
                 doc: d.opt(i).map(str::to_string),

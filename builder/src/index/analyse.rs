@@ -449,6 +449,7 @@ impl<'a> Sink<'a> {
             .iter()
             .map(|s| DefSpan {
                 kind: s.kind,
+                name: &s.name,
                 start: s.start_byte,
                 end: s.end_byte,
                 doc: s.doc.as_deref(),
