@@ -504,10 +504,13 @@ def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
     signature, reaching the chunk's end) is its signature input alone, or
     nothing when that function is a test; a test file's module-level,
     whole-file and class-summary chunks, and a chunk with fewer than three
-    words (3+ letters), have no input.
+    words (3+ letters), have no input. Inputs of code in a language with a
+    grammar are cut at 200 bytes (cut_at).
     Windows and the 2000-character cut are not redone: only chunks under 800
     bytes (which have neither) are exact."""
-    content = {r["path"]: r["content"].encode() for r in snap.read("files", ["path", "content"]).to_pylist()}
+    files = snap.read("files", ["path", "content", "language"]).to_pylist()
+    content = {r["path"]: r["content"].encode() for r in files}
+    parsed = {r["path"] for r in files if r["language"] not in ("markdown", "text")}
     defs = snap.read("symbols", ["path", "kind", "name", "start_byte", "end_byte", "signature", "container", "doc"]).to_pylist()
     by_path: dict[str, list[dict]] = {}
     for d in defs:
@@ -532,8 +535,26 @@ def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
                     and first["kind"] in signature_kinds and (first["signature"] or "").strip()
                     and first["end_byte"] + 2 >= c["end_byte"]):
                 ins = [] if tests else ins[1:]
-        out[c["chunk_id"]] = [naturalize(t) for t in ins]
+        ins = [naturalize(t) for t in ins]
+        out[c["chunk_id"]] = [cut_at(t, PARSED_INPUT_CHARS) for t in ins] if c["path"] in parsed else ins
     return out
+
+
+PARSED_INPUT_CHARS = 200
+
+
+def cut_at(s: str, limit: int) -> str:
+    """The builder's cut (in UTF-8 bytes): at the last line break past limit/2
+    within the first `limit` bytes, else at the last character boundary."""
+    b = s.encode()
+    if len(b) <= limit:
+        return s
+    cut = limit
+    while cut > 0 and (b[cut] & 0xC0) == 0x80:
+        cut -= 1
+    i = b.rfind(b"\n", 0, cut)
+    keep = i if i > limit // 2 else cut
+    return b[:keep].decode()
 
 
 def rg_lines(root: Path, *args) -> set[tuple[str, int]]:

@@ -7,7 +7,7 @@ use crate::chunk::Chunk;
 /// Most characters of one chunk sent to the model.
 pub const MAX_INPUT_CHARS: usize = 2000;
 /// What is embedded, as recorded in the manifest.
-pub const INPUT_DOC: &str = "v4. per chunk (none for a test file's module-level code, whole-file and class-summary chunks, nor for a chunk of fewer than three words of 3+ letters): its context_header's file:/in: lines + chunk text, except that a chunk which is one function/method is embedded by its signature input alone (nothing when that function is a test); plus, for each function/method/constructor starting inside the chunk that is not a test (a test file's test… functions; #[test], #[tokio::test], @Test anywhere), its signature (prefixed by its container when the signature does not name it) + the first paragraph of its doc; plus, for each type (or function without a signature input) starting past the chunk's first 800 bytes, a window of the header + the definition's doc + its text. Identifiers are split into words (parseHTTPDate -> parse http date). ids repeat: a chunk's score is its best vector. Each input is cut at 2000 characters at a line boundary; the model truncates further (int8 MiniLMs: 128 tokens; fp32 MiniLM: 256)";
+pub const INPUT_DOC: &str = "v4. per chunk (none for a test file's module-level code, whole-file and class-summary chunks, nor for a chunk of fewer than three words of 3+ letters): its context_header's file:/in: lines + chunk text, except that a chunk which is one function/method is embedded by its signature input alone (nothing when that function is a test); plus, for each function/method/constructor starting inside the chunk that is not a test (a test file's test… functions; #[test], #[tokio::test], @Test anywhere), its signature (prefixed by its container when the signature does not name it) + the first paragraph of its doc; plus, for each type (or function without a signature input) starting past the chunk's first 800 bytes, a window of the header + the definition's doc + its text. Identifiers are split into words (parseHTTPDate -> parse http date). ids repeat: a chunk's score is its best vector. Each input is cut at 2000 characters at a line boundary, code in a language with a grammar here (after identifiers are split) at 200 bytes (at a line break past 100, else a character boundary); the model truncates further (int8 MiniLMs: 128 tokens; fp32 MiniLM: 256)";
 /// Definitions starting this far into a chunk get a vector of their own.
 pub const WINDOW_AFTER_BYTES: u64 = 800;
 /// Most extra windows per chunk.
@@ -78,18 +78,31 @@ const WINDOW_KINDS: &[&str] = &[
 ];
 
 fn cap(s: &mut String) {
-    if s.len() > MAX_INPUT_CHARS {
-        let mut cut = MAX_INPUT_CHARS;
+    cut_at(s, MAX_INPUT_CHARS);
+}
+
+/// Cut `s` to at most `max` bytes: at its last line break past `max / 2`,
+/// else at the last character boundary.
+fn cut_at(s: &mut String, max: usize) {
+    if s.len() > max {
+        let mut cut = max;
         while !s.is_char_boundary(cut) {
             cut -= 1;
         }
         let keep = match s[..cut].rfind('\n') {
-            Some(i) if i > MAX_INPUT_CHARS / 2 => i,
+            Some(i) if i > max / 2 => i,
             _ => cut,
         };
         s.truncate(keep);
     }
 }
+
+/// Most bytes of one input of code in a language with a grammar here, after
+/// identifiers are split (about 64 model tokens). Its functions' signatures
+/// and docs have inputs of their own, so a chunk's first lines stand for it;
+/// code without a grammar (Ruby, Kotlin, ...) is seen through its chunks
+/// only and keeps the model's full cut.
+pub const PARSED_INPUT_CHARS: usize = 200;
 
 /// Every model input of a chunk (recipe v4, [`INPUT_DOC`]): the chunk
 /// itself, one signature input per function starting in it (the signature
@@ -105,7 +118,13 @@ fn cap(s: &mut String) {
 /// reference-doc set the test rule drops a third of the inputs (31,116
 /// chunks: 32,464 -> 21,307) at hybrid MRR@10 0.618 -> 0.615, semble's
 /// benchmark 0.836 -> 0.835 (bench/results/embed-runtime.md).
-pub fn inputs(c: &Chunk, is_test: bool, content: &str, defs: &[DefSpan]) -> Vec<String> {
+pub fn inputs(
+    c: &Chunk,
+    is_test: bool,
+    parsed: bool,
+    content: &str,
+    defs: &[DefSpan],
+) -> Vec<String> {
     if is_test && TEST_KINDS_UNEMBEDDED.contains(&c.kind.as_str()) {
         return Vec::new();
     }
@@ -115,6 +134,9 @@ pub fn inputs(c: &Chunk, is_test: bool, content: &str, defs: &[DefSpan]) -> Vec<
     let mut out = raw_inputs(c, is_test, content, defs);
     for s in &mut out {
         *s = code_index_schemas::embed::naturalize(s);
+        if parsed {
+            cut_at(s, PARSED_INPUT_CHARS);
+        }
     }
     out
 }
@@ -427,13 +449,13 @@ mod tests {
         assert_eq!(ins[1], "Popen: def wait(self)\nWait for the child.");
         assert_eq!(ins[2], "Popen: def poll(self)");
         assert_eq!(ins[3], "func (r *Reader) Read(p []byte) (int, error)");
-        assert!(inputs(&c, false, &body, &defs)[3].starts_with("func (r *Reader) Read(p []byte)"));
+        assert!(inputs(&c, false, false, &body, &defs)[3].starts_with("func (r *Reader) Read(p []byte)"));
         // In a test file a definition keeps its inputs, module-level code has none.
-        assert_eq!(inputs(&c, true, &body, &defs).len(), 4);
+        assert_eq!(inputs(&c, true, false, &body, &defs).len(), 4);
         let mut block = c.clone();
         block.kind = "block".into();
-        assert!(inputs(&block, true, &body, &defs).is_empty());
-        assert_eq!(inputs(&block, false, &body, &defs).len(), 4);
+        assert!(inputs(&block, true, false, &body, &defs).is_empty());
+        assert_eq!(inputs(&block, false, false, &body, &defs).len(), 4);
         // A class summary gets no signature inputs.
         let mut summary = c.clone();
         summary.kind = "class_summary".into();
@@ -501,9 +523,9 @@ mod tests {
         // A closing brace or a lone short statement: no input.
         let mut c = chunk("file: a.rs", "}\n");
         c.kind = "block".into();
-        assert!(inputs(&c, false, "}\n", &[]).is_empty());
+        assert!(inputs(&c, false, false, "}\n", &[]).is_empty());
         let c = chunk("file: a.rs", "pub use a::b;\n");
-        assert!(inputs(&c, false, "pub use a::b;\n", &[]).is_empty());
+        assert!(inputs(&c, false, false, "pub use a::b;\n", &[]).is_empty());
         assert_eq!(words("fn parse_int(s: &str)"), 3);
 
         // A test file's function named test_…: no input; elsewhere it keeps its signature.
@@ -511,13 +533,13 @@ mod tests {
         let mut c = chunk("file: tests/test_sub.py", body);
         c.kind = "method".into();
         let d = [func("test_wait", "def test_wait(self)", 0, body.len())];
-        assert!(inputs(&c, true, body, &d).is_empty());
+        assert!(inputs(&c, true, false, body, &d).is_empty());
         assert_eq!(
-            inputs(&c, false, body, &d),
+            inputs(&c, false, false, body, &d),
             vec!["def test wait(self)".to_string()]
         );
         let d = [func("testing_env", "def testing_env(self)", 0, body.len())];
-        assert_eq!(inputs(&c, true, body, &d).len(), 1);
+        assert_eq!(inputs(&c, true, false, body, &d).len(), 1);
 
         // A Rust #[test] (its attribute above the node) or #[tokio::test], in any file.
         for attr in ["#[test]", "#[tokio::test(flavor = \"multi_thread\")]"] {
@@ -532,7 +554,7 @@ mod tests {
                 at,
                 body.len(),
             )];
-            assert!(inputs(&c, false, &body, &d).is_empty(), "{attr}");
+            assert!(inputs(&c, false, false, &body, &d).is_empty(), "{attr}");
         }
         // A Java @Test method (annotations inside the node), next to a helper.
         let body = "class T {\n  @Test\n  void parses() { check(); }\n  void check() { assertTrue(ok()); }\n}\n";
@@ -545,7 +567,7 @@ mod tests {
             func("check", "void check()", b, body.len() - 2),
         ];
         let c = chunk("file: T.java", body);
-        let ins = inputs(&c, true, body, &d);
+        let ins = inputs(&c, true, false, body, &d);
         assert_eq!(ins.len(), 2, "{ins:#?}");
         assert_eq!(ins[1], "void check()");
 

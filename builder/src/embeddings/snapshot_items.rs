@@ -2,7 +2,7 @@
 //! `upgrade-embeddings`): the same inputs, in the same order, as `index`
 //! queued when it built the snapshot.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use code_index_schemas::table::{Batch, Nullable};
@@ -15,9 +15,9 @@ use crate::previous::Batches;
 
 /// The embedding inputs of a snapshot's chunks (from its tables), in table order.
 pub fn snapshot_items(dir: &Path, model_id: &str) -> Result<Vec<Pending>> {
-    let content = file_contents(dir)?;
+    let (content, parsed) = file_contents(dir)?;
     let defs = definitions(dir)?;
-    let mut items = chunk_items(dir, model_id, &content, &defs)?;
+    let mut items = chunk_items(dir, model_id, &content, &parsed, &defs)?;
     // Pattern chunks, as `index` embeds them (after the chunks, in table order).
     if dir.join("patterns.parquet").is_file() {
         pattern_items(dir, model_id, &mut items)?;
@@ -37,17 +37,22 @@ fn open(dir: &Path, table: &Table, columns: &[&str]) -> Result<Batches> {
     )
 }
 
-/// Every file's content by path.
-fn file_contents(dir: &Path) -> Result<HashMap<String, String>> {
+/// Every file's content by path, and the paths of code in a language with a
+/// grammar here (not `markdown` or `text`).
+fn file_contents(dir: &Path) -> Result<(HashMap<String, String>, HashSet<String>)> {
     let mut content: HashMap<String, String> = HashMap::new();
-    for b in open(dir, &files_table(), &["path", "content"])? {
+    let mut parsed: HashSet<String> = HashSet::new();
+    for b in open(dir, &files_table(), &["path", "content", "language"])? {
         let b = b?;
-        let (p, c) = (b.str("path"), b.str("content"));
+        let (p, c, l) = (b.str("path"), b.str("content"), b.str("language"));
         for i in 0..b.num_rows() {
+            if !matches!(l.value(i), "markdown" | "text") {
+                parsed.insert(p.value(i).to_string());
+            }
             content.insert(p.value(i).to_string(), c.value(i).to_string());
         }
     }
-    Ok(content)
+    Ok((content, parsed))
 }
 
 /// A definition of the symbols table, owned (see [`DefSpan`]).
@@ -123,6 +128,7 @@ fn chunk_items(
     dir: &Path,
     model_id: &str,
     content: &HashMap<String, String>,
+    parsed: &HashSet<String>,
     defs: &HashMap<String, Vec<Def>>,
 ) -> Result<Vec<Pending>> {
     let mut items = Vec::new();
@@ -151,7 +157,8 @@ fn chunk_items(
                 .get(path.value(i))
                 .map(|v| v.iter().map(Def::span).collect())
                 .unwrap_or_default();
-            for input in inputs(&c, is_test.value(i), content_of, &spans) {
+            let code = parsed.contains(path.value(i));
+            for input in inputs(&c, is_test.value(i), code, content_of, &spans) {
                 items.push(Pending {
                     id: c.id,
                     key: key(model_id, &input),

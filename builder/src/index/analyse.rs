@@ -458,7 +458,13 @@ impl<'a> Sink<'a> {
             })
             .collect();
         for c in &a.chunks {
-            for input in crate::embeddings::inputs(c, a.file.is_test, &a.file.content, &defs) {
+            for input in crate::embeddings::inputs(
+                c,
+                a.file.is_test,
+                a.file.lang.is_code(),
+                &a.file.content,
+                &defs,
+            ) {
                 pending.push(Pending {
                     id: c.id,
                     key: crate::embeddings::key(model, &input),
