@@ -7,10 +7,21 @@ use super::*;
 /// Weighted reciprocal rank fusion: a document at 0-based rank r of a list
 /// with weight w scores w / (k + r + 1), summed over the lists.
 pub fn rrf(lists: &[(&[(usize, f32)], f32)], k: f32) -> Vec<(usize, f32)> {
-    sum_scores(lists.iter().flat_map(|(l, w)| {
-        l.iter()
-            .enumerate()
-            .map(move |(rank, (d, _))| (*d, w / (k + rank as f32 + 1.0)))
+    let lists: Vec<_> = lists.iter().map(|&(l, w)| (l, w, None)).collect();
+    rrf_scaled(&lists, k)
+}
+
+/// A ranked list for [`rrf_scaled`]: its entries (best first), its weight,
+/// and a scale per entry (none: 1).
+type Scaled<'a> = (&'a [(usize, f32)], f32, Option<&'a [f32]>);
+
+/// [`rrf`] with each entry's term multiplied by its scale.
+fn rrf_scaled(lists: &[Scaled], k: f32) -> Vec<(usize, f32)> {
+    sum_scores(lists.iter().flat_map(|&(l, w, scale)| {
+        l.iter().enumerate().map(move |(rank, (d, _))| {
+            let s = scale.and_then(|s| s.get(rank)).copied().unwrap_or(1.0);
+            (*d, w * s / (k + rank as f32 + 1.0))
+        })
     }))
 }
 
@@ -111,17 +122,7 @@ pub(crate) fn fuse(kw: &[(usize, f32)], sem: &[(usize, f32)], query: &str) -> Ve
     match fusion() {
         Fusion::Rrf(k, w, g, from, at) => {
             let scale = confidence_scale(sem, g, from, at);
-            let term = |rank: usize| 1.0 / (k + rank as f32 + 1.0);
-            sum_scores(
-                kw.iter()
-                    .enumerate()
-                    .map(|(r, (d, _))| (*d, term(r)))
-                    .chain(
-                        sem.iter()
-                            .enumerate()
-                            .map(|(r, (d, _))| (*d, w * term(r) * scale[r])),
-                    ),
-            )
+            rrf_scaled(&[(kw, 1.0, None), (sem, w, Some(&scale))], k)
         }
         Fusion::Linear(a) => {
             let mk = kw.iter().map(|x| x.1).fold(f32::MIN, f32::max).max(1e-6);
