@@ -61,7 +61,7 @@ pub fn signature_text(d: &DefSpan) -> Option<String> {
         s.push('\n');
         s.push_str(&para[..cut]);
     }
-    cap(&mut s);
+    cut_at(&mut s, MAX_INPUT_CHARS);
     Some(s)
 }
 
@@ -76,10 +76,6 @@ const WINDOW_KINDS: &[&str] = &[
     "enum",
     "macro",
 ];
-
-fn cap(s: &mut String) {
-    cut_at(s, MAX_INPUT_CHARS);
-}
 
 /// Cut `s` to at most `max` bytes: at its last line break past `max / 2`,
 /// else at the last character boundary.
@@ -204,7 +200,7 @@ fn raw_inputs(c: &Chunk, is_test: bool, content: &str, defs: &[DefSpan]) -> Vec<
             s.push('\n');
         }
         s.push_str(body);
-        cap(&mut s);
+        cut_at(&mut s, MAX_INPUT_CHARS);
         out.push(s);
     }
     out

@@ -11,6 +11,7 @@ use code_index_schemas::{chunks_table, files_table, patterns_table, symbols_tabl
 use super::{inputs, key, DefSpan, Pending};
 use crate::chunk::Chunk;
 use crate::error::{codes, Result};
+use crate::language::Lang;
 use crate::previous::Batches;
 
 /// The embedding inputs of a snapshot's chunks (from its tables), in table order.
@@ -38,7 +39,7 @@ fn open(dir: &Path, table: &Table, columns: &[&str]) -> Result<Batches> {
 }
 
 /// Every file's content by path, and the paths of code in a language with a
-/// grammar here (not `markdown` or `text`).
+/// grammar here ([`Lang::is_code`], as `index` decides it).
 fn file_contents(dir: &Path) -> Result<(HashMap<String, String>, HashSet<String>)> {
     let mut content: HashMap<String, String> = HashMap::new();
     let mut parsed: HashSet<String> = HashSet::new();
@@ -46,7 +47,7 @@ fn file_contents(dir: &Path) -> Result<(HashMap<String, String>, HashSet<String>
         let b = b?;
         let (p, c, l) = (b.str("path"), b.str("content"), b.str("language"));
         for i in 0..b.num_rows() {
-            if !matches!(l.value(i), "markdown" | "text") {
+            if Lang::from_id(l.value(i)).is_code() {
                 parsed.insert(p.value(i).to_string());
             }
             content.insert(p.value(i).to_string(), c.value(i).to_string());
