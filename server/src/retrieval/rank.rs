@@ -334,6 +334,15 @@ impl Ctx<'_> {
                 .unwrap_or(std::cmp::Ordering::Equal)
                 .then(a.0.cmp(&b.0))
         });
+        // A name's definitions: the closest matches of the name first, then
+        // as the text ranking orders them (a file named after the name, the
+        // fewest penalties, the most mentions), not by path.
+        let mut routed = routed;
+        if matches!(qt, QueryType::Symbol(_)) {
+            let text: HashMap<usize, f32> = scored.iter().map(|h| (h.0, h.1)).collect();
+            let at = |i: usize| text.get(&i).copied().unwrap_or(0.0);
+            routed.sort_by(|a, b| a.1.total_cmp(&b.1).then(at(b.0).total_cmp(&at(a.0))));
+        }
         // Routed hits first, scored above the best text result.
         let top = scored.first().map(|x| x.1).unwrap_or(1.0).max(1e-6);
         let n = routed.len() as f32;

@@ -3,7 +3,10 @@
 //! can be switched off for comparison with `CODE_INDEX_RANK=-name,...`.
 //!
 //! - `path`: query words found in the file's name or its directory's name
-//!   (split identifiers, prefix-tolerant: `dependency` ~ `dependencies`).
+//!   (split identifiers, prefix-tolerant: `dependency` ~ `dependencies`),
+//!   and more for a source file the query names outright: adjacent words
+//!   joined (`JSON reader` → `JsonReader.java`) or a capitalized word
+//!   (`the Functor type class` → `Functor.scala`).
 //! - `coherence`: a file whose chunks match the query in several places
 //!   lifts its best chunk.
 //! - `define`: the definition of the identifier a query is goes up, and
@@ -57,6 +60,11 @@ pub(crate) struct Knobs {
     pub bench: f32,
     pub data: f32,
     pub dts: f32,
+    /// Share of the best score added to a chunk of a file the query names
+    /// (two or three adjacent words, `JSON reader` → `JsonReader.java`).
+    pub named: f32,
+    /// The same for one capitalized word inside the query (`the Functor type class`).
+    pub named_one: f32,
 }
 
 pub(crate) fn knobs() -> &'static Knobs {
@@ -81,6 +89,8 @@ pub(crate) fn knobs() -> &'static Knobs {
             bench: v("BENCH", 0.3),
             data: v("DATA", 0.5),
             dts: v("DTS", 0.7),
+            named: v("NAMED", 0.5),
+            named_one: v("NAMED_ONE", 0.3),
         }
     })
 }
@@ -113,6 +123,58 @@ fn stems_naming(name: &str) -> [String; 2] {
         .flat_map(char::to_lowercase)
         .collect();
     [format!("{n}s"), n]
+}
+
+/// The [`norm_stem`]s a query names: two or three adjacent words joined
+/// (`streaming JSON reader` → `jsonreader`), and, apart, one capitalized word
+/// that does not open the query (`how the Functor type class` → `functor`);
+/// a last word's plural is also tried singular. Stems under six letters are
+/// too common to count.
+pub(crate) fn named_stems(q: &str) -> (Vec<String>, Vec<String>) {
+    // A possessive is its word (`model's table` names no `models` file).
+    let words: Vec<&str> = q
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .map(|w| {
+            let w = w.trim_matches(['\'', '’']);
+            w.strip_suffix("'s").or(w.strip_suffix("’s")).unwrap_or(w)
+        })
+        .filter(|w| !w.is_empty() && w.chars().all(char::is_alphanumeric))
+        .collect();
+    let singular = |w: &str| -> Vec<String> {
+        let mut v = vec![w.to_string()];
+        if let Some(b) = w.strip_suffix("ies") {
+            v.push(format!("{b}y"));
+        } else if let Some(b) = w.strip_suffix("es") {
+            v.push(b.to_string());
+            v.push(format!("{b}e"));
+        } else if let Some(b) = w.strip_suffix('s') {
+            v.push(b.to_string());
+        }
+        v
+    };
+    let mut multi = Vec::new();
+    for n in 2..=3 {
+        for win in words.windows(n) {
+            let head: String = win[..n - 1].iter().map(|w| w.to_lowercase()).collect();
+            for last in singular(&win[n - 1].to_lowercase()) {
+                let s = format!("{head}{last}");
+                if s.len() >= 6 && !multi.contains(&s) {
+                    multi.push(s);
+                }
+            }
+        }
+    }
+    let mut one = Vec::new();
+    for w in words.iter().skip(1) {
+        if w.chars().next().is_some_and(char::is_uppercase) && w.chars().any(char::is_lowercase) {
+            for s in singular(&w.to_lowercase()) {
+                if s.len() >= 4 && !one.contains(&s) {
+                    one.push(s);
+                }
+            }
+        }
+    }
+    (multi, one)
 }
 
 /// Keywords that introduce a definition, across languages (parsed or not:
@@ -281,6 +343,18 @@ const CODE_EXTENSIONS: &[&str] = &[
     "ada", "pas",
 ];
 
+/// Whether a path is source code (not docs, data or configuration).
+pub(crate) fn is_source_name(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    is_code_name(name)
+        && !matches!(
+            name.rsplit_once('.')
+                .map(|(_, e)| e.to_ascii_lowercase())
+                .as_deref(),
+            Some("md" | "markdown" | "rst" | "adoc" | "txt")
+        )
+}
+
 /// Whether a file name is source code or docs (by extension; a name
 /// without one, `Makefile`, counts as data).
 pub(crate) fn is_code_name(name: &str) -> bool {
@@ -330,6 +404,24 @@ impl Ctx<'_> {
                     });
                     if r > 0.0 {
                         h.1 += boost * r;
+                    }
+                }
+            }
+            let (multi, mut one) = named_stems(q);
+            // The project's own name (`Django`, `Sinatra`) names no file in particular.
+            one.retain(|w| !self.snaps.iter().any(|s| norm_stem(s.repo()) == *w));
+            let k = knobs();
+            if (k.named > 0.0 && !multi.is_empty()) || (k.named_one > 0.0 && !one.is_empty()) {
+                for h in scored.iter_mut() {
+                    let path = path_of(h.0);
+                    if !is_source_name(path) {
+                        continue;
+                    }
+                    let st = norm_stem(path);
+                    if multi.contains(&st) {
+                        h.1 += max * k.named;
+                    } else if one.contains(&st) {
+                        h.1 += max * k.named_one;
                     }
                 }
             }
@@ -494,6 +586,22 @@ mod tests {
         assert!(re.is_match("  abstract class Monad<T> {"));
         assert!(!re.is_match("val m: Monad[F] = x"));
         assert_eq!(norm_stem("src/flat_hash-map.h"), "flathashmap");
+    }
+
+    #[test]
+    fn stems_a_query_names() {
+        let (multi, one) = named_stems("streaming JSON reader and type adapter factories");
+        assert!(multi.contains(&"jsonreader".to_string()));
+        assert!(multi.contains(&"typeadapterfactory".to_string()));
+        assert!(!multi.contains(&"json".to_string()));
+        assert!(one.is_empty());
+        let (_, one) = named_stems("Mutex guards; how the Functor type class maps");
+        assert_eq!(one, vec!["functor"]);
+        let (multi, _) = named_stems("Adds constraint to model's table");
+        assert!(!multi.contains(&"models".to_string()), "{multi:?}");
+        assert!(multi.contains(&"modeltable".to_string()), "{multi:?}");
+        // Under six letters joined, two words name nothing.
+        assert!(named_stems("io is").0.is_empty());
     }
 
     #[test]

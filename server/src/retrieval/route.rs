@@ -230,11 +230,27 @@ impl Ctx<'_> {
         allowed: &Allowed,
     ) -> Result<Vec<(usize, f32, String)>, ToolError> {
         let rows = self.store.definitions_named(name, repos)?;
+        // How closely a row's qualified name matches: the whole name, a
+        // suffix at a dot, or the last part alone (the rows come in that order).
+        let tier = |r: &crate::store::DefinitionRow| {
+            if r.qualified_name == name {
+                0.0
+            } else if r.qualified_name.ends_with(&format!(".{name}")) {
+                1.0
+            } else {
+                2.0
+            }
+        };
         Ok(self.rows_to_chunks(
             rows,
             allowed,
             |r| (&r.repo, &r.path, r.line),
-            |r| format!("definition of {} ({})", r.qualified_name, r.kind),
+            |r| {
+                (
+                    format!("definition of {} ({})", r.qualified_name, r.kind),
+                    tier(r),
+                )
+            },
         ))
     }
 
@@ -244,7 +260,7 @@ impl Ctx<'_> {
         rows: Vec<R>,
         allowed: &Allowed,
         at: impl Fn(&R) -> (&str, &str, i64),
-        why: impl Fn(&R) -> String,
+        why: impl Fn(&R) -> (String, f32),
     ) -> Vec<(usize, f32, String)> {
         let eng = self.eng;
         let mut out = Vec::new();
@@ -260,7 +276,8 @@ impl Ctx<'_> {
             let line = line.max(1) as u32;
             if let Some(ci) = eng.chunk_at(si as u32, fi, line) {
                 if allowed(ci) && seen.insert(ci) {
-                    out.push((ci, 1.0, why(&r)));
+                    let (why, v) = why(&r);
+                    out.push((ci, v, why));
                 }
             }
         }
@@ -286,14 +303,17 @@ impl Ctx<'_> {
             rows,
             allowed,
             |r| (&r.repo, &r.path, r.line),
-            |r| match rel {
-                Relation::Callers => format!("calls {} at line {}", r.name, r.line),
-                Relation::Subclasses => {
-                    format!("extends/implements {} at line {}", r.name, r.line)
-                }
-                Relation::Importers => format!("imports {} at line {}", r.name, r.line),
-                Relation::Callees => format!("called by {}", r.symbol),
-                Relation::Imports => format!("imported by {}", r.symbol),
+            |r| {
+                let why = match rel {
+                    Relation::Callers => format!("calls {} at line {}", r.name, r.line),
+                    Relation::Subclasses => {
+                        format!("extends/implements {} at line {}", r.name, r.line)
+                    }
+                    Relation::Importers => format!("imports {} at line {}", r.name, r.line),
+                    Relation::Callees => format!("called by {}", r.symbol),
+                    Relation::Imports => format!("imported by {}", r.symbol),
+                };
+                (why, 1.0)
             },
         ))
     }
