@@ -128,8 +128,8 @@ fn stems_naming(name: &str) -> [String; 2] {
 /// The [`norm_stem`]s a query names: two or three adjacent words joined
 /// (`streaming JSON reader` → `jsonreader`), and, apart, one capitalized word
 /// that does not open the query (`how the Functor type class` → `functor`);
-/// a last word's plural is also tried singular. Stems under six letters are
-/// too common to count.
+/// a last word's plural is also tried singular. Joined stems under six
+/// letters and single words under four are too common to count.
 pub(crate) fn named_stems(q: &str) -> (Vec<String>, Vec<String>) {
     // A possessive is its word (`model's table` names no `models` file).
     let words: Vec<&str> = q
