@@ -393,37 +393,36 @@ impl Ctx<'_> {
         }
         if enabled("path") && !symbol_query {
             let words = query_words(q);
-            if !words.is_empty() {
-                let mut cache: HashMap<(u32, u32), f32> = HashMap::new();
-                let boost = max * knobs().path;
-                for h in scored.iter_mut() {
-                    let c = &chunks[h.0];
-                    let r = *cache.entry((c.snap, c.file)).or_insert_with(|| {
-                        let n = path_overlap(&words, &path_words(path_of(h.0)));
-                        n as f32 / words.len() as f32
-                    });
-                    if r > 0.0 {
-                        h.1 += boost * r;
-                    }
-                }
-            }
             let (multi, mut one) = named_stems(q);
             // The project's own name (`Django`, `Sinatra`) names no file in particular.
             one.retain(|w| !self.snaps.iter().any(|s| norm_stem(s.repo()) == *w));
             let k = knobs();
-            if (k.named > 0.0 && !multi.is_empty()) || (k.named_one > 0.0 && !one.is_empty()) {
-                for h in scored.iter_mut() {
+            // Per file: the share of query words its path holds, and whether
+            // the query names it outright.
+            let mut cache: HashMap<(u32, u32), (f32, f32)> = HashMap::new();
+            for h in scored.iter_mut() {
+                let c = &chunks[h.0];
+                let (by_words, named) = *cache.entry((c.snap, c.file)).or_insert_with(|| {
                     let path = path_of(h.0);
-                    if !is_source_name(path) {
-                        continue;
-                    }
+                    let share = if words.is_empty() {
+                        0.0
+                    } else {
+                        path_overlap(&words, &path_words(path)) as f32 / words.len() as f32
+                    };
                     let st = norm_stem(path);
-                    if multi.contains(&st) {
-                        h.1 += max * k.named;
+                    let named = if !is_source_name(path) {
+                        0.0
+                    } else if multi.contains(&st) {
+                        k.named
                     } else if one.contains(&st) {
-                        h.1 += max * k.named_one;
-                    }
-                }
+                        k.named_one
+                    } else {
+                        0.0
+                    };
+                    (max * k.path * share, max * named)
+                });
+                h.1 += by_words;
+                h.1 += named;
             }
         }
         if enabled("coverage") {

@@ -230,17 +230,6 @@ impl Ctx<'_> {
         allowed: &Allowed,
     ) -> Result<Vec<(usize, f32, String)>, ToolError> {
         let rows = self.store.definitions_named(name, repos)?;
-        // How closely a row's qualified name matches: the whole name, a
-        // suffix at a dot, or the last part alone (the rows come in that order).
-        let tier = |r: &crate::store::DefinitionRow| {
-            if r.qualified_name == name {
-                0.0
-            } else if r.qualified_name.ends_with(&format!(".{name}")) {
-                1.0
-            } else {
-                2.0
-            }
-        };
         Ok(self.rows_to_chunks(
             rows,
             allowed,
@@ -248,7 +237,7 @@ impl Ctx<'_> {
             |r| {
                 (
                     format!("definition of {} ({})", r.qualified_name, r.kind),
-                    tier(r),
+                    r.tier as f32,
                 )
             },
         ))

@@ -79,6 +79,9 @@ pub struct DefinitionRow {
     pub line: i64,
     pub qualified_name: String,
     pub kind: String,
+    /// How closely its name matches: 0 the whole qualified name, 1 a suffix
+    /// at a dot, 2 the last part alone (the rows come in this order).
+    pub tier: i64,
 }
 
 impl Store {
@@ -269,15 +272,17 @@ impl Store {
         let last = name.rsplit(['.', ':']).next().unwrap_or(name);
         let rows = self.rows(
             &format!(
-                "SELECT repo, path, start_line, qualified_name, kind FROM symbols WHERE (name = ? OR qualified_name = ? OR ends_with(qualified_name, ?)) AND repo IN ({}) \
+                "SELECT repo, path, start_line, qualified_name, kind, \
+                 CASE WHEN qualified_name = ? THEN 0 WHEN ends_with(qualified_name, ?) THEN 1 ELSE 2 END AS tier \
+                 FROM symbols WHERE (name = ? OR qualified_name = ? OR ends_with(qualified_name, ?)) AND repo IN ({}) \
                  AND kind NOT IN ('field', 'variable') \
-                 ORDER BY CASE WHEN qualified_name = ? THEN 0 WHEN ends_with(qualified_name, ?) THEN 1 ELSE 2 END, is_test, repo, path, start_line LIMIT 50",
+                 ORDER BY tier, is_test, repo, path, start_line LIMIT 50",
                 repos_in(repos)
             ),
             &[
-                Value::Text(last.to_string()),
                 Value::Text(name.to_string()),
                 Value::Text(format!(".{name}")),
+                Value::Text(last.to_string()),
                 Value::Text(name.to_string()),
                 Value::Text(format!(".{name}")),
             ],
@@ -290,6 +295,7 @@ impl Store {
                 line: val_i64(&r[2]),
                 qualified_name: val_str(&r[3]),
                 kind: val_str(&r[4]),
+                tier: val_i64(&r[5]),
             })
             .collect())
     }
