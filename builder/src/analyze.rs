@@ -118,6 +118,11 @@ pub fn analyze_bytes(path: &str, mut bytes: Vec<u8>, cfg: &Effective) -> Analysi
                 .unwrap_or_default();
             lap(2, &mut t);
             p
+        } else if crate::outline::is_outlined(path) {
+            Parsed {
+                symbols: crate::outline::symbols(path, &content),
+                ..Parsed::default()
+            }
         } else {
             Parsed::default()
         };

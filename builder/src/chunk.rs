@@ -5,7 +5,8 @@
 //! summary chunk. A definition's chunk starts at its lead (doc comments,
 //! attributes, decorators: `Symbol::lead_byte`), never inside the chunk
 //! before it. Markdown is cut at headings (the heading path is kept);
-//! other text by windows of lines.
+//! other text by windows of lines, which in code without a grammar here end
+//! where a definition its layout shows starts (`outline.rs`).
 
 use crate::ids::stable_id;
 use crate::language::Lang;
@@ -168,6 +169,45 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// Windows of at most WINDOW_LINES lines (and MAX_TOKENS) that end at
+    /// the furthest of `cuts` (sorted byte offsets of line starts) in
+    /// reach, when it leaves the window a quarter of its lines or more.
+    fn push_aligned(&mut self, cuts: &[usize], header: &str) {
+        let len = self.src.len();
+        if tokens(len) <= MAX_TOKENS {
+            self.push("file", 0, len, None, None, header.to_string());
+            return;
+        }
+        let starts = self.lines.starts.clone();
+        let max_bytes = MAX_TOKENS * 4;
+        let mut w = 0;
+        while w < len {
+            let first = starts.partition_point(|&s| s <= w) - 1;
+            let mut limit = starts.get(first + WINDOW_LINES).copied().unwrap_or(len);
+            if limit - w > max_bytes {
+                limit = starts[..starts.partition_point(|&s| s <= w + max_bytes)]
+                    .last()
+                    .copied()
+                    .filter(|&s| s > w)
+                    .unwrap_or(limit);
+            }
+            if limit >= len {
+                self.push_windows("window", w, len, None, None, header);
+                break;
+            }
+            let min_end = starts.get(first + WINDOW_LINES / 4).copied().unwrap_or(len);
+            let i = cuts.partition_point(|&c| c <= limit);
+            let e = match i.checked_sub(1).map(|i| cuts[i]) {
+                Some(c) if c > w && c >= min_end => c,
+                _ => limit,
+            };
+            self.push_windows("window", w, e, None, None, header);
+            w = e;
+        }
+    }
+}
+
 fn trim_range(src: &str, mut start: usize, mut end: usize) -> (usize, usize) {
     let b = src.as_bytes();
     while start < end && b[start].is_ascii_whitespace() {
@@ -214,6 +254,15 @@ pub fn chunk_file(path: &str, lang: Lang, src: &str, symbols: &[Symbol]) -> Vec<
     let file_header = format!("file: {path}");
     match lang {
         Lang::Markdown => chunk_markdown(&mut cx),
+        Lang::Text if crate::outline::is_outlined(path) => {
+            let mut cuts: Vec<usize> = crate::outline::outline(path, src)
+                .iter()
+                .map(|u| u.lead_byte as usize)
+                .collect();
+            cuts.sort_unstable();
+            cuts.dedup();
+            cx.push_aligned(&cuts, &file_header)
+        }
         Lang::Text => cx.push_windows("file", 0, src.len(), None, None, &file_header),
         _ => chunk_code(&mut cx, symbols),
     }
@@ -236,7 +285,12 @@ fn is_unit(kind: &str) -> bool {
 fn chunk_code(cx: &mut Ctx, symbols: &[Symbol]) {
     let total = tokens(cx.src.len());
     let top = outermost(symbols.iter().filter(|s| is_unit(s.kind)).collect());
-    let names: Vec<&str> = top.iter().take(12).map(|s| s.name.as_str()).collect();
+    let names: Vec<&str> = top
+        .iter()
+        .map(|s| s.name.as_str())
+        .filter(|n| !n.is_empty())
+        .take(12)
+        .collect();
     let file_header = if names.is_empty() {
         format!("file: {}", cx.path)
     } else {
@@ -333,7 +387,9 @@ fn segment(
     let mut block: Option<(usize, usize)> = None;
     let flush = |cx: &mut Ctx, block: &mut Option<(usize, usize)>| {
         if let Some((s, e)) = block.take() {
-            let sym = container.map(|c| c.qualified_name.as_str());
+            let sym = container
+                .map(|c| c.qualified_name.as_str())
+                .filter(|s| !s.is_empty());
             cx.push_windows("block", s, e, sym, None, header);
         }
     };
@@ -422,7 +478,8 @@ fn emit_unit(
         let children = outermost(children);
         segment(cx, us, ue, &children, all, large, &header, Some(u));
     } else {
-        cx.push_windows(kind, us, ue, Some(&u.qualified_name), None, &header);
+        let symbol = Some(u.qualified_name.as_str()).filter(|s| !s.is_empty());
+        cx.push_windows(kind, us, ue, symbol, None, &header);
     }
 }
 
@@ -507,6 +564,30 @@ mod tests {
             (c[0].start_line, c[0].end_line, c[0].kind.as_str()),
             (1, 2, "file")
         );
+    }
+
+    #[test]
+    fn windows_of_code_without_a_grammar_end_where_a_definition_starts() {
+        // 30 functions of 6 lines: a window of 80 lines would end inside
+        // the 14th; it ends at line 78, before the doc of the 14th.
+        let mut src = String::new();
+        for i in 0..30 {
+            src.push_str(&format!(
+                "/** Does {i}. */\nfun f{i}(a: Int): Int {{\n    val b = a * {i} + 1\n    val c = b * b\n    return c\n}}\n"
+            ));
+        }
+        let src = src.repeat(4);
+        let c = chunk_file("A.kt", Lang::Text, &src, &[]);
+        assert!(c.len() > 3);
+        for w in &c {
+            assert_eq!(w.kind, "window");
+            assert!(w.text.starts_with("/** Does"), "{}", &w.text[..20]);
+            assert!(w.end_line - w.start_line < 80);
+        }
+        assert_eq!(c[0].end_line, 78);
+        // Other text keeps plain windows of 80 lines.
+        let t = chunk_file("a.txt", Lang::Text, &src, &[]);
+        assert_eq!(t[0].end_line, 80);
     }
 
     #[test]

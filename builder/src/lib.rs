@@ -21,6 +21,7 @@ pub mod language;
 pub mod mentions;
 pub mod metrics;
 pub mod modules;
+pub mod outline;
 pub mod overlay;
 pub mod parse;
 pub mod patterns;

@@ -27,6 +27,10 @@
 //!   `package-lock.json`, …) are `files.is_generated` (no chunks, no
 //!   vectors); vectors follow input recipe v3 (the manifest's
 //!   `embeddings.input`).
+//! - schema 1, feature 8: code in a language without a grammar here
+//!   (Kotlin, Scala, Swift, Ruby, Elixir, PHP, C#, ...) has definitions
+//!   read from its layout (`symbols`, language `text`), and its windows of
+//!   lines end where one starts.
 
 use std::sync::Arc;
 
@@ -53,7 +57,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 7;
+pub const FEATURE_VERSION: u32 = 8;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
