@@ -110,23 +110,29 @@ pub fn analyze_bytes(path: &str, mut bytes: Vec<u8>, cfg: &Effective) -> Analysi
     let (parsed, chunks) = if is_generated || size > crate::config::PARSE_MAX_BYTES {
         (Parsed::default(), Vec::new())
     } else {
-        let parsed = if lang.is_code() {
+        let (parsed, chunks) = if lang.is_code() {
             let tree = parse_tree(lang, content.as_bytes());
             lap(1, &mut t);
             let p = tree
                 .map(|tree| extract(lang, path, content.as_bytes(), &tree))
                 .unwrap_or_default();
             lap(2, &mut t);
-            p
+            let chunks = chunk_file(path, lang, &content, &p.symbols);
+            (p, chunks)
         } else if crate::outline::is_outlined(path) {
-            Parsed {
-                symbols: crate::outline::symbols(path, &content),
+            // Code without a grammar: its outline's units cut the chunks,
+            // and those that are definitions are its symbols.
+            let units = crate::outline::outline(path, &content);
+            let chunks = chunk_file(path, lang, &content, &units);
+            let symbols = crate::outline::definitions(&units, &content);
+            let p = Parsed {
+                symbols,
                 ..Parsed::default()
-            }
+            };
+            (p, chunks)
         } else {
-            Parsed::default()
+            (Parsed::default(), chunk_file(path, lang, &content, &[]))
         };
-        let chunks = chunk_file(path, lang, &content, &parsed.symbols);
         lap(3, &mut t);
         (parsed, chunks)
     };

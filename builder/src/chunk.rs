@@ -167,9 +167,7 @@ impl Ctx<'_> {
             self.push("window", w_start, end, symbol, heading, header.to_string());
         }
     }
-}
 
-impl Ctx<'_> {
     /// Windows of at most WINDOW_LINES lines (and MAX_TOKENS) that end at
     /// the furthest of `cuts` (sorted byte offsets of line starts) in
     /// reach, when it leaves the window a quarter of its lines or more.
@@ -179,8 +177,9 @@ impl Ctx<'_> {
             self.push("file", 0, len, None, None, header.to_string());
             return;
         }
-        let starts = self.lines.starts.clone();
+        let starts = &self.lines.starts;
         let max_bytes = MAX_TOKENS * 4;
+        let mut ends = Vec::new();
         let mut w = 0;
         while w < len {
             let first = starts.partition_point(|&s| s <= w) - 1;
@@ -193,15 +192,19 @@ impl Ctx<'_> {
                     .unwrap_or(limit);
             }
             if limit >= len {
-                self.push_windows("window", w, len, None, None, header);
+                ends.push(len);
                 break;
             }
             let min_end = starts.get(first + WINDOW_LINES / 4).copied().unwrap_or(len);
             let i = cuts.partition_point(|&c| c <= limit);
-            let e = match i.checked_sub(1).map(|i| cuts[i]) {
+            w = match i.checked_sub(1).map(|i| cuts[i]) {
                 Some(c) if c > w && c >= min_end => c,
                 _ => limit,
             };
+            ends.push(w);
+        }
+        let mut w = 0;
+        for e in ends {
             self.push_windows("window", w, e, None, None, header);
             w = e;
         }
@@ -237,7 +240,8 @@ fn is_doc_text(path: &str) -> bool {
         })
 }
 
-/// Chunk one file. `symbols` are its definitions (empty for text).
+/// Chunk one file. `symbols` are its definitions: for code without a
+/// grammar, its outline's units (`outline::outline`); empty for other text.
 pub fn chunk_file(path: &str, lang: Lang, src: &str, symbols: &[Symbol]) -> Vec<Chunk> {
     let chunk_type = if lang == Lang::Markdown || (lang == Lang::Text && is_doc_text(path)) {
         "doc"
@@ -255,10 +259,7 @@ pub fn chunk_file(path: &str, lang: Lang, src: &str, symbols: &[Symbol]) -> Vec<
     match lang {
         Lang::Markdown => chunk_markdown(&mut cx),
         Lang::Text if crate::outline::is_outlined(path) => {
-            let mut cuts: Vec<usize> = crate::outline::outline(path, src)
-                .iter()
-                .map(|u| u.lead_byte as usize)
-                .collect();
+            let mut cuts: Vec<usize> = symbols.iter().map(|u| u.lead_byte as usize).collect();
             cuts.sort_unstable();
             cuts.dedup();
             cx.push_aligned(&cuts, &file_header)
@@ -577,7 +578,8 @@ mod tests {
             ));
         }
         let src = src.repeat(4);
-        let c = chunk_file("A.kt", Lang::Text, &src, &[]);
+        let units = crate::outline::outline("A.kt", &src);
+        let c = chunk_file("A.kt", Lang::Text, &src, &units);
         assert!(c.len() > 3);
         for w in &c {
             assert_eq!(w.kind, "window");

@@ -1,5 +1,14 @@
 //! Language detection by file name, and the tree-sitter grammar of each.
 
+/// The file name's extension, lower case ("" for none or a dot file).
+pub fn extension(path: &str) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name.rfind('.') {
+        Some(i) if i > 0 => name[i + 1..].to_ascii_lowercase(),
+        _ => String::new(),
+    }
+}
+
 /// Languages with a grammar; everything else is `Text`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Lang {
@@ -34,12 +43,7 @@ impl Lang {
 
     /// Detect from the file name.
     pub fn detect(path: &str) -> Lang {
-        let name = path.rsplit('/').next().unwrap_or(path);
-        let ext = match name.rfind('.') {
-            Some(i) if i > 0 => name[i + 1..].to_ascii_lowercase(),
-            _ => String::new(),
-        };
-        match ext.as_str() {
+        match extension(path).as_str() {
             "py" | "pyi" | "pyw" => Lang::Python,
             "js" | "mjs" | "cjs" | "jsx" => Lang::JavaScript,
             "ts" | "mts" | "cts" => Lang::TypeScript,

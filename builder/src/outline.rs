@@ -5,7 +5,7 @@
 //! annotations right above it. Chunking ends such a file's windows of lines
 //! where a unit starts (`chunk.rs`), and the units that declare a type or a
 //! function by a word of their language (`class`, `fun`, `def`, ...) or by
-//! their shape (`Task<int> RunAsync(`) are its definitions ([`symbols`]),
+//! their shape (`Task<int> RunAsync(`) are its definitions ([`definitions`]),
 //! with the comment above as their doc. No references or calls: those need
 //! a grammar.
 
@@ -25,14 +25,7 @@ const MAX_DEPTH: usize = 4;
 
 /// True for a file whose code is outlined by [`outline`].
 pub fn is_outlined(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    match name.rfind('.') {
-        Some(i) if i > 0 => {
-            let ext = name[i + 1..].to_ascii_lowercase();
-            OUTLINED.contains(&ext.as_str())
-        }
-        _ => false,
-    }
+    OUTLINED.contains(&crate::language::extension(path).as_str())
 }
 
 /// Words that open a container of definitions (its body is outlined too).
@@ -185,18 +178,18 @@ pub fn outline(path: &str, src: &str) -> Vec<Symbol> {
     out
 }
 
-/// The named units of the outline that declare a type or a function, as
-/// definitions (symbols table): a parent that is not one of them is dropped.
-pub fn symbols(path: &str, src: &str) -> Vec<Symbol> {
-    let mut out: Vec<Symbol> = outline(path, src)
-        .into_iter()
+/// The units of an [`outline`] that are definitions (symbols table): the
+/// named ones that declare a type or a function, with the comment above
+/// as doc; a parent that is not one of them is dropped.
+pub fn definitions(units: &[Symbol], src: &str) -> Vec<Symbol> {
+    let mut out: Vec<Symbol> = units
+        .iter()
         .filter(|s| !s.name.is_empty() && s.kind != "block")
+        .cloned()
         .collect();
+    let ids: std::collections::HashSet<i64> = out.iter().map(|s| s.id).collect();
     for s in &mut out {
         s.doc = doc_of(&src[s.lead_byte as usize..s.start_byte as usize]);
-    }
-    let ids: Vec<i64> = out.iter().map(|s| s.id).collect();
-    for s in &mut out {
         if s.parent_id.is_some_and(|p| !ids.contains(&p)) {
             s.parent_id = None;
             s.container = None;
