@@ -380,6 +380,7 @@ def main() -> None:
     ap.add_argument("--semantic", action="store_true", help="with --embeddings: run semantic mode too")
     ap.add_argument("--reuse", action="store_true",
                     help="use the snapshot a run with the same --work left (its index time too) instead of indexing")
+    ap.add_argument("--modes", help="comma-separated subset of the modes to run (ranking experiments)")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--published", type=Path, default=ROOT / "bench/data/semble/published.json")
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results/eval-semble.md")
@@ -418,6 +419,8 @@ def main() -> None:
             continue
         vec = (snap / "vectors.faiss").exists()
         modes = ["keyword"] + (["hybrid"] if vec else []) + (["semantic"] if vec and a.semantic else [])
+        if a.modes:
+            modes = [m for m in modes if m in a.modes.split(",")]
         chunks = snapshot_chunks(snap, prefix)
         qs = tasks[name]
         res = asyncio.run(run_queries(a, snap, name, [q["query"] for q in qs], modes))

@@ -460,6 +460,19 @@ def signature_input(sym: dict) -> str:
     return out
 
 
+TYPE_KINDS = ("class", "struct", "interface", "trait", "enum")
+
+
+def type_input(sym: dict, content: bytes) -> str | None:
+    """A type's input: its signature input when it has a doc, else its
+    container, its text from its first byte, cut at 400 (cut_at)."""
+    if (sym["doc"] or "").strip():
+        return signature_input(sym) if (sym["signature"] or "").strip() else None
+    body = content[sym["start_byte"] : sym["end_byte"]].decode()
+    out = f"{sym['container']}: " if sym["container"] else ""
+    return cut_at(out + body, 400)
+
+
 _WORD = re.compile(r"[A-Za-z]{3,}")
 _TEST_MARK = re.compile(r"#\[(test|rstest)|#\[.*::test[\](]|@Test|@ParameterizedTest")
 
@@ -496,10 +509,11 @@ def is_test_function(d: dict, content: bytes, is_test_file: bool) -> bool:
 
 
 def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
-    """What the builder embeds per chunk (recipe v4), redone from the tables,
+    """What the builder embeds per chunk (recipe v5), redone from the tables,
     in the builder's order: the chunk (model header, then text), then (except
     for a class summary) one signature input per function or method starting
-    inside it that is not a test; identifiers as words. A chunk that is one
+    inside it that is not a test, then (outside test files) one input per type
+    starting inside it; identifiers as words. A chunk that is one
     function (the first definition starting in it is a function with a
     signature, reaching the chunk's end) is its signature input alone, or
     nothing when that function is a test; a test file's module-level,
@@ -534,7 +548,16 @@ def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
             if (len(signed) + len(tests) == 1 and c["kind"] in ("method", "definition") and first is not None
                     and first["kind"] in signature_kinds and (first["signature"] or "").strip()
                     and first["end_byte"] + 2 >= c["end_byte"]):
-                ins = [] if tests else ins[1:]
+                if tests:
+                    out[c["chunk_id"]] = []
+                    continue
+                ins = ins[1:]
+            if not c["is_test"]:
+                for d in inside:
+                    if d["kind"] in TYPE_KINDS:
+                        t = type_input(d, content[c["path"]])
+                        if t is not None:
+                            ins.append(t)
         ins = [naturalize(t) for t in ins]
         out[c["chunk_id"]] = [cut_at(t, PARSED_INPUT_CHARS) for t in ins] if c["path"] in parsed else ins
     return out

@@ -1,13 +1,14 @@
 //! What the model sees per chunk: the chunk text under its context header,
-//! one signature input per function starting in it, and one window per
-//! definition starting past its first [`WINDOW_AFTER_BYTES`].
+//! one signature input per function and one per type starting in it, and
+//! one window per other definition starting past its first
+//! [`WINDOW_AFTER_BYTES`].
 
 use crate::chunk::Chunk;
 
 /// Most characters of one chunk sent to the model.
 pub const MAX_INPUT_CHARS: usize = 2000;
 /// What is embedded, as recorded in the manifest.
-pub const INPUT_DOC: &str = "v4. per chunk (none for a test file's module-level code, whole-file and class-summary chunks, nor for a chunk of fewer than three words of 3+ letters): its context_header's file:/in: lines + chunk text, except that a chunk which is one function/method is embedded by its signature input alone (nothing when that function is a test); plus, for each function/method/constructor starting inside the chunk that is not a test (a test file's test… functions; #[test], #[tokio::test], @Test anywhere), its signature (prefixed by its container when the signature does not name it) + the first paragraph of its doc; plus, for each type (or function without a signature input) starting past the chunk's first 800 bytes, a window of the header + the definition's doc + its text. Identifiers are split into words (parseHTTPDate -> parse http date). ids repeat: a chunk's score is its best vector. Each input is cut at 2000 characters at a line boundary, code in a language with a grammar here (after identifiers are split) at 200 bytes (at a line break past 100, else a character boundary); the model truncates further (int8 MiniLMs: 128 tokens; fp32 MiniLM: 256)";
+pub const INPUT_DOC: &str = "v5. per chunk (none for a test file's module-level code, whole-file and class-summary chunks, nor for a chunk of fewer than three words of 3+ letters): its context_header's file:/in: lines + chunk text, except that a chunk which is one function/method is embedded by its signature input alone (nothing when that function is a test); plus, for each function/method/constructor starting inside the chunk that is not a test (a test file's test… functions; #[test], #[tokio::test], @Test anywhere), its signature (prefixed by its container when the signature does not name it) + the first paragraph of its doc; plus, for each type (class, struct, interface, trait, enum) starting inside the chunk, except in test files, its declaration + the first paragraph of its doc, or without a doc its first 400 characters; plus, for each type without an input of its own (or function without a signature input) starting past the chunk's first 800 bytes, a window of the header + the definition's doc + its text. Identifiers are split into words (parseHTTPDate -> parse http date). ids repeat: a chunk's score is its best vector. Each input is cut at 2000 characters at a line boundary, code in a language with a grammar here (after identifiers are split) at 200 bytes (at a line break past 100, else a character boundary); the model truncates further (int8 MiniLMs: 128 tokens; fp32 MiniLM: 256)";
 /// Definitions starting this far into a chunk get a vector of their own.
 pub const WINDOW_AFTER_BYTES: u64 = 800;
 /// Most extra windows per chunk.
@@ -62,6 +63,26 @@ pub fn signature_text(d: &DefSpan) -> Option<String> {
         s.push_str(&para[..cut]);
     }
     cut_at(&mut s, MAX_INPUT_CHARS);
+    Some(s)
+}
+
+/// Kinds whose declaration gets a vector of its own.
+const CLASS_KINDS: &[&str] = &["class", "struct", "interface", "trait", "enum"];
+
+/// The input of a type: its signature input when it has a doc, else its
+/// declaration followed by its first lines.
+fn type_text(d: &DefSpan, content: &str) -> Option<String> {
+    if d.doc.is_some_and(|x| !x.trim().is_empty()) {
+        return signature_text(d);
+    }
+    let body = content.get(d.start as usize..d.end as usize)?;
+    let mut s = String::new();
+    if let Some(c) = d.container.filter(|c| !c.is_empty()) {
+        s.push_str(c);
+        s.push_str(": ");
+    }
+    s.push_str(body);
+    cut_at(&mut s, 400);
     Some(s)
 }
 
@@ -176,6 +197,22 @@ fn raw_inputs(c: &Chunk, is_test: bool, content: &str, defs: &[DefSpan]) -> Vec<
         }
         // A chunk that is one function: its signature input stands for it.
         out.remove(0);
+    }
+    // Each type starting in the chunk (not in a test file): its
+    // declaration and the first paragraph of its doc, or without a doc its
+    // first lines (`class HttpResponseGone(HttpResponse): status_code = 410`).
+    // Django reference-doc set: class queries MRR@10 0.542 -> 0.585
+    // (bench/results/embed-runtime.md).
+    if !is_test {
+        for d in defs {
+            if !CLASS_KINDS.contains(&d.kind) || !inside(d) || signed.contains(&d.start) {
+                continue;
+            }
+            if let Some(s) = type_text(d, content) {
+                out.push(s);
+                signed.push(d.start);
+            }
+        }
     }
     let windows_from = out.len();
     for d in defs {
@@ -383,6 +420,40 @@ mod tests {
     }
 
     #[test]
+    fn each_type_gets_its_declaration_and_doc_or_first_lines() {
+        let body =
+            "class Base(object):\n    x = 1\n\nclass Gone(HttpResponse):\n    status_code = 410\n";
+        let c = chunk("file: response.py", body);
+        let gone_at = body.find("class Gone").unwrap() as u64;
+        let defs = [
+            DefSpan {
+                kind: "class",
+                name: "Base",
+                start: 0,
+                end: gone_at - 1,
+                doc: Some("A base.\n\nMore."),
+                signature: Some("class Base(object)"),
+                container: None,
+            },
+            DefSpan {
+                kind: "class",
+                name: "Gone",
+                start: gone_at,
+                end: body.len() as u64,
+                doc: None,
+                signature: Some("class Gone(HttpResponse)"),
+                container: None,
+            },
+        ];
+        let ins = raw_inputs(&c, false, body, &defs);
+        assert_eq!(ins.len(), 3, "{ins:?}");
+        assert_eq!(ins[1], "class Base(object)\nA base.");
+        assert_eq!(ins[2], "class Gone(HttpResponse):\n    status_code = 410\n");
+        // A test file's types get none.
+        assert_eq!(raw_inputs(&c, true, body, &defs).len(), 1);
+    }
+
+    #[test]
     fn model_header_drops_name_lists() {
         let h = "file: a/b.py\nin: class Popen(object)\nrelated: wait, poll, kill";
         assert_eq!(
@@ -487,7 +558,8 @@ mod tests {
         c.kind = "method".into();
         let short = DefSpan { end: 10, ..wait };
         assert_eq!(raw_inputs(&c, false, body, &[short]).len(), 2);
-        // A class past the first 800 bytes gets a window.
+        // A class past the first 800 bytes gets its own input (a window in a
+        // test file).
         let body = format!("{}class Inner:\n    x = 1\n", "#\n".repeat(500));
         let mut c = chunk("file: m.py", &body);
         c.kind = "definition".into();
@@ -502,6 +574,9 @@ mod tests {
             container: None,
         };
         let ins = raw_inputs(&c, false, &body, &[inner]);
+        assert_eq!(ins.len(), 2, "{ins:#?}");
+        assert_eq!(ins[1], "class Inner:\n    x = 1\n");
+        let ins = raw_inputs(&c, true, &body, &[inner]);
         assert_eq!(ins.len(), 2, "{ins:#?}");
         assert!(ins[1].starts_with("file: m.py\nclass Inner:"));
     }

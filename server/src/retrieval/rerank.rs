@@ -397,6 +397,33 @@ impl Ctx<'_> {
             // The project's own name (`Django`, `Sinatra`) names no file in particular.
             one.retain(|w| !self.snaps.iter().any(|s| norm_stem(s.repo()) == *w));
             let k = knobs();
+            // Source files the query names outright join the candidates
+            // when keyword and vector search missed them (`JSON object` ->
+            // `JsonObject.java`, whose chunks hold `json` and `object` as
+            // often as a hundred others do).
+            if enabled("namedjoin") {
+                let present: HashSet<(u32, u32)> = scored
+                    .iter()
+                    .map(|h| (chunks[h.0].snap, chunks[h.0].file))
+                    .collect();
+                let mut files: Vec<(u32, u32)> = multi
+                    .iter()
+                    .filter_map(|st| self.eng.stems.get(st))
+                    .flatten()
+                    .copied()
+                    .filter(|f| !present.contains(f))
+                    .collect();
+                files.sort_unstable();
+                files.dedup();
+                for f in files {
+                    let Some(&(a, b)) = self.eng.file_chunks.get(&f) else {
+                        continue;
+                    };
+                    if let Some(ci) = (a..b).find(|&ci| allowed(ci)) {
+                        scored.push((ci, 0.0, "a file the query names".to_string()));
+                    }
+                }
+            }
             // Per file: the share of query words its path holds, and whether
             // the query names it outright.
             let mut cache: HashMap<(u32, u32), (f32, f32)> = HashMap::new();
