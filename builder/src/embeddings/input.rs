@@ -424,25 +424,16 @@ mod tests {
         let body =
             "class Base(object):\n    x = 1\n\nclass Gone(HttpResponse):\n    status_code = 410\n";
         let c = chunk("file: response.py", body);
-        let gone_at = body.find("class Gone").unwrap() as u64;
+        let gone_at = body.find("class Gone").unwrap();
         let defs = [
             DefSpan {
                 kind: "class",
-                name: "Base",
-                start: 0,
-                end: gone_at - 1,
                 doc: Some("A base.\n\nMore."),
-                signature: Some("class Base(object)"),
-                container: None,
+                ..func("Base", "class Base(object)", 0, gone_at - 1)
             },
             DefSpan {
                 kind: "class",
-                name: "Gone",
-                start: gone_at,
-                end: body.len() as u64,
-                doc: None,
-                signature: Some("class Gone(HttpResponse)"),
-                container: None,
+                ..func("Gone", "class Gone(HttpResponse)", gone_at, body.len())
             },
         ];
         let ins = raw_inputs(&c, false, body, &defs);

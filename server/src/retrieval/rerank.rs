@@ -406,16 +406,10 @@ impl Ctx<'_> {
                     .iter()
                     .map(|h| (chunks[h.0].snap, chunks[h.0].file))
                     .collect();
-                let mut files: Vec<(u32, u32)> = multi
-                    .iter()
-                    .filter_map(|st| self.eng.stems.get(st))
-                    .flatten()
-                    .copied()
-                    .filter(|f| !present.contains(f))
-                    .collect();
-                files.sort_unstable();
-                files.dedup();
-                for f in files {
+                for f in self.files_named(&multi) {
+                    if present.contains(&f) {
+                        continue;
+                    }
                     let Some(&(a, b)) = self.eng.file_chunks.get(&f) else {
                         continue;
                     };
@@ -476,6 +470,19 @@ impl Ctx<'_> {
                 }
             }
         }
+    }
+
+    /// The files whose [`norm_stem`] is one of `stems`, sorted, once each.
+    fn files_named(&self, stems: &[String]) -> Vec<(u32, u32)> {
+        let mut files: Vec<(u32, u32)> = stems
+            .iter()
+            .filter_map(|st| self.eng.stems.get(st))
+            .flatten()
+            .copied()
+            .collect();
+        files.sort_unstable();
+        files.dedup();
+        files
     }
 
     /// The best candidates (the first [`COVERAGE_TOP`] by score) gain in
@@ -546,15 +553,7 @@ impl Ctx<'_> {
             h.1 += tier(h.0);
         }
         // Files named after the name: their defining chunks join.
-        let mut files: Vec<(u32, u32)> = named
-            .iter()
-            .filter_map(|k| self.eng.stems.get(k))
-            .flatten()
-            .copied()
-            .collect();
-        files.sort_unstable();
-        files.dedup();
-        for f in files {
+        for f in self.files_named(&named) {
             let Some(&(a, b)) = self.eng.file_chunks.get(&f) else {
                 continue;
             };
