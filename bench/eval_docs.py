@@ -664,6 +664,8 @@ def build_index(a, tree_hash: str) -> tuple[Path, dict]:
            "--json"]
     if not a.embeddings:
         cmd.append("--no-embeddings")
+    elif a.cold:
+        cmd += ["--embedding-cache", "none"]
     log(f"indexing: {shlex.join(cmd)}")
     t = time.perf_counter()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
@@ -914,6 +916,8 @@ def parse_args(argv):
                     help="evaluate this existing snapshot (of Django without docs/) instead of building one")
     ap.add_argument("--embeddings", action="store_true",
                     help="build the snapshot with vectors (default: --no-embeddings, keyword only)")
+    ap.add_argument("--cold", action="store_true",
+                    help="with --embeddings: compute every vector (--embedding-cache none), as for a new model")
     ap.add_argument("--reuse", action="store_true", help="reuse the snapshot of an earlier run of the same tree")
     ap.add_argument("--modes", default=None,
                     help="comma-separated, of keyword,semantic,hybrid (default: all three when the snapshot has "

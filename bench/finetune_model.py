@@ -37,7 +37,8 @@ boundary; identifiers split into words as the builder splits them
 
 Training: MultipleNegativesRanking (InfoNCE over the batch, scale 20); a
 batch holds the pairs of one repository, so its negatives are code of the
-same project. A twentieth of each repository's pairs is held out (in-batch
+same project (`--group file`: whole files of it, so a definition's siblings
+are its negatives; measured, not kept: bench/results/embed-models.md). A twentieth of each repository's pairs is held out (in-batch
 MRR@10 over the held-out pairs of a repository, before and after). AdamW
 (weight decay 0.01), linear warm-up over a tenth of the steps then linear
 decay, fp32 on the CPU, seeded. The output keeps the original file's tensor
@@ -232,7 +233,8 @@ def load_pairs(work: Path, per_repo: int, seed: int):
             continue
         qs = [json.loads(x) for x in qf.read_text().splitlines()]
         rng.shuffle(qs)
-        pairs = [(r["name"], naturalize(t["query"]), positive_text(work / "trees" / r["name"], t)) for t in qs]
+        pairs = [(r["name"], naturalize(t["query"]), positive_text(work / "trees" / r["name"], t), t["path"])
+                 for t in qs]
         cut = max(1, len(pairs) // 20)
         held += pairs[:cut]
         train += pairs[cut:cut + per_repo]
@@ -272,7 +274,7 @@ def train(a):
         model.eval()
         with torch.no_grad():
             by = {}
-            for n, q, p in held:
+            for n, q, p, _ in held:
                 by.setdefault(n, []).append((q, p))
             tot, cnt = 0.0, 0
             for n, ps in by.items():
@@ -287,13 +289,23 @@ def train(a):
 
     rng = random.Random(a.seed)
     by_repo = {}
-    for n, q, p in pairs:
-        by_repo.setdefault(n, []).append((q, p))
+    for n, q, p, f in pairs:
+        by_repo.setdefault(n, []).append((q, p, f))
     batches = []
     for _ in range(a.epochs):
         for n, ps in by_repo.items():
             ps = ps[:]
             rng.shuffle(ps)
+            if a.group == "file":
+                # A file's definitions side by side: its siblings are the
+                # negatives (files in random order, and within a file too).
+                files: dict[str, list] = {}
+                for x in ps:
+                    files.setdefault(x[2], []).append(x)
+                order = list(files)
+                rng.shuffle(order)
+                ps = [x for f in order for x in files[f]]
+            ps = [(q, p) for q, p, _ in ps]
             batches += [ps[i:i + a.batch] for i in range(0, len(ps) - a.batch + 1, a.batch)]
     rng.shuffle(batches)
     if a.limit_steps:
@@ -417,6 +429,8 @@ def main():
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--limit-steps", type=int, default=0)
     p.add_argument("--lora", type=int, default=0, help="rank of low-rank adapters (0: full fine-tune)")
+    p.add_argument("--group", choices=["repo", "file"], default="repo",
+                   help="a batch: random pairs of one repository, or whole files of one (siblings as negatives)")
     p = sub.add_parser("prepare-multi")
     p.add_argument("--work", default=str(Path.home() / ".cache/code-index/finetune"))
     p.add_argument("--only", help="comma-separated repository names")
