@@ -401,12 +401,18 @@ impl Ctx<'_> {
             // when keyword and vector search missed them (`JSON object` ->
             // `JsonObject.java`, whose chunks hold `json` and `object` as
             // often as a hundred others do).
-            if enabled("namedjoin") {
+            let joining = if enabled("namedjoin") {
+                self.files_named(&multi)
+            } else {
+                Vec::new()
+            };
+            // The candidates' files are gathered only when a file is named.
+            if !joining.is_empty() {
                 let present: HashSet<(u32, u32)> = scored
                     .iter()
                     .map(|h| (chunks[h.0].snap, chunks[h.0].file))
                     .collect();
-                for f in self.files_named(&multi) {
+                for f in joining {
                     if present.contains(&f) {
                         continue;
                     }
