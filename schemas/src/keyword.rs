@@ -22,7 +22,7 @@
 //! ```text
 //! 0   magic  b"CIXBM25\0"
 //! 8   u32    version (1)
-//! 12  u32    tokenizer version (1)
+//! 12  u32    tokenizer version (2)
 //! 16  u32    docs: number of documents
 //! 20  u32    reserved (0)
 //! 24  u64    terms: number of distinct term hashes
@@ -45,6 +45,9 @@
 //!
 //! # Version history
 //! - 1 (feature 6): first version.
+//! - Tokenizer 2: Snowball's English stemmer (Porter2) instead of stripping
+//!   plural and verb endings; a reader of tokenizer 1 files builds the index
+//!   in memory instead.
 
 use std::io::{self, Seek, Write};
 use std::path::Path;
@@ -57,7 +60,7 @@ pub const KEYWORD_FILE: &str = "keywords.bin";
 pub const KEYWORD_VERSION: u32 = 1;
 /// Version of the terms (what [`for_each_term`] yields): a reader whose
 /// tokenizer differs must not use the file.
-pub const TOKENIZER_VERSION: u32 = 1;
+pub const TOKENIZER_VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"CIXBM25\0";
 const HEADER: usize = 64;
 const BLOCK_TERMS: usize = 64;
@@ -115,36 +118,40 @@ const fn stop_key(t: &[u8]) -> u64 {
     k
 }
 
-/// Crude English stemming: plural and common verb endings. Returns the
-/// stem's length in bytes, and whether `y` is appended (`entries` → `entry`).
-fn stem_len(t: &str) -> (usize, bool) {
-    let b = t.as_bytes();
-    let n = b.len();
-    // Byte compares: `ends_with` calls memcmp, and this runs for every word.
-    let end = |s: &[u8]| n >= s.len() && b[n - s.len()..].iter().zip(s).all(|(x, y)| x == y);
-    if n > 4 && end(b"ies") {
-        return (n - 3, true);
+/// English stemming: Snowball's English stemmer ("Porter2", the
+/// `rust-stemmers` crate), which joins derived forms as well as inflected
+/// ones (`serialization`, `serializer`, `serialize` → `serial`). A word is
+/// stemmed once per thread: the tokenizer meets the same words again and
+/// again, and a lookup costs a fraction of the stemmer.
+fn with_stem<R>(t: &str, f: impl FnOnce(&str) -> R) -> R {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    thread_local! {
+        static SEEN: RefCell<HashMap<Box<str>, Box<str>>> = RefCell::new(HashMap::new());
     }
-    if n > 5 && end(b"ing") {
-        return (n - 3, false);
+    // Snowball leaves words of two letters or fewer as they are.
+    if t.len() <= 2 {
+        return f(t);
     }
-    if n > 4 && end(b"ed") && !end(b"eed") {
-        return (n - 2, false);
-    }
-    if n > 3 && b[n - 1] == b's' && !end(b"ss") && !end(b"us") && !end(b"is") {
-        return (n - 1, false);
-    }
-    (n, false)
+    SEEN.with(|seen| {
+        let mut seen = seen.borrow_mut();
+        if let Some(s) = seen.get(t) {
+            return f(s);
+        }
+        if seen.len() >= 1 << 18 {
+            seen.clear();
+        }
+        let stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
+        let s: Box<str> = stemmer.stem(t).into();
+        let r = f(&s);
+        seen.insert(t.into(), s);
+        r
+    })
 }
 
-/// Crude English stemming: plural and common verb endings.
+/// A lowercase word's stem, as the index stores it.
 pub fn stem(t: &str) -> String {
-    let (n, y) = stem_len(t);
-    let mut s = t[..n].to_string();
-    if y {
-        s.push('y');
-    }
-    s
+    with_stem(t, str::to_string)
 }
 
 /// Split an identifier into its words: `parseHTTPRequest_v2` → parse, HTTP, Request, v2.
@@ -224,7 +231,6 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     let n = b.len();
     let mut lower: Vec<u8> = Vec::with_capacity(64);
     let mut parts: Vec<(usize, usize)> = Vec::new();
-    let mut stemmed = String::new();
     let mut i = 0;
     while i < n {
         // Skip to a word.
@@ -290,25 +296,17 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
             for &(s, e) in &parts {
                 let p = &lw[s..e];
                 if p.len() >= 2 && !is_stop(p) {
-                    emit_stem(p, &mut stemmed, &mut f);
+                    emit_stem(p, &mut f);
                 }
             }
         } else if lw.len() >= 2 && !is_stop(lw) && !lw.bytes().all(|c| c.is_ascii_digit()) {
-            emit_stem(lw, &mut stemmed, &mut f);
+            emit_stem(lw, &mut f);
         }
     }
 }
 
-fn emit_stem(t: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
-    let (n, y) = stem_len(t);
-    if y {
-        buf.clear();
-        buf.push_str(&t[..n]);
-        buf.push('y');
-        f(buf);
-    } else {
-        f(&t[..n]);
-    }
+fn emit_stem(t: &str, f: &mut impl FnMut(&str)) {
+    with_stem(t, |s| f(s));
 }
 
 /// The general (non-ASCII) case of one word.
@@ -904,14 +902,20 @@ mod tests {
             fast_terms("parseHTTPRequest_v2 entries"),
             [
                 "parsehttprequest_v2",
-                "parse",
+                "pars",
                 "http",
                 "request",
                 "v2",
-                "entry"
+                "entri"
             ]
         );
-        assert_eq!(fast_terms("the Running of 2024 dogs"), ["runn", "dog"]);
+        assert_eq!(fast_terms("the Running of 2024 dogs"), ["run", "dog"]);
+        // Derived forms share a stem, inflected ones too (Porter2).
+        assert_eq!(
+            fast_terms("serialization serializer Serialize serialized"),
+            ["serial"; 4]
+        );
+        assert_eq!(fast_terms("validation validators"), ["valid"; 2]);
         assert_eq!(fast_terms("__init__ self.x_y"), ["__init__", "x_y"]);
         assert_eq!(
             fast_terms("ÜberKlasse größe"),

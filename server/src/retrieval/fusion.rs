@@ -39,8 +39,11 @@ fn sum_scores(parts: impl Iterator<Item = (usize, f32)>) -> Vec<(usize, f32)> {
 
 /// Reciprocal-rank fusion constant k (score of rank r: w / (k + r)).
 pub(crate) const RRF_K: f32 = 20.0;
-/// Weight of the semantic list in the fusion (keyword: 1).
-pub(crate) const RRF_SEMANTIC_WEIGHT: f32 = 2.0;
+/// Weight of the semantic list in the fusion (keyword: 1). 2 until the
+/// keyword side stemmed with Porter2 (tokenizer 2), whose better keyword
+/// list keeps hybrid where it was at 1.5 (semble 0.853, the reference-doc
+/// set 0.630; at 2: 0.849 / 0.629; bench/results/ranking.md).
+pub(crate) const RRF_SEMANTIC_WEIGHT: f32 = 1.5;
 /// Confidence of the semantic list: when its best cosine is above
 /// [`CONFIDENT_FROM`], each entry's term is scaled by (its cosine / the
 /// best)^g, g rising linearly to [`CONFIDENT_G`] at [`CONFIDENT_AT`]. A
@@ -69,9 +72,10 @@ enum Fusion {
     MinMax(f32, f32, usize),
 }
 
-/// The fusion in use: weighted reciprocal rank, k = 20 and semantic weight 2
-/// (chosen with `bench/eval_search.py`; plain k = 60 scored MRR@10 0.440 /
-/// 0.398 on the Go / Python sets, this 0.491 / 0.414), with the semantic
+/// The fusion in use: weighted reciprocal rank, k = 20 and semantic weight
+/// [`RRF_SEMANTIC_WEIGHT`] (k chosen with `bench/eval_search.py`: plain k = 60
+/// scored MRR@10 0.440 / 0.398 on the Go / Python sets, k = 20 with weight 2
+/// 0.491 / 0.414), with the semantic
 /// list's confidence scaling ([`CONFIDENT_G`]).
 /// `CODE_INDEX_FUSION=rrf:K:W[:G:FROM:AT]`, `linear:A` or `minmax:A:B:N`
 /// override it for experiments; the variable is read once.

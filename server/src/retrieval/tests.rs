@@ -27,7 +27,8 @@ fn keyword_index_read_in_place_is_the_one_the_server_would_build() {
         .map(|h| s.files[eng.chunks[h.0].file as usize].path.as_str())
         .collect();
     assert!(paths.contains(&"app/util.py"), "{paths:?}");
-    assert_eq!(eng.bm25.doc_freq("slugify"), hits.len());
+    // The index holds the stem (Porter2: `slugifi`).
+    assert_eq!(eng.bm25.doc_freq(&stem("slugify")), hits.len());
 }
 
 #[test]
@@ -39,7 +40,7 @@ fn identifiers_split_and_stem() {
     let mut t = Vec::new();
     terms("def get_or_create(self, defaults): Parsers", &mut t);
     assert!(t.contains(&"get_or_create".to_string()));
-    assert!(t.contains(&"create".to_string()));
+    assert!(t.contains(&"creat".to_string()));
     assert!(t.contains(&"default".to_string()));
     assert!(t.contains(&"parser".to_string()));
     assert!(!t.contains(&"self".to_string()));
