@@ -8,7 +8,8 @@
 //! bytes). A word made of several identifier parts (`parseHTTPRequest_v2`:
 //! parse, HTTP, Request, v2) gives the whole word lowercased and each part
 //! of two or more characters lowercased and stemmed; any other word gives
-//! itself lowercased and stemmed unless it is all digits or shorter than two
+//! itself lowercased and stemmed (Snowball's English stemmer, [`stem`])
+//! unless it is all digits or shorter than two
 //! characters. Stop words ([`STOPWORDS`]) are dropped. A term is stored as
 //! its 64-bit hash ([`term_hash`]: the bytes as little-endian u64 words,
 //! the last zero-padded, each xored into the state, multiplied and rotated,
@@ -118,11 +119,15 @@ const fn stop_key(t: &[u8]) -> u64 {
     k
 }
 
+/// Words a thread keeps stemmed (see [`with_stem`]).
+const STEMS_KEPT: usize = 1 << 16;
+
 /// English stemming: Snowball's English stemmer ("Porter2", the
 /// `rust-stemmers` crate), which joins derived forms as well as inflected
 /// ones (`serialization`, `serializer`, `serialize` → `serial`). A word is
 /// stemmed once per thread: the tokenizer meets the same words again and
-/// again, and a lookup costs a fraction of the stemmer.
+/// again, and a lookup costs a fraction of the stemmer. A thread keeps at
+/// most [`STEMS_KEPT`] words (about 100 bytes each), then starts afresh.
 fn with_stem<R>(t: &str, f: impl FnOnce(&str) -> R) -> R {
     use std::cell::RefCell;
     use std::collections::HashMap;
@@ -138,7 +143,7 @@ fn with_stem<R>(t: &str, f: impl FnOnce(&str) -> R) -> R {
         if let Some(s) = seen.get(t) {
             return f(s);
         }
-        if seen.len() >= 1 << 18 {
+        if seen.len() >= STEMS_KEPT {
             seen.clear();
         }
         let stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
@@ -225,7 +230,8 @@ const WORD: [bool; 128] = {
 };
 
 /// Call `f` with each index/query term of `text`, in order (see the module
-/// documentation). Allocation-free for ASCII words.
+/// documentation). Allocation-free for ASCII words this thread has stemmed
+/// before.
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     let b = text.as_bytes();
     let n = b.len();
