@@ -302,17 +302,13 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
             for &(s, e) in &parts {
                 let p = &lw[s..e];
                 if p.len() >= 2 && !is_stop(p) {
-                    emit_stem(p, &mut f);
+                    with_stem(p, &mut f);
                 }
             }
         } else if lw.len() >= 2 && !is_stop(lw) && !lw.bytes().all(|c| c.is_ascii_digit()) {
-            emit_stem(lw, &mut f);
+            with_stem(lw, &mut f);
         }
     }
-}
-
-fn emit_stem(t: &str, f: &mut impl FnMut(&str)) {
-    with_stem(t, |s| f(s));
 }
 
 /// The general (non-ASCII) case of one word.
