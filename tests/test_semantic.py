@@ -491,11 +491,14 @@ def test_every_mode_returns_well_formed_results(server_bin, sem_snap, sem_tree):
         assert sc["total_count"] >= len(sc["results"])
         for h in sc["results"]:
             check_hit(h, sem_tree, REPO)
-        scores = [h["score"] for h in sc["results"]]
-        assert scores == sorted(scores, reverse=True), (mode, scores)
-        # Default max_per_file is 1: one chunk per file.
+        # Unset max_per_file: each file's best chunk first, best first; when
+        # fewer files matched than the page holds, their other chunks follow.
         paths = [h["path"] for h in sc["results"]]
-        assert len(paths) == len(set(paths)), mode
+        head = len(dict.fromkeys(paths))
+        assert len(set(paths[:head])) == head, (mode, paths)
+        scores = [h["score"] for h in sc["results"]]
+        assert scores[:head] == sorted(scores[:head], reverse=True), (mode, scores)
+        assert scores[head:] == sorted(scores[head:], reverse=True), (mode, scores)
     for mode in ("semantic", "hybrid"):
         top3 = [h["path"] for h in out[mode][1]["results"][:3]]
         assert "django/utils/dateparse.py" in top3, (mode, top3)
@@ -679,6 +682,30 @@ def test_snapshot_without_vectors_runs_keyword_and_says_so(server_bin, sem_plain
         assert sc["semantic"] is False and sc["mode"] == "keyword", (m, sc)
         assert sc["notice"] and "--no-embeddings" in sc["notice"], sc.get("notice")
         assert sc["results"] and sc["index_version"] == sem_plain.id
+
+
+def test_few_files_fill_the_page_with_their_other_chunks(server_bin, sem_plain, sem_tree):
+    """One file in scope: unset max_per_file lists its matching chunks best
+    first (not one lone result); max_per_file 1 keeps one."""
+    path = "django/core/serializers/base.py"
+
+    async def body(s):
+        args = {"query": "serialize objects", "mode": "keyword", "path": path, "limit": 10}
+        return [await call(s, "search_code", args), await call(s, "search_code", {**args, "max_per_file": 1})]
+
+    (err, filled), (err1, one) = session_run(server_bin, sem_plain.dir, body)
+    assert not err and not err1, (filled, one)
+    assert len(one["results"]) == 1, one["results"]
+    hits = filled["results"]
+    assert len(hits) >= 3, hits
+    assert {h["path"] for h in hits} == {path}
+    spans = [(h["line"], h["end_line"]) for h in hits]
+    assert len(set(spans)) == len(spans), [(h["line"], h["end_line"], h["kind"], h["symbol"]) for h in hits]
+    assert hits[0]["line"] == one["results"][0]["line"], (hits[0], one["results"][0])
+    lines = (sem_tree / path).read_text().splitlines()
+    for h in hits:
+        text = " ".join(lines[h["line"] - 1 : h["end_line"]]).lower()
+        assert "serializ" in text or "object" in text, (h["line"], h["end_line"])
 
 
 # --------------------------------------------------------------------------

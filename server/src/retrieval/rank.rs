@@ -226,13 +226,16 @@ impl Ctx<'_> {
     }
 
     /// The ranked chunks for `query` in `mode` over the snapshots `snaps`
-    /// (indexes into `Ctx::snaps`) within `scope`, at most `per_file` chunks
-    /// of a file and [`MAX_RESULTS`] in all.
+    /// (indexes into `Ctx::snaps`) within `scope`, [`MAX_RESULTS`] in all.
+    /// `per_file` caps the chunks of one file; unset, each file's best chunk
+    /// comes first and, when fewer files than [`MAX_RESULTS`] matched, the
+    /// files' other chunks follow in score order (a small repository still
+    /// fills a page).
     pub fn rank(
         &self,
         query: &str,
         mode: &str,
-        per_file: usize,
+        per_file: Option<usize>,
         scope: &Scope,
         snaps: &[usize],
     ) -> Result<Ranked, ToolError> {
@@ -241,17 +244,32 @@ impl Ctx<'_> {
         // A class summary yields to a chunk inside it that scores nearly
         // as well (the method the query is about is the better answer).
         specific_first(&mut r.hits, chunks);
-        // One best chunk per file unless asked.
-        let mut per: HashMap<(u32, u32, bool), usize> = HashMap::new();
-        r.hits.retain(|(ci, _, _)| {
-            let c = &chunks[*ci];
+        let cap = per_file.unwrap_or(1).max(1);
+        // The spans kept per file: a later chunk within one of them (a class
+        // summary over its class's definition) adds no line.
+        let mut per: HashMap<(u32, u32, bool), Vec<(u32, u32)>> = HashMap::new();
+        let mut rest = Vec::new();
+        r.hits.retain(|h| {
+            let c = &chunks[h.0];
             // A pattern chunk does not take its canonical file's place.
-            let n = per
+            let spans = per
                 .entry((c.snap, c.file, c.kind == "pattern"))
-                .or_insert(0);
-            *n += 1;
-            *n <= per_file
+                .or_default();
+            if spans
+                .iter()
+                .any(|&(a, b)| a <= c.start_line && c.end_line <= b)
+            {
+                return false;
+            }
+            spans.push((c.start_line, c.end_line));
+            if spans.len() > cap && per_file.is_none() {
+                rest.push(h.clone());
+            }
+            spans.len() <= cap
         });
+        if r.hits.len() < MAX_RESULTS {
+            r.hits.extend(rest);
+        }
         r.hits.truncate(MAX_RESULTS);
         Ok(r)
     }

@@ -16,7 +16,7 @@ use crate::state::State;
 
 /// The tool's description (what the agent reads in tools/list).
 pub const DESCRIPTION: &str = "Find code by meaning or by name when you don't know where it is (hybrid keyword + embedding search, fused by rank).\n\
-    Results are chunks (a function, method, class summary, doc section) with their span, best chunk per file.\n\
+    Results are chunks (a function, method, class summary, doc section) with their span, best chunk per file (when few files match, their other chunks follow; max_per_file caps it).\n\
     The query is classified and routed: a name \u{2192} its definitions; \"what calls X\" / \"who imports Y\" / \"subclasses of Z\" \u{2192} the edges table;\n\
     \"from the API to the DB\" \u{2192} a path through imports and calls; \"how do importers work\" \u{2192} the family of similar files; anything else \u{2192} concept search.\n\
     Examples: {\"query\": \"parse a date string into a datetime\"}, {\"query\": \"what calls get_or_create\"}, {\"query\": \"retry with backoff\", \"lang\": \"go\", \"include_tests\": \"exclude\"}.\n\
@@ -56,7 +56,7 @@ pub struct SearchCodeArgs {
     #[serde(default)]
     #[schemars(length(max = 1024))]
     pub cursor: Option<String>,
-    /// Chunks per file (default 1: the best one).
+    /// Chunks per file at most. Unset: each file's best chunk first, then, when fewer files match than fill the results, their other chunks.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_per_file: Option<u32>,
@@ -150,11 +150,11 @@ pub fn run(st: &State, a: SearchCodeArgs) -> Result<(SearchCodeOut, String), Too
         ));
     }
     let limit = limit_of(a.limit, 10, MAX_LIMIT)?;
-    let per_file = a.max_per_file.unwrap_or(1).max(1) as usize;
+    let per_file = a.max_per_file.map(|n| n.max(1) as usize);
     let (scope, snaps) = scope(st, &a)?;
     let ids: Vec<&str> = snaps.iter().map(|&i| st.snaps[i].id()).collect();
     let norm = format!(
-        "q={:?} m={:?} mod={:?} l={:?} p={:?} t={:?} pf={per_file}",
+        "q={:?} m={:?} mod={:?} l={:?} p={:?} t={:?} pf={per_file:?}",
         a.query.trim(),
         a.mode.as_deref().unwrap_or("hybrid"),
         scope.module,
