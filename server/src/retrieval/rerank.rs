@@ -65,6 +65,8 @@ pub(crate) struct Knobs {
     pub named: f32,
     /// The same for one capitalized word inside the query (`the Functor type class`).
     pub named_one: f32,
+    /// Acronyms in file names count (1) or not (0).
+    pub acronyms: f32,
 }
 
 pub(crate) fn knobs() -> &'static Knobs {
@@ -91,6 +93,7 @@ pub(crate) fn knobs() -> &'static Knobs {
             dts: v("DTS", 0.7),
             named: v("NAMED", 0.5),
             named_one: v("NAMED_ONE", 0.3),
+            acronyms: v("ACRONYMS", 1.0),
         }
     })
 }
@@ -264,25 +267,83 @@ pub(crate) fn path_words(path: &str) -> Vec<String> {
     out
 }
 
+/// The acronyms a query spells, each with the `words` (indexes) it stands
+/// for: the initials of three or four adjacent words or identifier parts
+/// (`server-sent events` → `sse`, `file descriptor` is two: see below), or
+/// of two to four parts of one identifier (`HuggingFace` → `hf`,
+/// `WebSocket` → `ws`). Two separate words make no acronym: too many file
+/// names have two letters.
+pub(crate) fn query_acronyms(q: &str, words: &[String]) -> Vec<(String, Vec<usize>)> {
+    // (initial, token) for every identifier part of every token.
+    let mut seq: Vec<(char, usize)> = Vec::new();
+    let mut token_word: Vec<Option<usize>> = Vec::new();
+    for (t, tok) in q
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .enumerate()
+    {
+        let lw = tok.to_lowercase();
+        token_word.push(words.iter().position(|w| *w == lw));
+        for p in split_ident(tok) {
+            if let Some(c) = p.chars().next().filter(char::is_ascii_alphabetic) {
+                seq.push((c.to_ascii_lowercase(), t));
+            }
+        }
+    }
+    let mut out: Vec<(String, Vec<usize>)> = Vec::new();
+    for n in 2..=4 {
+        for win in seq.windows(n) {
+            let one_token = win.iter().all(|x| x.1 == win[0].1);
+            if n == 2 && !one_token {
+                continue;
+            }
+            let mut idx: Vec<usize> = win.iter().filter_map(|x| token_word[x.1]).collect();
+            idx.dedup();
+            if idx.is_empty() {
+                continue;
+            }
+            out.push((win.iter().map(|x| x.0).collect(), idx));
+        }
+    }
+    out
+}
+
 /// How many query words a path's words hold: equal, one a prefix (three
-/// letters or more) of the other, or the same stem.
-pub(crate) fn path_overlap(words: &[String], parts: &[String]) -> usize {
+/// letters or more) of the other, the same stem, or spelled by a name
+/// part that is their acronym (`acr`, from [`query_acronyms`]).
+pub(crate) fn path_overlap(
+    words: &[String],
+    acr: &[(String, Vec<usize>)],
+    parts: &[String],
+) -> usize {
     let min = knobs().prefix_min;
     let close = |a: &str, b: &str| {
         let (s, l) = if a.len() <= b.len() { (a, b) } else { (b, a) };
         s == l || (s.len() >= min && l.starts_with(s))
     };
     let stemmed: Vec<String> = parts.iter().map(|p| stem(p)).collect();
-    words
+    let mut held: Vec<bool> = words
         .iter()
-        .filter(|w| {
+        .map(|w| {
             let ws = stem(w);
             parts
                 .iter()
                 .zip(&stemmed)
                 .any(|(p, ps)| close(w, p) || close(&ws, ps) || close(w, ps) || close(&ws, p))
         })
-        .count()
+        .collect();
+    if knobs().acronyms > 0.0 {
+        for p in parts.iter().filter(|p| (2..=4).contains(&p.len())) {
+            for (a, idx) in acr {
+                if a == p {
+                    for &i in idx {
+                        held[i] = true;
+                    }
+                }
+            }
+        }
+    }
+    held.iter().filter(|h| **h).count()
 }
 
 /// Multiplicative prior of a path: tests, re-export files, examples,
@@ -393,6 +454,7 @@ impl Ctx<'_> {
         }
         if enabled("path") && !symbol_query {
             let words = query_words(q);
+            let acr = query_acronyms(q, &words);
             let (multi, mut one) = named_stems(q);
             // The project's own name (`Django`, `Sinatra`) names no file in particular.
             one.retain(|w| !self.snaps.iter().any(|s| norm_stem(s.repo()) == *w));
@@ -434,7 +496,7 @@ impl Ctx<'_> {
                     let share = if words.is_empty() {
                         0.0
                     } else {
-                        path_overlap(&words, &path_words(path)) as f32 / words.len() as f32
+                        path_overlap(&words, &acr, &path_words(path)) as f32 / words.len() as f32
                     };
                     let st = norm_stem(path);
                     let named = if !is_source_name(path) {
@@ -600,8 +662,38 @@ mod tests {
     fn overlap_tolerates_plural_and_prefix() {
         let w = query_words("how are dependencies resolved");
         assert_eq!(w, vec!["dependencies", "resolved"]);
-        assert_eq!(path_overlap(&w, &path_words("fastapi/dependency.py")), 1);
-        assert_eq!(path_overlap(&w, &path_words("fastapi/routing.py")), 0);
+        assert_eq!(
+            path_overlap(&w, &[], &path_words("fastapi/dependency.py")),
+            1
+        );
+        assert_eq!(path_overlap(&w, &[], &path_words("fastapi/routing.py")), 0);
+    }
+
+    #[test]
+    fn acronyms_in_file_names() {
+        let q = "how server-sent events are parsed";
+        let w = query_words(q);
+        let acr = query_acronyms(q, &w);
+        // server, sent, events (and parsed): three of four words.
+        assert_eq!(path_overlap(&w, &acr, &path_words("plugins/sse/SSE.kt")), 3);
+        assert_eq!(path_overlap(&w, &[], &path_words("plugins/sse/SSE.kt")), 0);
+        let q = "pushing models to the HuggingFace Hub";
+        let w = query_words(q);
+        let acr = query_acronyms(q, &w);
+        assert_eq!(path_overlap(&w, &acr, &path_words("persistence/hf.py")), 1);
+        let q = "WebSocket client implementation";
+        let w = query_words(q);
+        let acr = query_acronyms(q, &w);
+        assert_eq!(
+            path_overlap(&w, &acr, &path_words("aiohttp/client_ws.py")),
+            2
+        );
+        // Two separate words spell no acronym; stop words alone none either.
+        let q = "derive enums from the input of the app";
+        let w = query_words(q);
+        let acr = query_acronyms(q, &w);
+        assert!(acr.iter().all(|(a, _)| a != "de" && a != "io"), "{acr:?}");
+        assert_eq!(path_overlap(&w, &acr, &path_words("src/de.rs")), 0);
     }
 
     #[test]
