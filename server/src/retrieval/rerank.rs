@@ -65,8 +65,6 @@ pub(crate) struct Knobs {
     pub named: f32,
     /// The same for one capitalized word inside the query (`the Functor type class`).
     pub named_one: f32,
-    /// Acronyms in file names count (1) or not (0).
-    pub acronyms: f32,
 }
 
 pub(crate) fn knobs() -> &'static Knobs {
@@ -93,7 +91,6 @@ pub(crate) fn knobs() -> &'static Knobs {
             dts: v("DTS", 0.7),
             named: v("NAMED", 0.5),
             named_one: v("NAMED_ONE", 0.3),
-            acronyms: v("ACRONYMS", 1.0),
         }
     })
 }
@@ -269,10 +266,10 @@ pub(crate) fn path_words(path: &str) -> Vec<String> {
 
 /// The acronyms a query spells, each with the `words` (indexes) it stands
 /// for: the initials of three or four adjacent words or identifier parts
-/// (`server-sent events` → `sse`, `file descriptor` is two: see below), or
-/// of two to four parts of one identifier (`HuggingFace` → `hf`,
-/// `WebSocket` → `ws`). Two separate words make no acronym: too many file
-/// names have two letters.
+/// (`server-sent events` → `sse`), or of the two parts of one identifier
+/// (`HuggingFace` → `hf`, `WebSocket` → `ws`). Two separate words spell
+/// none (`file descriptor` is not `fd`): too many file names have two
+/// letters (`de`, `io`).
 pub(crate) fn query_acronyms(q: &str, words: &[String]) -> Vec<(String, Vec<usize>)> {
     // (initial, token) for every identifier part of every token.
     let mut seq: Vec<(char, usize)> = Vec::new();
@@ -332,7 +329,7 @@ pub(crate) fn path_overlap(
                 .any(|(p, ps)| close(w, p) || close(&ws, ps) || close(w, ps) || close(&ws, p))
         })
         .collect();
-    if knobs().acronyms > 0.0 {
+    if enabled("acronyms") {
         for p in parts.iter().filter(|p| (2..=4).contains(&p.len())) {
             for (a, idx) in acr {
                 if a == p {
@@ -688,7 +685,7 @@ mod tests {
             path_overlap(&w, &acr, &path_words("aiohttp/client_ws.py")),
             2
         );
-        // Two separate words spell no acronym; stop words alone none either.
+        // Two separate words spell no acronym.
         let q = "derive enums from the input of the app";
         let w = query_words(q);
         let acr = query_acronyms(q, &w);
