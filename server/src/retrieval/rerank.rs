@@ -668,29 +668,31 @@ mod tests {
 
     #[test]
     fn acronyms_in_file_names() {
-        let q = "how server-sent events are parsed";
-        let w = query_words(q);
-        let acr = query_acronyms(q, &w);
+        // The query words a path holds, acronyms counted.
+        let held = |q: &str, path: &str| {
+            let w = query_words(q);
+            path_overlap(&w, &query_acronyms(q, &w), &path_words(path))
+        };
         // server, sent, events (and parsed): three of four words.
-        assert_eq!(path_overlap(&w, &acr, &path_words("plugins/sse/SSE.kt")), 3);
-        assert_eq!(path_overlap(&w, &[], &path_words("plugins/sse/SSE.kt")), 0);
-        let q = "pushing models to the HuggingFace Hub";
-        let w = query_words(q);
-        let acr = query_acronyms(q, &w);
-        assert_eq!(path_overlap(&w, &acr, &path_words("persistence/hf.py")), 1);
-        let q = "WebSocket client implementation";
-        let w = query_words(q);
-        let acr = query_acronyms(q, &w);
+        let q = "how server-sent events are parsed";
+        assert_eq!(held(q, "plugins/sse/SSE.kt"), 3);
         assert_eq!(
-            path_overlap(&w, &acr, &path_words("aiohttp/client_ws.py")),
+            path_overlap(&query_words(q), &[], &path_words("plugins/sse/SSE.kt")),
+            0
+        );
+        assert_eq!(
+            held("pushing models to the HuggingFace Hub", "persistence/hf.py"),
+            1
+        );
+        assert_eq!(
+            held("WebSocket client implementation", "aiohttp/client_ws.py"),
             2
         );
         // Two separate words spell no acronym.
         let q = "derive enums from the input of the app";
-        let w = query_words(q);
-        let acr = query_acronyms(q, &w);
+        let acr = query_acronyms(q, &query_words(q));
         assert!(acr.iter().all(|(a, _)| a != "de" && a != "io"), "{acr:?}");
-        assert_eq!(path_overlap(&w, &acr, &path_words("src/de.rs")), 0);
+        assert_eq!(held(q, "src/de.rs"), 0);
     }
 
     #[test]
