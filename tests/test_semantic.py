@@ -708,6 +708,31 @@ def test_few_files_fill_the_page_with_their_other_chunks(server_bin, sem_plain, 
         assert "serializ" in text or "object" in text, (h["line"], h["end_line"])
 
 
+def test_a_name_query_finds_the_file_named_after_it(server_bin, sem_plain, sem_tree):
+    """A query that is one name (`Jsonl`) that nothing defines ranks the
+    file named after it (`serializers/jsonl.py`) first, though other files
+    mention the word as often; its words are not counted in other paths."""
+    stems = {"json": "django/core/serializers/json.py", "jsonl": "django/core/serializers/jsonl.py",
+             "pyyaml": "django/core/serializers/pyyaml.py", "python": "django/core/serializers/python.py"}
+    for stem, path in stems.items():
+        assert (sem_tree / path).is_file(), path
+        # Precondition, by rg: no definition is named after the word (else it is routed first).
+        assert not rg(sem_tree, "-i", "-e", rf"^\s*(def|class)\s+{stem}\b"), stem
+        # ... and other files hold the word too: the name, not the text, decides.
+        assert {p for p, _, _ in rg(sem_tree, "-i", "-w", "-e", stem)} - {path}, stem
+
+    async def body(s):
+        return {stem: await call(s, "search_code", {"query": stem.capitalize(), "mode": "keyword", "limit": 5})
+                for stem in stems}
+
+    out = session_run(server_bin, sem_plain.dir, body)
+    for stem, (err, sc) in out.items():
+        assert not err, sc
+        assert sc["query_type"] == "symbol", (stem, sc["query_type"])
+        top = [h["path"] for h in sc["results"]]
+        assert top and top[0] == stems[stem], (stem, top)
+
+
 # --------------------------------------------------------------------------
 # related_files, call_graph, the relevant resource
 

@@ -449,12 +449,28 @@ impl Ctx<'_> {
         if max <= 0.0 {
             return;
         }
-        if enabled("path") && !symbol_query {
-            let words = query_words(q);
+        if enabled("path") {
+            // A query that is one name counts no words in paths (`Router`
+            // is not `route_headers.go`), only a file named after it
+            // (`Tokenizer` -> `tokenizer.py`, `Args` -> `args.go`).
+            let words = if symbol_query {
+                Vec::new()
+            } else {
+                query_words(q)
+            };
             let acr = query_acronyms(q, &words);
-            let (multi, mut one) = named_stems(q);
+            let (mut multi, mut one) = if symbol_query {
+                let name = q.trim_end_matches("()").rsplit(['.', ':']).next();
+                (stems_naming(name.unwrap_or(q)).to_vec(), Vec::new())
+            } else {
+                named_stems(q)
+            };
             // The project's own name (`Django`, `Sinatra`) names no file in particular.
-            one.retain(|w| !self.snaps.iter().any(|s| norm_stem(s.repo()) == *w));
+            let own = |w: &String| self.snaps.iter().any(|s| norm_stem(s.repo()) == *w);
+            one.retain(|w| !own(w));
+            if symbol_query {
+                multi.retain(|w| !own(w));
+            }
             let k = knobs();
             // Source files the query names outright join the candidates
             // when keyword and vector search missed them (`JSON object` ->
