@@ -38,7 +38,9 @@ boundary; identifiers split into words as the builder splits them
 Training: MultipleNegativesRanking (InfoNCE over the batch, scale 20); a
 batch holds the pairs of one repository, so its negatives are code of the
 same project (`--group file`: whole files of it, so a definition's siblings
-are its negatives; measured, not kept: bench/results/embed-models.md). A twentieth of each repository's pairs is held out (in-batch
+are its negatives; `--hard N`: each pair also brings one of the N definitions
+of its repository that BM25 ranks highest for its query; both measured, not
+kept: bench/results/embed-models.md). A twentieth of each repository's pairs is held out (in-batch
 MRR@10 over the held-out pairs of a repository, before and after). AdamW
 (weight decay 0.01), linear warm-up over a tenth of the steps then linear
 decay, fp32 on the CPU, seeded. The output keeps the original file's tensor
@@ -241,6 +243,44 @@ def load_pairs(work: Path, per_repo: int, seed: int):
     return train, held
 
 
+def bm25_negatives(pairs, top: int, seed: int) -> list[str]:
+    """For each (repo, query, positive, path) pair, a hard negative: one of
+    the `top` definitions of the same repository that BM25 ranks highest for
+    the query, other than the positive (and than any definition whose text
+    equals it). The vectors are fused with BM25 in hybrid mode, so these are
+    the lexical confusers they must outrank."""
+    import math
+    rng = random.Random(seed)
+    word = re.compile(r"[a-z0-9]+")
+    neg = [""] * len(pairs)
+    by_repo: dict[str, list[int]] = {}
+    for i, x in enumerate(pairs):
+        by_repo.setdefault(x[0], []).append(i)
+    for idx in by_repo.values():
+        docs = [word.findall(pairs[i][2].lower()) for i in idx]
+        n = len(docs)
+        avg = sum(map(len, docs)) / max(1, n)
+        post: dict[str, list[tuple[int, int]]] = {}
+        for d, toks in enumerate(docs):
+            tf: dict[str, int] = {}
+            for t in toks:
+                tf[t] = tf.get(t, 0) + 1
+            for t, c in tf.items():
+                post.setdefault(t, []).append((d, c))
+        idf = {t: math.log(1 + (n - len(ps) + 0.5) / (len(ps) + 0.5)) for t, ps in post.items()}
+        for qi, i in enumerate(idx):
+            score: dict[int, float] = {}
+            for t in set(word.findall(pairs[i][1].lower())):
+                for d, c in post.get(t, ()):
+                    k = c * 2.2 / (c + 1.2 * (0.25 + 0.75 * len(docs[d]) / avg))
+                    score[d] = score.get(d, 0.0) + idf[t] * k
+            best = sorted((d for d in score if pairs[idx[d]][2] != pairs[i][2]), key=lambda d: -score[d])[:top]
+            if not best:
+                best = [rng.randrange(n)]
+            neg[i] = pairs[idx[rng.choice(best)]][2]
+    return neg
+
+
 def train(a):
     import torch
     from tokenizers import Tokenizer
@@ -260,6 +300,7 @@ def train(a):
         params = [{"params": list(model.parameters()), "lr": a.lr, "weight_decay": 0.01}]
     pairs, held = load_pairs(Path(a.work), a.per_repo, a.seed)
     print(f"{len(pairs)} training pairs, {len(held)} held out", flush=True)
+    negs = bm25_negatives(pairs, a.hard, a.seed) if a.hard else [None] * len(pairs)
 
     def encode(texts):
         enc = tok.encode_batch(texts)
@@ -289,8 +330,8 @@ def train(a):
 
     rng = random.Random(a.seed)
     by_repo = {}
-    for n, q, p, f in pairs:
-        by_repo.setdefault(n, []).append((q, p, f))
+    for (n, q, p, f), neg in zip(pairs, negs):
+        by_repo.setdefault(n, []).append((q, p, f, neg))
     batches = []
     for _ in range(a.epochs):
         for n, ps in by_repo.items():
@@ -305,7 +346,7 @@ def train(a):
                 order = list(files)
                 rng.shuffle(order)
                 ps = [x for f in order for x in files[f]]
-            ps = [(q, p) for q, p, _ in ps]
+            ps = [(q, p, neg) for q, p, _, neg in ps]
             batches += [ps[i:i + a.batch] for i in range(0, len(ps) - a.batch + 1, a.batch)]
     rng.shuffle(batches)
     if a.limit_steps:
@@ -318,8 +359,11 @@ def train(a):
     model.train()
     t0 = time.time()
     for step, b in enumerate(batches, 1):
-        qv = encode([q for q, _ in b])
-        pv = encode([p for _, p in b])
+        qv = encode([q for q, _, _ in b])
+        pv = encode([p for _, p, _ in b])
+        if a.hard:
+            # Each query's hard negative joins the batch's other positives.
+            pv = torch.cat([pv, encode([n for _, _, n in b])])
         loss = torch.nn.functional.cross_entropy(20.0 * qv @ pv.T, torch.arange(len(b)))
         loss.backward()
         torch.nn.utils.clip_grad_norm_([p for g in params for p in g["params"]], 1.0)
@@ -429,6 +473,8 @@ def main():
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--limit-steps", type=int, default=0)
     p.add_argument("--lora", type=int, default=0, help="rank of low-rank adapters (0: full fine-tune)")
+    p.add_argument("--hard", type=int, default=0,
+                   help="add a hard negative per pair: one of the N definitions BM25 ranks highest (0: none)")
     p.add_argument("--group", choices=["repo", "file"], default="repo",
                    help="a batch: random pairs of one repository, or whole files of one (siblings as negatives)")
     p = sub.add_parser("prepare-multi")
