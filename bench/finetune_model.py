@@ -268,7 +268,7 @@ def bm25_negatives(pairs, top: int, seed: int) -> list[str]:
             for t, c in tf.items():
                 post.setdefault(t, []).append((d, c))
         idf = {t: math.log(1 + (n - len(ps) + 0.5) / (len(ps) + 0.5)) for t, ps in post.items()}
-        for qi, i in enumerate(idx):
+        for i in idx:
             score: dict[int, float] = {}
             for t in set(word.findall(pairs[i][1].lower())):
                 for d, c in post.get(t, ()):
