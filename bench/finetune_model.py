@@ -60,7 +60,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from embed_models import naturalize  # noqa: E402  (schemas/src/embed.rs `naturalize`, ported)
+from embed_models import BM25, bm25_tokens, naturalize  # noqa: E402  (schemas/src/embed.rs `naturalize`, ported)
 from eval_search import binary, first_sentence, normalize, py_defs, strip_python  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -245,39 +245,21 @@ def load_pairs(work: Path, per_repo: int, seed: int):
 
 def bm25_negatives(pairs, top: int, seed: int) -> list[str]:
     """For each (repo, query, positive, path) pair, a hard negative: one of
-    the `top` definitions of the same repository that BM25 ranks highest for
-    the query, other than the positive (and than any definition whose text
-    equals it). The vectors are fused with BM25 in hybrid mode, so these are
-    the lexical confusers they must outrank."""
-    import math
+    the `top` definitions of the same repository that BM25 (bench/embed_models.py's)
+    ranks highest for the query, other than the positive (and than any
+    definition whose text equals it). The vectors are fused with BM25 in
+    hybrid mode, so these are the lexical confusers they must outrank."""
     rng = random.Random(seed)
-    word = re.compile(r"[a-z0-9]+")
     neg = [""] * len(pairs)
     by_repo: dict[str, list[int]] = {}
     for i, x in enumerate(pairs):
         by_repo.setdefault(x[0], []).append(i)
     for idx in by_repo.values():
-        docs = [word.findall(pairs[i][2].lower()) for i in idx]
-        n = len(docs)
-        avg = sum(map(len, docs)) / max(1, n)
-        post: dict[str, list[tuple[int, int]]] = {}
-        for d, toks in enumerate(docs):
-            tf: dict[str, int] = {}
-            for t in toks:
-                tf[t] = tf.get(t, 0) + 1
-            for t, c in tf.items():
-                post.setdefault(t, []).append((d, c))
-        idf = {t: math.log(1 + (n - len(ps) + 0.5) / (len(ps) + 0.5)) for t, ps in post.items()}
+        bm = BM25([bm25_tokens(pairs[i][2]) for i in idx])
+        k = min(len(idx) - 1, top + 8)
         for i in idx:
-            score: dict[int, float] = {}
-            for t in set(word.findall(pairs[i][1].lower())):
-                for d, c in post.get(t, ()):
-                    k = c * 2.2 / (c + 1.2 * (0.25 + 0.75 * len(docs[d]) / avg))
-                    score[d] = score.get(d, 0.0) + idf[t] * k
-            best = sorted((d for d in score if pairs[idx[d]][2] != pairs[i][2]), key=lambda d: -score[d])[:top]
-            if not best:
-                best = [rng.randrange(n)]
-            neg[i] = pairs[idx[rng.choice(best)]][2]
+            best = [d for d in bm.top(pairs[i][1], k) if pairs[idx[d]][2] != pairs[i][2]][:top]
+            neg[i] = pairs[idx[rng.choice(best)] if best else rng.choice(idx)][2]
     return neg
 
 

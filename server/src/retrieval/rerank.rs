@@ -201,16 +201,21 @@ pub(crate) fn asked_names(q: &str) -> Vec<String> {
         return Vec::new();
     }
     let core = q.trim_end_matches("()");
-    let last = core
-        .rsplit(['.', ':', '\\'])
-        .find(|p| !p.is_empty())
-        .unwrap_or(core)
-        .to_string();
+    let last = last_name(core).to_string();
     let mut v = vec![last.clone()];
     if last != core {
         v.push(core.to_string());
     }
     v
+}
+
+/// The last segment of a qualified name (`Sinatra::Helpers` -> `Helpers`,
+/// `fmt.Println()` -> `Println`).
+fn last_name(q: &str) -> &str {
+    let core = q.trim().trim_end_matches("()");
+    core.rsplit(['.', ':', '\\'])
+        .find(|p| !p.is_empty())
+        .unwrap_or(core)
 }
 
 /// The share of the sorted terms `qt` that `text` holds (terms count alike:
@@ -450,27 +455,22 @@ impl Ctx<'_> {
             return;
         }
         if enabled("path") {
+            // The project's own name (`Django`, `Sinatra`) names no file in particular.
+            let own = |w: &String| self.snaps.iter().any(|s| norm_stem(s.repo()) == *w);
             // A query that is one name counts no words in paths (`Router`
             // is not `route_headers.go`), only a file named after it
             // (`Tokenizer` -> `tokenizer.py`, `Args` -> `args.go`).
-            let words = if symbol_query {
-                Vec::new()
+            let (words, acr, multi, one) = if symbol_query {
+                let mut named = stems_naming(last_name(q)).to_vec();
+                named.retain(|w| !own(w));
+                (Vec::new(), Vec::new(), named, Vec::new())
             } else {
-                query_words(q)
+                let words = query_words(q);
+                let acr = query_acronyms(q, &words);
+                let (multi, mut one) = named_stems(q);
+                one.retain(|w| !own(w));
+                (words, acr, multi, one)
             };
-            let acr = query_acronyms(q, &words);
-            let (mut multi, mut one) = if symbol_query {
-                let name = q.trim_end_matches("()").rsplit(['.', ':']).next();
-                (stems_naming(name.unwrap_or(q)).to_vec(), Vec::new())
-            } else {
-                named_stems(q)
-            };
-            // The project's own name (`Django`, `Sinatra`) names no file in particular.
-            let own = |w: &String| self.snaps.iter().any(|s| norm_stem(s.repo()) == *w);
-            one.retain(|w| !own(w));
-            if symbol_query {
-                multi.retain(|w| !own(w));
-            }
             let k = knobs();
             // Source files the query names outright join the candidates
             // when keyword and vector search missed them (`JSON object` ->
