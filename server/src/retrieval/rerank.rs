@@ -65,6 +65,10 @@ pub(crate) struct Knobs {
     pub named: f32,
     /// The same for one capitalized word inside the query (`the Functor type class`).
     pub named_one: f32,
+    /// How much of the `path` stage's gain depends on the share of the
+    /// file name's words the query holds ([`name_precision`]): a file named
+    /// exactly for the query's words beats one whose name adds others.
+    pub pathprec: f32,
 }
 
 pub(crate) fn knobs() -> &'static Knobs {
@@ -91,6 +95,7 @@ pub(crate) fn knobs() -> &'static Knobs {
             dts: v("DTS", 0.7),
             named: v("NAMED", 0.5),
             named_one: v("NAMED_ONE", 0.3),
+            pathprec: v("PATHPREC", 0.25),
         }
     })
 }
@@ -348,6 +353,34 @@ pub(crate) fn path_overlap(
     held.iter().filter(|h| **h).count()
 }
 
+/// The share of a file name's words (its stem, identifiers split) that the
+/// query holds: `completions.go` 1, `bash_completions.go` 1/2 for "shell
+/// completion handling".
+pub(crate) fn name_precision(words: &[String], acr: &[(String, Vec<usize>)], path: &str) -> f32 {
+    let mut parts: Vec<String> = Vec::new();
+    for p in split_ident(file_stem(path)) {
+        for q in p.split('-') {
+            if !q.is_empty() {
+                let l = q.to_lowercase();
+                if !parts.contains(&l) {
+                    parts.push(l);
+                }
+            }
+        }
+    }
+    if parts.is_empty() {
+        return 0.0;
+    }
+    let held = parts
+        .iter()
+        .filter(|p| {
+            let one = [p.to_string()];
+            path_overlap(words, &[], &one) > 0 || acr.iter().any(|(a, _)| a == *p)
+        })
+        .count();
+    held as f32 / parts.len() as f32
+}
+
 /// Multiplicative prior of a path: tests, re-export files, examples,
 /// benchmarks, compat shims, amalgamations, declaration stubs.
 /// `defines`: the chunk is a definition (a re-export file's own
@@ -506,11 +539,15 @@ impl Ctx<'_> {
                 let c = &chunks[h.0];
                 let (by_words, named) = *cache.entry((c.snap, c.file)).or_insert_with(|| {
                     let path = path_of(h.0);
-                    let share = if words.is_empty() {
+                    let mut share = if words.is_empty() {
                         0.0
                     } else {
                         path_overlap(&words, &acr, &path_words(path)) as f32 / words.len() as f32
                     };
+                    if share > 0.0 {
+                        let prec = name_precision(&words, &acr, path);
+                        share *= 1.0 - k.pathprec + k.pathprec * prec;
+                    }
                     let st = norm_stem(path);
                     let named = if !is_source_name(path) {
                         0.0
@@ -680,6 +717,17 @@ mod tests {
             1
         );
         assert_eq!(path_overlap(&w, &[], &path_words("fastapi/routing.py")), 0);
+    }
+
+    #[test]
+    fn name_precision_counts_the_file_names_words_the_query_holds() {
+        let w = query_words("shell completion request handling");
+        assert_eq!(name_precision(&w, &[], "cobra/completions.go"), 1.0);
+        assert_eq!(name_precision(&w, &[], "cobra/bash_completions.go"), 0.5);
+        assert_eq!(name_precision(&w, &[], "cobra/command.go"), 0.0);
+        let w = query_words("how server-sent events are streamed");
+        let acr = query_acronyms("how server-sent events are streamed", &w);
+        assert_eq!(name_precision(&w, &acr, "stream/sse.types.ts"), 1.0);
     }
 
     #[test]
