@@ -132,7 +132,8 @@ fn stems_naming(name: &str) -> [String; 2] {
 
 /// The [`norm_stem`]s a query names: two or three adjacent words joined
 /// (`streaming JSON reader` → `jsonreader`), and, apart, one capitalized word
-/// that does not open the query (`how the Functor type class` → `functor`);
+/// that does not open the query (`how the Functor type class` → `functor`)
+/// or is CamelCase (`StateFlow and SharedFlow` → `stateflow`, `sharedflow`);
 /// a last word's plural is also tried singular. Joined stems under six
 /// letters and single words under four are too common to count.
 pub(crate) fn named_stems(q: &str) -> (Vec<String>, Vec<String>) {
@@ -170,7 +171,13 @@ pub(crate) fn named_stems(q: &str) -> (Vec<String>, Vec<String>) {
         }
     }
     let mut one = Vec::new();
-    for w in words.iter().skip(1) {
+    // An opening word counts when it is CamelCase (`StateFlow and
+    // SharedFlow`): a sentence's capital alone does not name a file.
+    let camel = |w: &str| w.chars().skip(1).any(char::is_uppercase);
+    for (i, w) in words.iter().enumerate() {
+        if i == 0 && !camel(w) {
+            continue;
+        }
         if w.chars().next().is_some_and(char::is_uppercase) && w.chars().any(char::is_lowercase) {
             for s in singular(&w.to_lowercase()) {
                 if s.len() >= 4 && !one.contains(&s) {
@@ -783,6 +790,9 @@ mod tests {
         assert!(one.is_empty());
         let (_, one) = named_stems("Mutex guards; how the Functor type class maps");
         assert_eq!(one, vec!["functor"]);
+        // An opening word names a file only when it is CamelCase.
+        let (_, one) = named_stems("StateFlow and SharedFlow for hot state");
+        assert_eq!(one, vec!["stateflow", "sharedflow"]);
         let (multi, _) = named_stems("Adds constraint to model's table");
         assert!(!multi.contains(&"models".to_string()), "{multi:?}");
         assert!(multi.contains(&"modeltable".to_string()), "{multi:?}");
