@@ -360,23 +360,29 @@ pub(crate) fn path_overlap(
     held.iter().filter(|h| **h).count()
 }
 
-/// The share of a file name's words (its stem, identifiers split) that the
-/// query holds: `completions.go` 1, `bash_completions.go` 1/2 for "shell
-/// completion handling".
+/// Words of a file name that say nothing of its content (`BooleanUtils`
+/// is about booleans).
+const GENERIC_NAME_WORDS: [&str; 6] = ["util", "utils", "helper", "helpers", "impl", "common"];
+
+/// The share of a file name's words (its stem, identifiers split, the
+/// [`GENERIC_NAME_WORDS`] left out) that the query holds: `completions.go`
+/// 1, `bash_completions.go` 1/2 for "shell completion handling"; a name of
+/// generic words only counts 1.
 pub(crate) fn name_precision(words: &[String], acr: &[(String, Vec<usize>)], path: &str) -> f32 {
     let mut parts: Vec<String> = Vec::new();
     for p in split_ident(file_stem(path)) {
         for q in p.split('-') {
             if !q.is_empty() {
                 let l = q.to_lowercase();
-                if !parts.contains(&l) {
+                let generic = GENERIC_NAME_WORDS.contains(&l.as_str());
+                if !parts.contains(&l) && !generic {
                     parts.push(l);
                 }
             }
         }
     }
     if parts.is_empty() {
-        return 0.0;
+        return 1.0;
     }
     let held = parts
         .iter()
@@ -732,6 +738,8 @@ mod tests {
         assert_eq!(name_precision(&w, &[], "cobra/completions.go"), 1.0);
         assert_eq!(name_precision(&w, &[], "cobra/bash_completions.go"), 0.5);
         assert_eq!(name_precision(&w, &[], "cobra/command.go"), 0.0);
+        assert_eq!(name_precision(&w, &[], "cobra/completion_utils.go"), 1.0);
+        assert_eq!(name_precision(&w, &[], "cobra/helpers.go"), 1.0);
         let w = query_words("how server-sent events are streamed");
         let acr = query_acronyms("how server-sent events are streamed", &w);
         assert_eq!(name_precision(&w, &acr, "stream/sse.types.ts"), 1.0);
