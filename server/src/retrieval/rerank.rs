@@ -268,17 +268,19 @@ pub(crate) fn path_words(path: &str) -> Vec<String> {
             continue;
         }
         out.push(w.to_lowercase());
-        for p in split_ident(w) {
-            for q in p.split('-') {
-                if !q.is_empty() {
-                    out.push(q.to_lowercase());
-                }
-            }
-        }
+        out.extend(name_parts(w));
     }
     out.sort();
     out.dedup();
     out
+}
+
+/// A name's words: identifier parts split at `-` too, lowercased.
+fn name_parts(name: &str) -> impl Iterator<Item = String> + '_ {
+    split_ident(name)
+        .into_iter()
+        .flat_map(|p| p.split('-').map(str::to_lowercase).collect::<Vec<_>>())
+        .filter(|q| !q.is_empty())
 }
 
 /// The acronyms a query spells, each with the `words` (indexes) it stands
@@ -369,28 +371,21 @@ const GENERIC_NAME_WORDS: [&str; 6] = ["util", "utils", "helper", "helpers", "im
 /// 1, `bash_completions.go` 1/2 for "shell completion handling"; a name of
 /// generic words only counts 1.
 pub(crate) fn name_precision(words: &[String], acr: &[(String, Vec<usize>)], path: &str) -> f32 {
-    let mut parts: Vec<String> = Vec::new();
-    for p in split_ident(file_stem(path)) {
-        for q in p.split('-') {
-            if !q.is_empty() {
-                let l = q.to_lowercase();
-                let generic = GENERIC_NAME_WORDS.contains(&l.as_str());
-                if !parts.contains(&l) && !generic {
-                    parts.push(l);
-                }
-            }
-        }
-    }
+    let mut parts: Vec<String> = name_parts(file_stem(path))
+        .filter(|p| !GENERIC_NAME_WORDS.contains(&p.as_str()))
+        .collect();
+    parts.sort();
+    parts.dedup();
     if parts.is_empty() {
         return 1.0;
     }
-    let held = parts
+    // Parts that spell a query acronym are held; the others when a query
+    // word matches them as [`path_overlap`] matches (its test is symmetric).
+    let (spelled, rest): (Vec<String>, Vec<String>) = parts
         .iter()
-        .filter(|p| {
-            let one = [p.to_string()];
-            path_overlap(words, &[], &one) > 0 || acr.iter().any(|(a, _)| a == *p)
-        })
-        .count();
+        .cloned()
+        .partition(|p| acr.iter().any(|(a, _)| a == p));
+    let held = spelled.len() + path_overlap(&rest, &[], words);
     held as f32 / parts.len() as f32
 }
 
