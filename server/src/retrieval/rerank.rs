@@ -202,6 +202,23 @@ fn definition_re(name: &str) -> Option<regex::Regex> {
     .ok()
 }
 
+/// A matcher of a re-export of `name`: Rust's `pub use …{…, Name, …};`,
+/// JavaScript/TypeScript's `export { Name } from …` / `export * as Name`,
+/// and Python's `from … import Name` (the caller keeps that one to
+/// `__init__.py`, where an import is the package's public surface).
+fn reexport_re(name: &str) -> Option<[regex::Regex; 2]> {
+    let n = regex::escape(name);
+    let pub_use = regex::Regex::new(&format!(
+        r"(?:\bpub(?:\([^)]*\))?\s+use\s[^;]*\b{n}\b|\bexport\s*(?:type\s*)?\{{[^}}]*\b{n}\b[^}}]*\}}|\bexport\s+\*\s+as\s+{n}\b)"
+    ))
+    .ok()?;
+    let py = regex::Regex::new(&format!(
+        r"(?m)^\s*from\s+\S+\s+import\s+(?:\([^)]*\b{n}\b|[^\n]*\b{n}\b)"
+    ))
+    .ok()?;
+    Some([pub_use, py])
+}
+
 /// The names a query asks for when it is one identifier: `Sinatra::Helpers`
 /// gives `Helpers` and the whole. CamelCase words inside a sentence are
 /// not asked for: boosting their definitions (half strength) left semble's
@@ -674,9 +691,12 @@ impl Ctx<'_> {
             unit * if named.contains(&stem) { 1.5 } else { 1.0 }
         };
         let mut seen: HashSet<usize> = HashSet::new();
+        let mut found = false;
         for h in scored.iter_mut() {
             seen.insert(h.0);
-            h.1 += tier(h.0);
+            let t = tier(h.0);
+            found |= t > 0.0;
+            h.1 += t;
         }
         // Files named after the name: their defining chunks join.
         for f in self.files_named(&named) {
@@ -689,9 +709,36 @@ impl Ctx<'_> {
                 }
                 let t = tier(ci);
                 if t > 0.0 {
+                    found = true;
                     seen.insert(ci);
                     scored.push((ci, t, "definition of a name in the query".to_string()));
                 }
+            }
+        }
+        // No definition in the index (it lives in a dependency): the
+        // candidates that re-export the name are where the project exposes it
+        // (axum's `pub use axum_core::extract::{FromRequest, …}`).
+        if found || !enabled("reexport") {
+            return;
+        }
+        let res: Vec<[regex::Regex; 2]> = names.iter().filter_map(|n| reexport_re(n)).collect();
+        for h in scored.iter_mut() {
+            let c = &chunks[h.0];
+            if c.kind == "pattern" {
+                continue;
+            }
+            let path = &self.snaps[c.snap as usize].files[c.file as usize].path;
+            let init = path.rsplit('/').next() == Some("__init__.py");
+            let exports = with_chunk_text(c, self.snaps, |t| {
+                res.iter()
+                    .any(|[r, py]| r.is_match(t) || (init && py.is_match(t)))
+            });
+            if exports {
+                h.1 += unit;
+                if !h.2.is_empty() {
+                    h.2.push_str("; ");
+                }
+                h.2.push_str("re-exports a name in the query");
             }
         }
     }
@@ -767,6 +814,25 @@ mod tests {
         let acr = query_acronyms(q, &query_words(q));
         assert!(acr.iter().all(|(a, _)| a != "de" && a != "io"), "{acr:?}");
         assert_eq!(held(q, "src/de.rs"), 0);
+    }
+
+    #[test]
+    fn reexports_of_a_name() {
+        let [r, py] = reexport_re("FromRequest").unwrap();
+        assert!(r.is_match(
+            "pub use axum_core::extract::{\n    DefaultBodyLimit, FromRef, FromRequest, FromRequestParts,\n};"
+        ));
+        assert!(r.is_match("pub(crate) use self::de::FromRequest as F;"));
+        assert!(r.is_match("export { Foo, FromRequest } from './x';"));
+        assert!(r.is_match("export type { FromRequest } from './x';"));
+        assert!(r.is_match("export * as FromRequest from './x';"));
+        // An import, a longer name and a use are not re-exports.
+        assert!(!r.is_match("use axum_core::extract::FromRequest;"));
+        assert!(!r.is_match("pub use axum_core::extract::FromRequestParts;"));
+        assert!(!r.is_match("import { FromRequest } from './x';"));
+        assert!(py.is_match("from .extract import (\n    Form,\n    FromRequest,\n)"));
+        assert!(py.is_match("from .extract import Form, FromRequest"));
+        assert!(!py.is_match("from .extract import FromRequestParts"));
     }
 
     #[test]
