@@ -193,11 +193,15 @@ pub(crate) fn named_stems(q: &str) -> (Vec<String>, Vec<String>) {
 /// Kotlin, Scala, Swift, Ruby and Elixir definitions are found by these).
 const DEFINERS: &str = "class|module|defmodule|def|defp|interface|struct|enum|trait|type|func|function|object|abstract class|data class|case class|fn|fun|package|namespace|protocol|record|typedef|extension|actor|impl";
 
-/// A matcher of a definition of `name` in a chunk's text.
+/// A matcher of a definition of `name` in a chunk's text (type parameters
+/// may come between the keyword and the name: Kotlin's `fun <T> withContext(`).
 fn definition_re(name: &str) -> Option<regex::Regex> {
+    definition_re_with(&regex::escape(name))
+}
+
+fn definition_re_with(name: &str) -> Option<regex::Regex> {
     regex::Regex::new(&format!(
-        r"(?m)(?:^|\s)(?:{DEFINERS})\s+(?:[A-Za-z_][A-Za-z0-9_]*(?:\.|::))*{}(?:\s|[<({{:\[;]|$)",
-        regex::escape(name)
+        r"(?m)(?:^|\s)(?:{DEFINERS})\s+(?:<[^>\n]*>\s*)?(?:[A-Za-z_][A-Za-z0-9_]*(?:\.|::))*{name}(?:\s|[<({{:\[;]|$)"
     ))
     .ok()
 }
@@ -847,6 +851,10 @@ mod tests {
         assert!(re.is_match("trait Monad[F[_]] extends FlatMap[F]"));
         assert!(re.is_match("  abstract class Monad<T> {"));
         assert!(!re.is_match("val m: Monad[F] = x"));
+        let re = definition_re("withContext").unwrap();
+        assert!(re.is_match("public suspend fun <T> withContext(\n    context: CoroutineContext,"));
+        assert!(re.is_match("fun CoroutineScope.withContext(x: Int)"));
+        assert!(!re.is_match("return withContext(Dispatchers.IO) {"));
         assert_eq!(norm_stem("src/flat_hash-map.h"), "flathashmap");
     }
 
