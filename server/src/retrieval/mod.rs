@@ -71,6 +71,9 @@ pub struct Engine {
     /// A file name's stem, lowercased, `_` and `-` removed → its files
     /// (`flat_hash_map.h` → `flathashmap`): where a name is likely defined.
     pub stems: HashMap<String, Vec<(u32, u32)>>,
+    /// Per snapshot: its version directories that a newer one supersedes
+    /// (`rerank::superseded_dirs`).
+    pub superseded: Vec<HashSet<String>>,
     pub build_seconds: f64,
 }
 
@@ -144,11 +147,16 @@ impl Engine {
                 }
             }
         }
+        let superseded = snaps
+            .iter()
+            .map(|s| rerank::superseded_dirs(s.visible_files().map(|(_, f)| f.path.as_str())))
+            .collect();
         // Give the build's scratch memory back to the OS.
         crate::memory::trim_heap();
         Engine {
             follows,
             stems,
+            superseded,
             file_chunks,
             chunks,
             bm25,

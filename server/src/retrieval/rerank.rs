@@ -69,6 +69,8 @@ pub(crate) struct Knobs {
     /// file name's words the query holds ([`name_precision`]): a file named
     /// exactly for the query's words beats one whose name adds others.
     pub pathprec: f32,
+    /// Prior of a file under a superseded version directory ([`superseded_dirs`]).
+    pub superseded: f32,
 }
 
 pub(crate) fn knobs() -> &'static Knobs {
@@ -96,6 +98,7 @@ pub(crate) fn knobs() -> &'static Knobs {
             named: v("NAMED", 0.5),
             named_one: v("NAMED_ONE", 0.3),
             pathprec: v("PATHPREC", 0.25),
+            superseded: v("SUPERSEDED", 0.1),
         }
     })
 }
@@ -453,6 +456,84 @@ pub(crate) fn path_penalty(path: &str, is_test: bool, defines: bool) -> f32 {
     p
 }
 
+/// The version directory's number (`v3` → 3), if `seg` is one.
+fn version_dir(seg: &str) -> Option<u32> {
+    let n = seg.strip_prefix('v')?;
+    if n.is_empty() || n.len() > 3 || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    n.parse().ok()
+}
+
+/// Version directories that a newer version in the same tree supersedes:
+/// `src/v3` beside `src/v4` (zod), and a `v1` directory whose files repeat
+/// its parent's file names (pydantic's `pydantic/v1/`, the old major
+/// version kept beside the current one). A `v2` or later inside its
+/// parent is the newer one (Go's `math/rand/v2`): not superseded.
+/// `paths` are a snapshot's file paths; the result holds directory paths.
+pub(crate) fn superseded_dirs<'a>(paths: impl Iterator<Item = &'a str>) -> HashSet<String> {
+    // Directory → the names of the files directly in it; and version
+    // directories by parent.
+    let mut files_in: HashMap<&str, HashSet<&str>> = HashMap::new();
+    let mut versions: HashMap<&str, Vec<(u32, &str)>> = HashMap::new();
+    for p in paths {
+        let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
+        files_in.entry(dir).or_default().insert(name);
+        // Every version directory on the path.
+        let mut end = 0;
+        for seg in dir.split('/') {
+            let start = end;
+            end = start + seg.len();
+            if let Some(n) = version_dir(seg) {
+                let parent = if start == 0 { "" } else { &dir[..start - 1] };
+                let v = versions.entry(parent).or_default();
+                if !v.iter().any(|x| x.1 == &dir[..end]) {
+                    v.push((n, &dir[..end]));
+                }
+            }
+            end += 1;
+        }
+    }
+    let mut out = HashSet::new();
+    for (parent, vs) in &versions {
+        let newest = vs.iter().map(|x| x.0).max().unwrap_or(0);
+        for &(n, d) in vs {
+            if n < newest {
+                out.insert(d.to_string());
+            } else if n == 1 && vs.len() == 1 {
+                let (Some(mine), Some(theirs)) = (files_in.get(d), files_in.get(parent)) else {
+                    continue;
+                };
+                let shared = mine.iter().filter(|f| theirs.contains(*f)).count();
+                if shared >= 3 && shared * 2 >= mine.len() {
+                    out.insert(d.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether `path` lies under one of `dirs` that the query does not ask for
+/// by its version (`v3 compatibility errors` keeps `v3/`).
+pub(crate) fn under_superseded(dirs: &HashSet<String>, path: &str, q_lower: &str) -> bool {
+    let mut end = 0;
+    for seg in path.split('/') {
+        end += seg.len();
+        if end >= path.len() {
+            return false;
+        }
+        if version_dir(seg).is_some() && dirs.contains(&path[..end]) {
+            let asked = q_lower
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| w == seg);
+            return !asked;
+        }
+        end += 1;
+    }
+    false
+}
+
 /// Extensions of source code in languages the builder does not parse (those
 /// it parses are code by their language), and of docs, which the doc weight
 /// handles. Any other file (`Cargo.toml`, `go.sum`, `BUILD.bazel`, JSON,
@@ -507,9 +588,16 @@ impl Ctx<'_> {
                 .as_str()
         };
         if enabled("penalty") {
+            let ql = q.to_lowercase();
+            let sup = knobs().superseded;
             for h in scored.iter_mut() {
                 let c = &chunks[h.0];
-                h.1 *= path_penalty(path_of(h.0), c.is_test, c.symbol.is_some());
+                let path = path_of(h.0);
+                h.1 *= path_penalty(path, c.is_test, c.symbol.is_some());
+                let dirs = &self.eng.superseded[c.snap as usize];
+                if !dirs.is_empty() && under_superseded(dirs, path, &ql) {
+                    h.1 *= sup;
+                }
             }
         }
         let max = scored.iter().map(|h| h.1).fold(0.0f32, f32::max);
@@ -818,6 +906,59 @@ mod tests {
         let acr = query_acronyms(q, &query_words(q));
         assert!(acr.iter().all(|(a, _)| a != "de" && a != "io"), "{acr:?}");
         assert_eq!(held(q, "src/de.rs"), 0);
+    }
+
+    #[test]
+    fn superseded_version_directories() {
+        let zod = [
+            "packages/zod/src/v3/types.ts",
+            "packages/zod/src/v3/errors.ts",
+            "packages/zod/src/v4/core/errors.ts",
+            "packages/zod/src/v4/classic/schemas.ts",
+            "packages/zod/src/index.ts",
+        ];
+        let d = superseded_dirs(zod.into_iter());
+        assert_eq!(d, HashSet::from(["packages/zod/src/v3".to_string()]));
+        assert!(under_superseded(
+            &d,
+            "packages/zod/src/v3/types.ts",
+            "zod types"
+        ));
+        assert!(!under_superseded(
+            &d,
+            "packages/zod/src/v4/core/errors.ts",
+            "zod errors"
+        ));
+        // A query that asks for the version keeps it.
+        assert!(!under_superseded(
+            &d,
+            "packages/zod/src/v3/errors.ts",
+            "v3 compatibility errors"
+        ));
+        // pydantic keeps its old major version beside the current modules.
+        let pyd = [
+            "pydantic/main.py",
+            "pydantic/fields.py",
+            "pydantic/types.py",
+            "pydantic/v1/main.py",
+            "pydantic/v1/fields.py",
+            "pydantic/v1/types.py",
+            "pydantic/v1/mypy.py",
+        ];
+        let d = superseded_dirs(pyd.into_iter());
+        assert_eq!(d, HashSet::from(["pydantic/v1".to_string()]));
+        // Go's v2 inside its package is the newer one; a lone v1 holding
+        // only directories (exposed's package path) supersedes nothing.
+        let go = [
+            "math/rand/rand.go",
+            "math/rand/exp.go",
+            "math/rand/normal.go",
+            "math/rand/v2/rand.go",
+            "math/rand/v2/exp.go",
+            "math/rand/v2/normal.go",
+            "exposed-core/src/main/kotlin/org/jetbrains/exposed/v1/core/Table.kt",
+        ];
+        assert!(superseded_dirs(go.into_iter()).is_empty());
     }
 
     #[test]
