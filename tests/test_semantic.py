@@ -733,6 +733,32 @@ def test_a_name_query_finds_the_file_named_after_it(server_bin, sem_plain, sem_t
         assert top and top[0] == stems[stem], (stem, top)
 
 
+def test_a_doc_file_included_as_documentation_speaks_for_its_source(server_bin, snapshots, corpora):
+    """clap_builder's `src/lib.rs` takes its crate docs from the README
+    (`#![doc = include_str!("../README.md")]`): words only the README holds
+    find the chunk of `lib.rs` that holds the attribute, ranked as code (a
+    doc chunk weighs half for a query that is not a question)."""
+    crate = corpora / "rust-crates" / "clap_builder-4.5.20"
+    lib = (crate / "src/lib.rs").read_text()
+    attr = next(i for i, l in enumerate(lib.splitlines(), 1) if l.startswith('#![doc = include_str!("../README.md")]'))
+    # Precondition: the query's distinctive words are the README's, not lib.rs's.
+    assert "tutorial" in (crate / "README.md").read_text().lower()
+    assert "tutorial" not in lib.lower()
+    snap = snapshots("rust-crates")
+
+    async def body(s):
+        return await call(s, "search_code", {"query": "clap builder derive tutorial", "mode": "keyword", "limit": 10})
+
+    err, sc = session_run(server_bin, snap.dir, body)
+    assert not err, sc
+    paths = [h["path"] for h in sc["results"]]
+    lib_path, readme = "clap_builder-4.5.20/src/lib.rs", "clap_builder-4.5.20/README.md"
+    assert lib_path in paths and readme in paths, paths
+    hit = sc["results"][paths.index(lib_path)]
+    assert hit["line"] <= attr <= hit["end_line"], hit
+    assert paths.index(lib_path) < paths.index(readme), paths
+
+
 # --------------------------------------------------------------------------
 # related_files, call_graph, the relevant resource
 

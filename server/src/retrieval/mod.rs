@@ -74,6 +74,10 @@ pub struct Engine {
     /// Per snapshot: its version directories that a newer one supersedes
     /// (`rerank::superseded_dirs`).
     pub superseded: Vec<HashSet<String>>,
+    /// A doc file that a source file takes as its documentation (Rust's
+    /// `#![doc = include_str!("../docs/middleware.md")]`) → that source
+    /// file's chunk holding the attribute.
+    pub doc_of: HashMap<(u32, u32), Vec<usize>>,
     pub build_seconds: f64,
 }
 
@@ -89,6 +93,85 @@ pub fn with_chunk_text<R>(c: &ChunkMeta, snaps: &[Snapshot], f: impl FnOnce(&str
             c.end_byte as usize,
         ))
     })
+}
+
+/// Doc files that Rust source files include as their documentation
+/// (`#[doc = include_str!("…")]`, `#![doc = …]`), each mapped to the
+/// chunks holding the attribute (see [`Engine::doc_of`]).
+fn included_docs(
+    snaps: &[Snapshot],
+    chunks: &[ChunkMeta],
+    file_chunks: &HashMap<(u32, u32), (usize, usize)>,
+) -> HashMap<(u32, u32), Vec<usize>> {
+    let re = regex::Regex::new(r#"#!?\[\s*doc\s*=\s*include_str!\(\s*"([^"\n]+)"\s*\)\s*\]"#)
+        .expect("valid regex");
+    let mut out: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
+    for (si, s) in snaps.iter().enumerate() {
+        let mut by_path: Option<HashMap<&str, u32>> = None;
+        for (fi, f) in s.visible_files() {
+            if f.language != "rust" {
+                continue;
+            }
+            let found: Vec<(usize, String)> = f.with_content(|t| {
+                if !t.contains("include_str!") {
+                    return Vec::new();
+                }
+                re.captures_iter(t)
+                    .map(|c| (c.get(0).map_or(0, |m| m.start()), c[1].to_string()))
+                    .collect()
+            });
+            if found.is_empty() {
+                continue;
+            }
+            let by_path = by_path.get_or_insert_with(|| {
+                s.visible_files()
+                    .map(|(i, f)| (f.path.as_str(), i))
+                    .collect()
+            });
+            let dir = f.path.rsplit_once('/').map_or("", |x| x.0);
+            for (off, rel) in found {
+                let Some(target) = join_relative(dir, &rel) else {
+                    continue;
+                };
+                let Some(&doc) = by_path.get(target.as_str()) else {
+                    continue;
+                };
+                let Some(&(a, b)) = file_chunks.get(&(si as u32, fi)) else {
+                    continue;
+                };
+                let holder = (a..b).find(|&ci| {
+                    let c = &chunks[ci];
+                    c.text.is_none() && (c.start_byte as usize) <= off && off < c.end_byte as usize
+                });
+                if let Some(ci) = holder {
+                    let v = out.entry((si as u32, doc)).or_default();
+                    if !v.contains(&ci) {
+                        v.push(ci);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `rel` resolved against the directory `dir` (both `/`-separated, relative
+/// to the snapshot root); None when it leaves the root or is absolute.
+fn join_relative(dir: &str, rel: &str) -> Option<String> {
+    if rel.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for p in rel.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            _ => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
 }
 
 impl Engine {
@@ -151,12 +234,14 @@ impl Engine {
             .iter()
             .map(|s| rerank::superseded_dirs(s.visible_files().map(|(_, f)| f.path.as_str())))
             .collect();
+        let doc_of = included_docs(snaps, &chunks, &file_chunks);
         // Give the build's scratch memory back to the OS.
         crate::memory::trim_heap();
         Engine {
             follows,
             stems,
             superseded,
+            doc_of,
             file_chunks,
             chunks,
             bm25,

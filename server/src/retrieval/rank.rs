@@ -326,6 +326,7 @@ impl Ctx<'_> {
             "semantic" => sem.clone(),
             _ => fuse(&kw, &sem, &text_query),
         };
+        let fused = self.credit_included_docs(fused, &allowed);
         // Names to boost. `CODE_INDEX_BOOST=all` (for comparison in
         // bench/eval_search.py) boosts every query word, the earlier rule.
         static BOOST_ALL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
@@ -346,7 +347,8 @@ impl Ctx<'_> {
                 let why = match (kw_set.contains(&i), sem_set.contains(&i)) {
                     (true, true) => "keyword+semantic",
                     (true, false) => "keyword",
-                    _ => "semantic",
+                    (false, true) => "semantic",
+                    _ => "its included documentation matches",
                 };
                 (
                     i,
@@ -393,6 +395,42 @@ impl Ctx<'_> {
             semantic: semantic_on,
             notice,
         })
+    }
+
+    /// A doc file that a source file includes as its documentation speaks
+    /// for that file: the chunk holding the attribute takes the doc's fused
+    /// score when higher, and joins the candidates when missing (axum's
+    /// `middleware/mod.rs` for a match in `docs/middleware.md`). The weights
+    /// after fusion then treat it as the code it is.
+    fn credit_included_docs(
+        &self,
+        mut fused: Vec<(usize, f32)>,
+        allowed: &Allowed,
+    ) -> Vec<(usize, f32)> {
+        let eng = self.eng;
+        if eng.doc_of.is_empty() || !super::rerank::enabled("included") {
+            return fused;
+        }
+        let mut take: HashMap<usize, f32> = HashMap::new();
+        for &(i, s) in &fused {
+            let c = &eng.chunks[i];
+            for &h in eng.doc_of.get(&(c.snap, c.file)).into_iter().flatten() {
+                let e = take.entry(h).or_insert(0.0);
+                *e = e.max(s);
+            }
+        }
+        if take.is_empty() {
+            return fused;
+        }
+        for f in fused.iter_mut() {
+            if let Some(s) = take.remove(&f.0) {
+                f.1 = f.1.max(s);
+            }
+        }
+        let mut rest: Vec<(usize, f32)> = take.into_iter().filter(|&(i, _)| allowed(i)).collect();
+        rest.sort_unstable_by_key(|x| x.0);
+        fused.extend(rest);
+        fused
     }
 
     /// The keyword and vector candidates for `text_query` in `mode`, and the

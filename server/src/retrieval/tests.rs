@@ -162,3 +162,18 @@ fn a_confident_semantic_list_keeps_its_best_on_top() {
     let flat = rrf(&[(&kw, 1.0), (&sem, RRF_SEMANTIC_WEIGHT)], RRF_K);
     assert_eq!(flat[0].0, 2);
 }
+
+#[test]
+fn include_paths_resolve_against_the_including_file() {
+    assert_eq!(
+        join_relative("axum/src/middleware", "../docs/middleware.md").as_deref(),
+        Some("axum/src/docs/middleware.md")
+    );
+    assert_eq!(
+        join_relative("src", "./../README.md").as_deref(),
+        Some("README.md")
+    );
+    // Out of the root, or absolute: nothing.
+    assert_eq!(join_relative("src", "../../README.md"), None);
+    assert_eq!(join_relative("src", "/etc/motd"), None);
+}
