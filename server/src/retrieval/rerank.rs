@@ -199,10 +199,7 @@ const DEFINERS: &str = "class|module|defmodule|def|defp|interface|struct|enum|tr
 /// A matcher of a definition of `name` in a chunk's text (type parameters
 /// may come between the keyword and the name: Kotlin's `fun <T> withContext(`).
 fn definition_re(name: &str) -> Option<regex::Regex> {
-    definition_re_with(&regex::escape(name))
-}
-
-fn definition_re_with(name: &str) -> Option<regex::Regex> {
+    let name = regex::escape(name);
     regex::Regex::new(&format!(
         r"(?m)(?:^|\s)(?:{DEFINERS})\s+(?:<[^>\n]*>\s*)?(?:[A-Za-z_][A-Za-z0-9_]*(?:\.|::))*{name}(?:\s|[<({{:\[;]|$)"
     ))
