@@ -149,6 +149,16 @@ impl Bm25 {
         v
     }
 
+    /// The inverse document frequency of a term over all snapshots (0 when absent).
+    pub fn idf(&self, t: &str) -> f32 {
+        let df: u32 = self.segments.iter().map(|s| s.index.df(t)).sum();
+        if df == 0 {
+            return 0.0;
+        }
+        let (n, df) = (self.docs as f32, df as f32);
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
     /// Number of chunks among `allowed` holding any term of `q`.
     pub fn count(&self, q: &str, allowed: &Allowed) -> usize {
         let mut docs: Vec<u32> = Vec::new();

@@ -14,8 +14,10 @@
 //! - `coverage`: the best candidates gain with the share of the query's
 //!   distinct terms their text holds.
 //! - `penalty`: tests, `__init__.py`-style re-export files, examples,
-//!   benchmarks, compat shims, vendored amalgamations and `.d.ts` stubs are
-//!   down-weighted.
+//!   benchmarks, compat shims, vendored third-party code and amalgamations
+//!   and `.d.ts` stubs are down-weighted.
+//! - `proximity` (on the keyword list, before fusion): adjacent query
+//!   terms that stand close in a candidate's text add to its BM25 score.
 
 use super::keyword::{is_stop, query_terms, split_ident, stem};
 use super::*;
@@ -71,6 +73,11 @@ pub(crate) struct Knobs {
     pub pathprec: f32,
     /// Prior of a file under a superseded version directory ([`superseded_dirs`]).
     pub superseded: f32,
+    /// Prior of vendored third-party code ([`path_penalty`]).
+    pub vendor: f32,
+    /// Share of a query-term pair's idf that a keyword candidate gains
+    /// when the pair stands close in its text ([`super::rank`]'s proximity).
+    pub proximity: f32,
 }
 
 pub(crate) fn knobs() -> &'static Knobs {
@@ -99,6 +106,8 @@ pub(crate) fn knobs() -> &'static Knobs {
             named_one: v("NAMED_ONE", 0.3),
             pathprec: v("PATHPREC", 0.25),
             superseded: v("SUPERSEDED", 0.1),
+            vendor: v("VENDOR", 0.3),
+            proximity: v("PROXIMITY", 0.4),
         }
     })
 }
@@ -440,6 +449,17 @@ pub(crate) fn path_penalty(path: &str, is_test: bool, defines: bool) -> f32 {
         || name.contains(".bench.")
     {
         p *= k.bench;
+    }
+    if in_dir(&[
+        "vendor",
+        "third_party",
+        "thirdparty",
+        "3rdparty",
+        "node_modules",
+        "bower_components",
+    ]) || name.ends_with(".min.js")
+    {
+        p *= k.vendor;
     }
     if in_dir(&["single_include"]) {
         p *= 0.3;
@@ -1029,6 +1049,19 @@ mod tests {
             assert!(path_penalty(bench, false, true) < 1.0, "{bench}");
         }
         assert_eq!(path_penalty("src/benchmarking.rs", false, true), 1.0);
+        // Vendored third-party code; exposed's database `vendors/` are its own.
+        for vendored in [
+            "django/contrib/admin/static/admin/js/vendor/jquery/jquery.js",
+            "packages/server/src/vendor/unpromise/unpromise.ts",
+            "third_party/zlib/inflate.c",
+            "static/js/select2.min.js",
+        ] {
+            assert!(path_penalty(vendored, false, true) < 1.0, "{vendored}");
+        }
+        assert_eq!(
+            path_penalty("exposed-core/src/main/kotlin/org/jetbrains/exposed/v1/core/vendors/SQLiteDialect.kt", false, true),
+            1.0
+        );
         assert!(
             path_penalty("examples/demo.go", true, false)
                 < path_penalty("examples/demo.go", false, false)
