@@ -226,7 +226,7 @@ def positive_text(tree: Path, t: dict) -> str:
     return naturalize("\n".join(head + body))
 
 
-def load_pairs(work: Path, per_repo: int, seed: int):
+def load_pairs(work: Path, per_repo: int, seed: int, extra: list[str] = ()):
     rng = random.Random(seed)
     train, held = [], []
     for r in json.loads(REPOS.read_text()):
@@ -240,6 +240,19 @@ def load_pairs(work: Path, per_repo: int, seed: int):
         cut = max(1, len(pairs) // 20)
         held += pairs[:cut]
         train += pairs[cut:cut + per_repo]
+    # Extra pairs (after the repositories, whose split stays as it was), given whole (`--pairs`): one JSON object per line with
+    # `group`, `query`, `positive` (the model's input as the builder makes
+    # it) and `path`; a group is a repository for batching and holding out.
+    for f in extra:
+        groups: dict[str, list] = {}
+        for x in Path(f).read_text().splitlines():
+            t = json.loads(x)
+            groups.setdefault(t["group"], []).append((t["group"], naturalize(t["query"]), t["positive"], t["path"]))
+        for pairs in groups.values():
+            rng.shuffle(pairs)
+            cut = max(1, len(pairs) // 20)
+            held += pairs[:cut]
+            train += pairs[cut:cut + per_repo]
     return train, held
 
 
@@ -280,7 +293,7 @@ def train(a):
         params = add_lora(model, a.lora)
     else:
         params = [{"params": list(model.parameters()), "lr": a.lr, "weight_decay": 0.01}]
-    pairs, held = load_pairs(Path(a.work), a.per_repo, a.seed)
+    pairs, held = load_pairs(Path(a.work), a.per_repo, a.seed, a.pairs)
     print(f"{len(pairs)} training pairs, {len(held)} held out", flush=True)
     negs = bm25_negatives(pairs, a.hard, a.seed) if a.hard else [None] * len(pairs)
 
@@ -454,6 +467,8 @@ def main():
     p.add_argument("--max-len", type=int, default=160, help="tokens per text in training")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--limit-steps", type=int, default=0)
+    p.add_argument("--pairs", action="append", default=[],
+                   help="extra pairs, JSONL of {group, query, positive, path} (repeatable)")
     p.add_argument("--lora", type=int, default=0, help="rank of low-rank adapters (0: full fine-tune)")
     p.add_argument("--hard", type=int, default=0,
                    help="add a hard negative per pair: one of the N definitions BM25 ranks highest (0: none)")
