@@ -25,6 +25,11 @@ pub fn from_snapshots() -> bool {
     std::env::var("CODE_INDEX_KEYWORDS").map_or(true, |v| v != "memory")
 }
 
+/// BM25's inverse document frequency of a term in `df` of `n` documents.
+fn idf(n: f32, df: f32) -> f32 {
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
 /// Documents per in-memory run when a snapshot has no usable `keywords.bin`.
 const RUN_DOCS: usize = 16_384;
 
@@ -128,8 +133,7 @@ impl Bm25 {
             if df == 0 {
                 continue;
             }
-            let df = df as f32;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            let idf = idf(n, df as f32);
             for (s, postings) in lists {
                 for (d, tf) in postings {
                     let g = s.base + d;
@@ -155,8 +159,7 @@ impl Bm25 {
         if df == 0 {
             return 0.0;
         }
-        let (n, df) = (self.docs as f32, df as f32);
-        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+        idf(self.docs as f32, df as f32)
     }
 
     /// Number of chunks among `allowed` holding any term of `q`.

@@ -243,7 +243,6 @@ impl Ctx<'_> {
         seq.dedup();
         let bm25 = &self.eng.bm25;
         let pairs: Vec<(usize, f32)> = (1..seq.len())
-            .filter(|&i| seq[i - 1] != seq[i])
             .map(|i| (i - 1, bm25.idf(&seq[i - 1]).min(bm25.idf(&seq[i]))))
             .filter(|p| p.1 > 0.0)
             .collect();
@@ -670,8 +669,8 @@ mod tests {
             seq.push(t.to_string())
         });
         assert_eq!(seq, ["naiv", "datetim", "awar", "one"]);
-        // Adjacent, an identifier between (its whole form and its parts are
-        // three terms), and too far apart.
+        // Near in either order (an identifier is three terms: its whole
+        // form, then its parts), counted per place; and too far apart.
         let text =
             "def make_naive(value):\n    Make an aware datetime naive. The aware one is kept.";
         assert_eq!(near_pairs(&seq, text), [1, 1, 1]);
