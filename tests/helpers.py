@@ -258,15 +258,18 @@ def small_repo(root: Path, files: dict[str, str] | None = None, git: bool = True
 # The walk oracle: ripgrep's file list minus the documented default exclusions
 
 
-def rg_files(root: Path, max_filesize: int | None = DEFAULT_MAX_FILE_SIZE) -> set[str]:
-    """Paths (relative, '/'-separated) that `rg --files` lists in root."""
-    cmd = ["rg", "--no-config", "--files", "-0"]
+def rg_files(root: Path, max_filesize: int | None = DEFAULT_MAX_FILE_SIZE, follow: bool = False) -> set[str]:
+    """Paths (relative, '/'-separated) that `rg --files` (`rg -L --files` with
+    `follow`) lists in root."""
+    cmd = ["rg", "--no-config", "--files", "-0"] + (["-L"] if follow else [])
     if max_filesize is not None:
         cmd += ["--max-filesize", str(max_filesize)]
     env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
     p = subprocess.run(cmd, cwd=root, capture_output=True, env=env)
-    # rg exits 1 when it lists nothing, 2 on errors (it still lists what it can).
-    assert p.returncode in (0, 1), f"rg --files failed in {root}: {p.stderr.decode(errors='replace')}"
+    # rg exits 1 when it lists nothing, 2 on errors (it still lists what it can:
+    # with -L, a link loop or a dangling link is such an error).
+    ok = (0, 1, 2) if follow else (0, 1)
+    assert p.returncode in ok, f"rg --files failed in {root}: {p.stderr.decode(errors='replace')}"
     return {s.decode("utf-8", errors="surrogateescape") for s in p.stdout.split(b"\0") if s}
 
 
@@ -303,11 +306,11 @@ def is_default_excluded(root: Path, rel: str) -> bool:
     return parts[-1].endswith(EDITOR_SUFFIXES)
 
 
-def expected_files(root: Path, max_filesize: int | None = DEFAULT_MAX_FILE_SIZE) -> Expected:
-    """`rg --files [--max-filesize N]` minus default exclusions minus binaries,
+def expected_files(root: Path, max_filesize: int | None = DEFAULT_MAX_FILE_SIZE, follow: bool = False) -> Expected:
+    """`rg --files [--max-filesize N] [-L]` minus default exclusions minus binaries,
     computed here independently of the builder."""
     kept, excluded, binary = set(), set(), set()
-    for rel in rg_files(root, max_filesize):
+    for rel in rg_files(root, max_filesize, follow):
         if is_default_excluded(root, rel):
             excluded.add(rel)
         elif b"\0" in (root / rel).read_bytes():

@@ -27,8 +27,8 @@ from helpers import (
 )
 
 
-def check_parity(snap, root: Path, max_filesize: int | None = DEFAULT_MAX_FILE_SIZE):
-    exp = expected_files(root, max_filesize)
+def check_parity(snap, root: Path, max_filesize: int | None = DEFAULT_MAX_FILE_SIZE, follow: bool = False):
+    exp = expected_files(root, max_filesize, follow)
     got = snap.paths()
     assert got == exp.kept, "files table != rg --files minus exclusions:\n" + describe_set_diff(exp.kept, got, root)
     # The manifest counts what was left out; binaries and size are countable here.
@@ -37,7 +37,9 @@ def check_parity(snap, root: Path, max_filesize: int | None = DEFAULT_MAX_FILE_S
         f"skipped.binary={skipped['binary']}, files with a NUL byte among rg's list: {len(exp.binary)} "
         f"(e.g. {sorted(exp.binary)[:5]})"
     )
-    too_large = {p for p in rg_files(root, None) - rg_files(root, max_filesize) if not is_default_excluded(root, p)}
+    too_large = {
+        p for p in rg_files(root, None, follow) - rg_files(root, max_filesize, follow) if not is_default_excluded(root, p)
+    }
     assert skipped["too_large"] == len(too_large), f"skipped.too_large={skipped['too_large']}, expected {sorted(too_large)[:10]}"
     if exp.default_excluded:
         assert skipped["default_excluded"] >= 1
@@ -195,6 +197,39 @@ def test_max_file_size_from_config(indexer, tmp_path, synthetic_plain):
     # The config file itself is hidden, so rg does not list it either.
     check_parity(snap, root, 100)
     assert "latin1.py" in snap.paths() and "big_exact.txt" not in snap.paths()
+
+
+def test_follow_symlinks_matches_rg_L(indexer, tmp_path, synthetic_plain):
+    """`--follow-symlinks` (or `follow_symlinks: true`) lists what `rg -L --files`
+    lists: a linked file under the link's path, a linked directory walked, a
+    link to a file outside the tree included; a link loop and a dangling link
+    are skipped, not fatal. Without it, links are skipped, as rg does."""
+    root = copy_tree(synthetic_plain, tmp_path / "walkrepo")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "shared.py").write_text("def shared():\n    return 2\n")
+    os.symlink(outside / "shared.py", root / "shared_link.py")
+    os.symlink("..", root / "pkg" / "loop")
+    os.symlink("missing.py", root / "dangling.py")
+    # The oracle itself sees the links (guards the test).
+    followed = expected_files(root, follow=True).kept
+    assert {"link.py", "pkg_link/mod.py", "shared_link.py"} <= followed
+    assert not any(p.startswith("pkg/loop/") for p in followed) and "dangling.py" not in followed
+
+    plain = build(indexer, root, tmp_path / "out0", "--no-embeddings")
+    check_parity(plain, root)
+    assert "link.py" not in plain.paths()
+
+    snap = build(indexer, root, tmp_path / "out1", "--no-embeddings", "--follow-symlinks")
+    check_parity(snap, root, follow=True)
+    files = {f["path"]: f for f in pq.read_table(snap.table("files")).to_pylist()}
+    assert files["shared_link.py"]["content"] == "def shared():\n    return 2\n"
+    syms = pq.read_table(snap.table("symbols"), columns=["path", "name"]).to_pylist()
+    assert {"path": "shared_link.py", "name": "shared"} in syms
+
+    (root / ".code-index.yaml").write_text("follow_symlinks: true\n")
+    from_config = build(indexer, root, tmp_path / "out2", "--no-embeddings")
+    assert from_config.paths() == snap.paths()
 
 
 def test_config_exclude_and_include(indexer, tmp_path, synthetic_plain):

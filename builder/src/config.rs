@@ -40,6 +40,11 @@ pub struct Config {
     #[serde(default)]
     pub include_override: Vec<String>,
     pub max_file_size: Option<u64>,
+    /// Follow symbolic links, as `rg -L` does: a linked file is indexed
+    /// under the link's path, a linked directory is walked (loops are
+    /// skipped). Default: links are not followed, as ripgrep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follow_symlinks: Option<bool>,
     #[serde(default)]
     pub modules: Vec<ModuleConfig>,
     pub navigation_docs: Option<NavigationDocs>,
@@ -254,6 +259,8 @@ pub struct Effective {
     pub nav_boost: f32,
     pub secrets_ignore: Globs,
     pub max_file_size: u64,
+    /// Walk through symbolic links (`follow_symlinks`, `--follow-symlinks`).
+    pub follow_symlinks: bool,
     /// sha256 of the canonical JSON of the effective settings.
     pub hash: String,
 }
@@ -266,9 +273,19 @@ struct AiDevtools {
 
 /// Load the config of `repo` (or defaults when there is none).
 pub fn load(repo: &Path, max_file_size_flag: Option<u64>) -> Result<Effective> {
+    load_with(repo, max_file_size_flag, false)
+}
+
+/// [`load`], with `--follow-symlinks` given on the command line (it sets
+/// the config's `follow_symlinks`).
+pub fn load_with(
+    repo: &Path,
+    max_file_size_flag: Option<u64>,
+    follow_flag: bool,
+) -> Result<Effective> {
     let primary = repo.join(CONFIG_FILE);
     let secondary = repo.join(AI_DEVTOOLS_FILE);
-    let (config, source) = if primary.is_file() {
+    let (mut config, source) = if primary.is_file() {
         let text = read(&primary)?;
         (
             parse_config(&text, &primary)?,
@@ -293,6 +310,9 @@ pub fn load(repo: &Path, max_file_size_flag: Option<u64>) -> Result<Effective> {
         Some(s) if s.starts_with(AI_DEVTOOLS_FILE) => secondary.clone(),
         _ => primary.clone(),
     };
+    if follow_flag {
+        config.follow_symlinks = Some(true);
+    }
     effective(config, source, &src_path, max_file_size_flag)
 }
 
@@ -317,7 +337,7 @@ fn yaml_error(path: &Path, e: serde_yaml::Error) -> Error {
         codes::CONFIG_PARSE,
         format!("broken config file {}{at}: {e}", path.display()),
         format!(
-            "fix the YAML in {} (run `code-indexer init --force` for a fresh starter file; valid keys: name, default_branch, snapshot_url, include, exclude, include_override, max_file_size, modules, navigation_docs, test_patterns, secrets, pattern_dirs)",
+            "fix the YAML in {} (run `code-indexer init --force` for a fresh starter file; valid keys: name, default_branch, snapshot_url, include, exclude, include_override, max_file_size, follow_symlinks, modules, navigation_docs, test_patterns, secrets, pattern_dirs)",
             path.display()
         ),
     )
@@ -368,6 +388,7 @@ pub fn effective(
         nav_boost: nav.boost,
         secrets_ignore: Globs::new(&config.secrets.ignore, src_path, "secrets.ignore")?,
         max_file_size,
+        follow_symlinks: config.follow_symlinks.unwrap_or(false),
         hash,
         config,
         source,
@@ -418,6 +439,7 @@ mod tests {
                 "exclude",
                 "include_override",
                 "max_file_size",
+                "follow_symlinks",
                 "modules",
                 "navigation_docs",
                 "test_patterns",

@@ -256,6 +256,9 @@ struct IndexArgs {
     /// Skip files larger than this many bytes (default: no limit, as rg; files over 1 MiB are indexed as searchable text, not parsed).
     #[arg(long)]
     max_file_size: Option<u64>,
+    /// Follow symbolic links, as `rg -L` (a linked file is indexed under the link's path; default: links are skipped, as rg).
+    #[arg(long)]
+    follow_symlinks: bool,
     /// What to do with secrets found: redact them (default; or the config's secrets.action) or fail the build.
     #[arg(long, value_enum)]
     secrets: Option<code_index_builder::config::SecretsAction>,
@@ -533,6 +536,7 @@ fn cmd_index(a: IndexArgs) -> Result<()> {
         threads: threads(a.threads),
         name: a.name,
         max_file_size: a.max_file_size,
+        follow_symlinks: a.follow_symlinks,
         skip_unreadable: a.skip_unreadable,
         progress: !a.json,
         secrets: a.secrets,
@@ -1414,6 +1418,8 @@ fn starter_config(root: &Path, name: &str, tree: &Inferred) -> String {
         config::PARSE_MAX_BYTES,
         config::PARSE_MAX_BYTES
     ));
+    y.push_str("# follow_symlinks: true          # walk through symbolic links, as rg -L (default: skipped, as rg)
+");
     if roots.is_empty() {
         y.push_str("modules: []\n");
     } else {

@@ -139,6 +139,7 @@ pub fn invalidate(
         threads,
         name: Some(base.repo.clone()),
         max_file_size: None,
+        follow_symlinks: false,
         skip_unreadable: true,
         progress: false,
         embeddings,

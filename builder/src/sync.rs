@@ -322,6 +322,7 @@ fn sync_now(o: &SyncOptions) -> Result<Synced> {
         threads: o.threads,
         name,
         max_file_size: None,
+        follow_symlinks: false,
         skip_unreadable: true,
         progress: o.progress,
         embeddings: model.map(|m| EmbedOptions {

@@ -1,6 +1,6 @@
 //! Lists the files of a tree exactly as ripgrep would search them (`.gitignore`
 //! inside a git repo, `.ignore` and `.rgignore` always, hidden files skipped,
-//! symlinks not followed), minus the unambiguous default exclusions and the
+//! symlinks not followed unless `follow_symlinks` asks, as `rg -L`), minus the unambiguous default exclusions and the
 //! configured include/exclude globs. Binary detection happens when the file
 //! is read (see `analyze`), as in ripgrep.
 
@@ -88,14 +88,14 @@ pub fn walk(root: &Path, cfg: &Effective, threads: usize) -> Result<WalkResult> 
         .standard_filters(true)
         .hidden(true)
         .parents(true)
-        .follow_links(false)
+        .follow_links(cfg.follow_symlinks)
         .add_custom_ignore_filename(".rgignore")
         .threads(threads.max(1));
     collect(&builder, root, cfg, false, &out, &errors);
     if !cfg.include_override.is_empty() {
         let mut raw = WalkBuilder::new(root);
         raw.standard_filters(false)
-            .follow_links(false)
+            .follow_links(cfg.follow_symlinks)
             .threads(threads.max(1));
         collect(&raw, root, cfg, true, &out, &errors);
     }
@@ -115,6 +115,24 @@ pub fn walk(root: &Path, cfg: &Effective, threads: usize) -> Result<WalkResult> 
     Ok(res)
 }
 
+/// The link of a symlink loop error (possibly wrapped with its depth).
+fn loop_child(e: &ignore::Error) -> Option<PathBuf> {
+    match e {
+        ignore::Error::Loop { child, .. } => Some(child.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            loop_child(err)
+        }
+        _ => None,
+    }
+}
+
+/// A symbolic link whose target does not exist (met only when links are
+/// followed; `rg -L` warns and skips it, as here).
+fn is_dangling_link(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+        && std::fs::metadata(p).is_err()
+}
+
 fn collect(
     builder: &WalkBuilder,
     root: &Path,
@@ -130,8 +148,13 @@ fn collect(
                 Err(e) => {
                     // Unreadable directories and broken ignore files: ripgrep
                     // reports and continues; so do we, but loudly.
-                    if let ignore::Error::WithPath { path, .. } = &e {
-                        out.lock().unwrap().unreadable.push(path.clone());
+                    if loop_child(&e).is_some() {
+                        // A followed link back to an ancestor: ripgrep
+                        // (`-L`) warns and goes on; its files are listed once.
+                    } else if let ignore::Error::WithPath { path, .. } = &e {
+                        if !is_dangling_link(path) {
+                            out.lock().unwrap().unreadable.push(path.clone());
+                        }
                     } else if !override_pass {
                         errors.lock().unwrap().push(e.to_string());
                     }

@@ -29,6 +29,8 @@ pub struct Options {
     pub threads: usize,
     pub name: Option<String>,
     pub max_file_size: Option<u64>,
+    /// `--follow-symlinks` (else the config's `follow_symlinks`).
+    pub follow_symlinks: bool,
     pub skip_unreadable: bool,
     pub progress: bool,
     /// `None`: no vectors (`--no-embeddings`).
@@ -176,7 +178,7 @@ impl<'o> Build<'o> {
     fn start(opts: &'o Options) -> Result<Self> {
         let started = std::time::Instant::now();
         let root = check_repo(&opts.repo)?;
-        let cfg = config::load(&root, opts.max_file_size)?;
+        let cfg = config::load_with(&root, opts.max_file_size, opts.follow_symlinks)?;
         let name = repo_name(&root, &cfg, opts.name.as_deref());
         let git = crate::git::info(&root);
         let threads = opts.threads.max(1);

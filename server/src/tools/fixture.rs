@@ -106,6 +106,7 @@ fn build() -> Arc<State> {
         threads: 1,
         name: None,
         max_file_size: None,
+        follow_symlinks: false,
         skip_unreadable: false,
         progress: false,
         embeddings: None,
