@@ -178,6 +178,33 @@ def test_sync_without_git_uses_file_stats(indexer, tmp_path):
     assert s["action"] == "built" and s["changed_paths"] is None and s["reused_files"] == 0
 
 
+def test_sync_follows_links_when_the_config_says_so(indexer, tmp_path):
+    """With `follow_symlinks: true`, a file read through a link is fresh after
+    `sync` when its target changes: git sees only the link, so sync hashes
+    every file instead of asking git (the previous binary kept the link's old
+    content)."""
+    repo = tmp_path / "linked"
+    (repo / "real").mkdir(parents=True)
+    (repo / "src").mkdir()
+    (repo / "real" / "a.py").write_text("def alpha():\n    return 1\n")
+    os.symlink("../real/a.py", repo / "src" / "a.py")
+    (repo / ".code-index.yaml").write_text("follow_symlinks: true\n")
+    git_init(repo)
+    git_commit_all(repo, "initial")
+    out = tmp_path / "out"
+    run = lambda: json.loads(subprocess.run(
+        [str(indexer), "sync", str(repo), "--index", str(out / "linked"), "--no-embeddings", "--json"],
+        capture_output=True, text=True, check=True).stdout)
+    assert run()["action"] == "first-build"
+    (repo / "real" / "a.py").write_text("def beta():\n    return 2\n")
+    s = run()
+    assert s["action"] == "built" and s["changed_paths"] is None
+    snap = out / "linked" / (out / "linked" / "latest").read_text().strip()
+    files = {r["path"]: r["content"] for r in pq.read_table(snap / "files.parquet", columns=["path", "content"]).to_pylist()}
+    assert files == {"real/a.py": "def beta():\n    return 2\n", "src/a.py": "def beta():\n    return 2\n"}
+    assert ("src/a.py", "beta", "function") in symbol_keys(snap)
+
+
 def test_sync_errors(indexer, tmp_path):
     p = subprocess.run([str(indexer), "sync", str(tmp_path / "missing"), "--no-embeddings"], capture_output=True, text=True)
     assert p.returncode == 2 and "E_REPO_NOT_FOUND" in p.stderr and "hint:" in p.stderr

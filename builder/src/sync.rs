@@ -176,8 +176,13 @@ fn changed_paths(
     state: Option<&State>,
 ) -> Option<BTreeSet<String>> {
     // Files git does not track the changes of: ones the config indexes
-    // despite ignore files, and submodules' (git status is not asked).
-    if !cfg.config.include_override.is_empty() || root.join(".gitmodules").exists() {
+    // despite ignore files, submodules', and files read through symbolic
+    // links (git sees the link, not what it points at): git status is not
+    // asked, every file is hashed.
+    if !cfg.config.include_override.is_empty()
+        || cfg.follow_symlinks
+        || root.join(".gitmodules").exists()
+    {
         return None;
     }
     let commit = m.git.commit.as_deref()?;
