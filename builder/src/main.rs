@@ -1418,8 +1418,9 @@ fn starter_config(root: &Path, name: &str, tree: &Inferred) -> String {
         config::PARSE_MAX_BYTES,
         config::PARSE_MAX_BYTES
     ));
-    y.push_str("# follow_symlinks: true          # walk through symbolic links, as rg -L (default: skipped, as rg)
-");
+    y.push_str(
+        "# follow_symlinks: true          # walk through symbolic links, as rg -L (default: skipped, as rg)\n",
+    );
     if roots.is_empty() {
         y.push_str("modules: []\n");
     } else {

@@ -1,7 +1,8 @@
 //! Lists the files of a tree exactly as ripgrep would search them (`.gitignore`
 //! inside a git repo, `.ignore` and `.rgignore` always, hidden files skipped,
-//! symlinks not followed unless `follow_symlinks` asks, as `rg -L`), minus the unambiguous default exclusions and the
-//! configured include/exclude globs. Binary detection happens when the file
+//! symlinks not followed unless `follow_symlinks` asks, as `rg -L` does),
+//! minus the unambiguous default exclusions and the configured
+//! include/exclude globs. Binary detection happens when the file
 //! is read (see `analyze`), as in ripgrep.
 
 use std::path::{Path, PathBuf};
