@@ -59,12 +59,27 @@ pub(crate) const CONFIDENT_FROM: f32 = 0.6;
 /// Best cosine at which the scaling is full.
 pub(crate) const CONFIDENT_AT: f32 = 0.9;
 
+/// Confidence of the keyword list, the same way: when its best BM25 score is
+/// more than [`KW_CONFIDENT_FROM`] times its second, each entry's term is
+/// scaled by (its score / the best)^g, g rising linearly to
+/// [`KW_CONFIDENT_G`] at a ratio of [`KW_CONFIDENT_AT`]. A sentence that
+/// matches one chunk's words far better than any other's keeps that chunk
+/// near the top, where the vector list's order used to decide. Django
+/// reference-doc set, hybrid MRR@10: 0.6291 -> 0.6334 (14 queries up, 1
+/// down); semble's benchmark 0.8712 -> 0.8715 (bench/results/ranking.md).
+pub(crate) const KW_CONFIDENT_G: f32 = 2.0;
+/// Ratio of the best keyword score to the second above which the list counts as confident.
+pub(crate) const KW_CONFIDENT_FROM: f32 = 1.2;
+/// Ratio at which the keyword scaling is full.
+pub(crate) const KW_CONFIDENT_AT: f32 = 2.0;
+
 /// How hybrid mode fuses its two lists.
 #[derive(Clone, Copy)]
 enum Fusion {
-    /// Weighted reciprocal rank: k, semantic weight, and the semantic
-    /// list's confidence scaling (g, from, at; g 0: plain).
-    Rrf(f32, f32, f32, f32, f32),
+    /// Weighted reciprocal rank: k, semantic weight, the semantic list's
+    /// confidence scaling (g, from, at; g 0: plain), and the keyword
+    /// list's (g, from, at).
+    Rrf(f32, f32, f32, f32, f32, f32, f32, f32),
     /// Max-normalized keyword score and cosine, A on the semantic side.
     Linear(f32),
     /// semble's blend: each list's top N min-max scaled to [0, 1], A on the
@@ -77,8 +92,8 @@ enum Fusion {
 /// scored MRR@10 0.440 / 0.398 on the Go / Python sets, k = 20 with weight 2
 /// 0.491 / 0.414), with the semantic
 /// list's confidence scaling ([`CONFIDENT_G`]).
-/// `CODE_INDEX_FUSION=rrf:K:W[:G:FROM:AT]`, `linear:A` or `minmax:A:B:N`
-/// override it for experiments; the variable is read once.
+/// `CODE_INDEX_FUSION=rrf:K:W[:G:FROM:AT[:KG:KFROM:KAT]]`, `linear:A` or
+/// `minmax:A:B:N` override it for experiments; the variable is read once.
 fn fusion() -> Fusion {
     static F: std::sync::OnceLock<Fusion> = std::sync::OnceLock::new();
     *F.get_or_init(|| {
@@ -99,6 +114,9 @@ fn fusion() -> Fusion {
                 arg(2, CONFIDENT_G),
                 arg(3, CONFIDENT_FROM),
                 arg(4, CONFIDENT_AT),
+                arg(5, KW_CONFIDENT_G),
+                arg(6, KW_CONFIDENT_FROM),
+                arg(7, KW_CONFIDENT_AT),
             ),
         }
     })
@@ -121,12 +139,36 @@ pub fn confidence_scale(sem: &[(usize, f32)], g: f32, from: f32, at: f32) -> Vec
         .collect()
 }
 
+/// Each keyword entry's weight in the fusion: 1, or (its score / the best
+/// score)^g' when the best is more than `from` times the second, g' = g ×
+/// how far that ratio is from `from` to `at` (see [`KW_CONFIDENT_G`]).
+/// `kw` is best first.
+pub fn keyword_confidence_scale(kw: &[(usize, f32)], g: f32, from: f32, at: f32) -> Vec<f32> {
+    let best = kw.first().map_or(0.0, |x| x.1);
+    let second = kw.get(1).map_or(0.0, |x| x.1);
+    let g = if best > 0.0 && second > 0.0 {
+        g * ((best / second - from) / (at - from).max(1e-6)).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    kw.iter()
+        .map(|(_, s)| {
+            if g <= 0.0 {
+                1.0
+            } else {
+                (s.max(0.0) / best).powf(g)
+            }
+        })
+        .collect()
+}
+
 /// Fuse the keyword and semantic lists of `query` (see [`fusion`]).
 pub(crate) fn fuse(kw: &[(usize, f32)], sem: &[(usize, f32)], query: &str) -> Vec<(usize, f32)> {
     match fusion() {
-        Fusion::Rrf(k, w, g, from, at) => {
+        Fusion::Rrf(k, w, g, from, at, kg, kfrom, kat) => {
             let scale = confidence_scale(sem, g, from, at);
-            rrf_scaled(&[(kw, 1.0, None), (sem, w, Some(&scale))], k)
+            let kscale = keyword_confidence_scale(kw, kg, kfrom, kat);
+            rrf_scaled(&[(kw, 1.0, Some(&kscale)), (sem, w, Some(&scale))], k)
         }
         Fusion::Linear(a) => {
             let mk = kw.iter().map(|x| x.1).fold(f32::MIN, f32::max).max(1e-6);

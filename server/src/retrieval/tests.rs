@@ -164,6 +164,32 @@ fn a_confident_semantic_list_keeps_its_best_on_top() {
 }
 
 #[test]
+fn a_confident_keyword_list_keeps_its_best_near_the_top() {
+    use super::fusion::{
+        fuse, keyword_confidence_scale, KW_CONFIDENT_AT, KW_CONFIDENT_FROM, KW_CONFIDENT_G, RRF_K,
+        RRF_SEMANTIC_WEIGHT,
+    };
+    let scale = |kw: &[(usize, f32)]| {
+        keyword_confidence_scale(kw, KW_CONFIDENT_G, KW_CONFIDENT_FROM, KW_CONFIDENT_AT)
+    };
+    // A best score close to the second: plain rank fusion.
+    assert_eq!(scale(&[(1, 9.0), (2, 8.0), (3, 1.0)]), vec![1.0, 1.0, 1.0]);
+    // Twice the second or more: the exponent is full (2).
+    let s = scale(&[(1, 20.0), (2, 10.0), (3, 5.0)]);
+    assert_eq!(s, vec![1.0, 0.25, 0.0625]);
+    // Halfway up the ramp (ratio 1.6), half the exponent.
+    let s = scale(&[(1, 16.0), (2, 10.0)]);
+    assert!((s[1] - 0.625).abs() < 1e-4, "{s:?}");
+    // Fused: the vectors' first two (ordinary cosines) would outvote a
+    // keyword match that stands far above the rest of its list.
+    let kw = vec![(1, 30.0), (2, 10.0), (3, 9.0)];
+    let sem = vec![(2, 0.55), (3, 0.54), (1, 0.3)];
+    assert_eq!(fuse(&kw, &sem, "q")[0].0, 1);
+    let flat = rrf(&[(&kw, 1.0), (&sem, RRF_SEMANTIC_WEIGHT)], RRF_K);
+    assert_eq!(flat[0].0, 2);
+}
+
+#[test]
 fn include_paths_resolve_against_the_including_file() {
     assert_eq!(
         join_relative("axum/src/middleware", "../docs/middleware.md").as_deref(),
