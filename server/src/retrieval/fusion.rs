@@ -90,8 +90,8 @@ enum Fusion {
 /// The fusion in use: weighted reciprocal rank, k = 20 and semantic weight
 /// [`RRF_SEMANTIC_WEIGHT`] (k chosen with `bench/eval_search.py`: plain k = 60
 /// scored MRR@10 0.440 / 0.398 on the Go / Python sets, k = 20 with weight 2
-/// 0.491 / 0.414), with the semantic
-/// list's confidence scaling ([`CONFIDENT_G`]).
+/// 0.491 / 0.414), with each list's confidence scaling ([`CONFIDENT_G`],
+/// [`KW_CONFIDENT_G`]).
 /// `CODE_INDEX_FUSION=rrf:K:W[:G:FROM:AT[:KG:KFROM:KAT]]`, `linear:A` or
 /// `minmax:A:B:N` override it for experiments; the variable is read once.
 fn fusion() -> Fusion {
