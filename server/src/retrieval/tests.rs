@@ -140,20 +140,30 @@ fn fusion_prefers_agreement() {
 #[test]
 fn a_confident_semantic_list_keeps_its_best_on_top() {
     use super::fusion::{
-        confidence_scale, fuse, CONFIDENT_AT, CONFIDENT_FROM, CONFIDENT_G, RRF_K,
-        RRF_SEMANTIC_WEIGHT,
+        confidence_scale, fuse, CONFIDENT_AT, CONFIDENT_FROM, CONFIDENT_G, CONFIDENT_GAP_AT,
+        CONFIDENT_GAP_FROM, RRF_K, RRF_SEMANTIC_WEIGHT,
     };
-    let scale =
-        |sem: &[(usize, f32)]| confidence_scale(sem, CONFIDENT_G, CONFIDENT_FROM, CONFIDENT_AT);
-    // Ordinary cosines: plain rank fusion.
-    assert_eq!(scale(&[(1, 0.55), (2, 0.3)]), vec![1.0, 1.0]);
+    let scale = |sem: &[(usize, f32)]| {
+        confidence_scale(
+            sem,
+            CONFIDENT_G,
+            CONFIDENT_FROM,
+            CONFIDENT_AT,
+            (CONFIDENT_GAP_FROM, CONFIDENT_GAP_AT),
+        )
+    };
+    // Ordinary cosines close together: plain rank fusion.
+    assert_eq!(scale(&[(1, 0.55), (2, 0.5)]), vec![1.0, 1.0]);
+    // An ordinary best cosine far above the second: confident all the same.
+    let s = scale(&[(1, 0.55), (2, 0.3)]);
+    assert!(s[1] < 0.1, "{s:?}");
     // A near-restatement (0.99) far above the rest: later entries count for little.
     let s = scale(&[(1, 0.99), (2, 0.61), (3, 0.6)]);
     assert_eq!(s[0], 1.0);
     assert!(s[1] < 0.15 && s[2] < s[1], "{s:?}");
-    // Halfway up the ramp, half the exponent.
-    let s = scale(&[(1, 0.75), (2, 0.375)]);
-    assert!((s[1] - 0.25).abs() < 1e-4, "{s:?}");
+    // Halfway up the level's ramp (and a lead below the gap's), half the exponent.
+    let s = scale(&[(1, 0.75), (2, 0.7)]);
+    assert!((s[1] - (0.7f32 / 0.75).powi(2)).abs() < 1e-4, "{s:?}");
     // Fused: the keyword list's second pick (also the vectors' runner-up) no
     // longer overtakes the vectors' confident first.
     let kw = vec![(2, 9.0), (7, 8.0), (8, 7.5), (9, 7.2), (10, 7.1), (1, 7.0)];
