@@ -149,8 +149,13 @@ pub fn confidence_scale(
     let second = sem.get(1).map_or(best, |x| x.1);
     let level = ((best - from) / (at - from).max(1e-6)).clamp(0.0, 1.0);
     let lead = ((best - second - gap.0) / (gap.1 - gap.0).max(1e-6)).clamp(0.0, 1.0);
-    let g = g * level.max(lead);
-    sem.iter()
+    powers_of_best(sem, g * level.max(lead))
+}
+
+/// Each entry's (score / the list's best)^g; all 1 when g or the best is 0.
+fn powers_of_best(list: &[(usize, f32)], g: f32) -> Vec<f32> {
+    let best = list.first().map_or(0.0, |x| x.1);
+    list.iter()
         .map(|(_, s)| {
             if g <= 0.0 || best <= 0.0 {
                 1.0
@@ -173,15 +178,7 @@ pub fn keyword_confidence_scale(kw: &[(usize, f32)], g: f32, from: f32, at: f32)
     } else {
         0.0
     };
-    kw.iter()
-        .map(|(_, s)| {
-            if g <= 0.0 {
-                1.0
-            } else {
-                (s.max(0.0) / best).powf(g)
-            }
-        })
-        .collect()
+    powers_of_best(kw, g)
 }
 
 /// Fuse the keyword and semantic lists of `query` (see [`fusion`]).
