@@ -385,15 +385,7 @@ fn segment(
     header: &str,
     container: Option<&Symbol>,
 ) {
-    let mut block: Option<(usize, usize)> = None;
-    let flush = |cx: &mut Ctx, block: &mut Option<(usize, usize)>| {
-        if let Some((s, e)) = block.take() {
-            let sym = container
-                .map(|c| c.qualified_name.as_str())
-                .filter(|s| !s.is_empty());
-            cx.push_windows("block", s, e, sym, None, header);
-        }
-    };
+    let mut block = Block::default();
     let mut pos = start;
     for u in units {
         if (u.start_byte as usize) < pos {
@@ -405,38 +397,86 @@ fn segment(
         let ue = (u.end_byte as usize).min(end);
         // Gap before the unit.
         if us > pos && !cx.src[pos..us].trim().is_empty() {
-            block = Some(match block {
-                Some((s, _)) => (s, us),
-                None => (pos, us),
-            });
-            if let Some((s, e)) = block {
-                if tokens(e - s) > MAX_TOKENS {
-                    flush(cx, &mut block);
-                }
+            block.add(pos, us, None);
+            if block.tokens() > MAX_TOKENS {
+                block.flush(cx, all, large, header, container);
             }
         }
         let size = tokens(ue - us);
         if size < MIN_TOKENS {
-            block = Some(match block {
-                Some((s, _)) => (s, ue),
-                None => (us, ue),
-            });
-            if block.is_some_and(|(s, e)| tokens(e - s) > MAX_TOKENS) {
-                flush(cx, &mut block);
+            block.add(us, ue, Some((u, us)));
+            if block.tokens() > MAX_TOKENS {
+                block.flush(cx, all, large, header, container);
             }
         } else {
-            flush(cx, &mut block);
+            block.flush(cx, all, large, header, container);
             emit_unit(cx, u, us, all, large, container);
         }
         pos = ue.max(pos);
     }
     if pos < end && !cx.src[pos..end].trim().is_empty() {
-        block = Some(match block {
-            Some((s, _)) => (s, end),
-            None => (pos, end),
-        });
+        block.add(pos, end, None);
     }
-    flush(cx, &mut block);
+    block.flush(cx, all, large, header, container);
+}
+
+/// Code gathered between the units of [`segment`]: gaps and units too small
+/// for a chunk of their own.
+#[derive(Default)]
+struct Block<'s> {
+    span: Option<(usize, usize)>,
+    /// The units it holds, with the start of each one's chunk.
+    units: Vec<(&'s Symbol, usize)>,
+    /// Whether it holds code outside its units (imports, statements).
+    gap: bool,
+}
+
+impl<'s> Block<'s> {
+    /// Extend by `[s, e)`: a unit, or a gap (`unit` None).
+    fn add(&mut self, s: usize, e: usize, unit: Option<(&'s Symbol, usize)>) {
+        self.span = Some(match self.span {
+            Some((a, _)) => (a, e),
+            None => (s, e),
+        });
+        match unit {
+            Some(u) => self.units.push(u),
+            None => self.gap = true,
+        }
+    }
+
+    fn tokens(&self) -> usize {
+        self.span.map_or(0, |(s, e)| tokens(e - s))
+    }
+
+    /// Emit the block and empty it. A block that is one small unit and
+    /// nothing else (`class BaseFormView(FormMixin, ProcessFormView)` and
+    /// its one-line docstring between two large classes; a one-line
+    /// `async def acount(self)`) is that unit's chunk, named after it:
+    /// it used to be a `block` named after its container, or after nothing.
+    fn flush(
+        &mut self,
+        cx: &mut Ctx,
+        all: &[Symbol],
+        large: bool,
+        header: &str,
+        container: Option<&Symbol>,
+    ) {
+        let Some((s, e)) = self.span.take() else {
+            return;
+        };
+        let units = std::mem::take(&mut self.units);
+        let gap = std::mem::take(&mut self.gap);
+        if let [(u, us)] = units[..] {
+            if !gap {
+                emit_unit(cx, u, us, all, large, container);
+                return;
+            }
+        }
+        let sym = container
+            .map(|c| c.qualified_name.as_str())
+            .filter(|s| !s.is_empty());
+        cx.push_windows("block", s, e, sym, None, header);
+    }
 }
 
 /// Emit unit `u` as one chunk from `us` (its lead), or cut into its children.
@@ -609,6 +649,50 @@ mod tests {
         assert_eq!(c[2].start_line, 4);
         assert_eq!(c[2].end_line, 8);
         assert!(c.iter().all(|c| c.chunk_type == "doc"));
+    }
+
+    #[test]
+    fn a_lone_small_definition_is_its_own_named_chunk() {
+        // Between two large classes, a two-line class (Django's
+        // `BaseFormView`) was a `block` named after nothing; inside a class
+        // cut into methods, a one-line method was a `block` named after
+        // the class, so a query naming the class lifted it. Small
+        // definitions that share a block with each other or with other code
+        // stay a block.
+        let big = |name: &str| {
+            let mut c = format!("class {name}:\n    \"\"\"The {name} class.\"\"\"\n");
+            for i in 0..120 {
+                c.push_str(&format!("    def m{i}(self, x):\n        \"\"\"Method {i} of {name}.\"\"\"\n        return os.path.join(str(x + {i}), 'abcdefghijklmnopqrstuvwxyz0123456789' * 3)\n\n"));
+                if i == 20 {
+                    c.push_str("    async def alen(self):\n        return len(self)\n\n");
+                }
+            }
+            c
+        };
+        let src = format!(
+            "import os\n\n\nclass Small1:\n    pass\n\n\nclass Small2:\n    pass\n\n\n{}\n\nclass BaseFormView(A, B):\n    \"\"\"A base view.\"\"\"\n\n\n{}",
+            big("Left"),
+            big("Right")
+        );
+        let (_, c) = chunks_of(Lang::Python, "views.py", &src);
+        let lone = chunk_of(&c, "BaseFormView");
+        assert_eq!(lone.kind, "definition");
+        assert_eq!(lone.start_line, line_with(&src, "class BaseFormView"));
+        assert_eq!(lone.end_line, lone.start_line + 1);
+        let alen = chunk_of(&c, "Left.alen");
+        assert_eq!(alen.kind, "method");
+        assert!(alen.context_header.contains("in: class Left"));
+        // The imports and the two small classes: one block, as before.
+        let head = c.iter().find(|c| c.start_line == 1).unwrap();
+        assert_eq!(
+            (head.kind.as_str(), head.symbol.as_deref()),
+            ("block", None)
+        );
+        assert!(head.text.contains("class Small2"));
+        assert!(!c
+            .iter()
+            .any(|c| c.kind == "block" && c.text.contains("BaseFormView")));
+        assert_disjoint(&src, &c);
     }
 
     #[test]

@@ -31,6 +31,10 @@
 //!   (Kotlin, Scala, Swift, Ruby, Elixir, PHP, C#, ...) has definitions
 //!   read from its layout (`symbols`, language `text`), and its windows of
 //!   lines end where one starts.
+//! - schema 1, feature 9: a definition too small for a chunk of its own
+//!   that stands alone between larger ones (a two-line class, a one-line
+//!   method) is its own `definition` / `method` chunk named after it, where
+//!   it was a `block` named after its container or nothing.
 
 use std::sync::Arc;
 
@@ -57,7 +61,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 8;
+pub const FEATURE_VERSION: u32 = 9;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
