@@ -32,20 +32,14 @@ import os
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from eval_docs import Query, accepted, hit_overlap, snapshot_dir  # noqa: E402
+from eval_search import ROOT, binary  # noqa: E402
+
 MODES = ("keyword", "semantic", "hybrid")
 
 
-def snapshot_dir(p: Path) -> Path:
-    if (p / "manifest.json").exists():
-        return p
-    latest = p / "latest"
-    if latest.exists():
-        return p / latest.read_text().strip()
-    raise SystemExit(f"{p}: not a snapshot (no manifest.json) nor <out>/<repo> with `latest`")
-
-
-async def dump(server: Path, snap: Path, queries: list[dict]) -> dict:
+async def dump(server: Path, snap: Path, queries: list[Query]) -> dict:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -57,22 +51,19 @@ async def dump(server: Path, snap: Path, queries: list[dict]) -> dict:
             for mode in MODES:
                 lists = []
                 for q in queries:
-                    res = await s.call_tool("search_code", {"query": q["query"], "mode": mode, "limit": 50,
+                    res = await s.call_tool("search_code", {"query": q.query, "mode": mode, "limit": 50,
                                                             "max_per_file": 50, "repo": "django"})
                     if res.is_error:
-                        raise SystemExit(f"search_code failed ({mode}, {q['query']!r}): {res.content[0].text[:300]}")
+                        raise SystemExit(f"search_code failed ({mode}, {q.query!r}): {res.content[0].text[:300]}")
                     lists.append([(x["path"], x["line"], x["end_line"], x.get("symbol"), x.get("score") or 0.0)
                                   for x in (res.structured_content or {}).get("results", [])])
                 out[mode] = lists
     return out
 
 
-def accepted(q: dict) -> list[dict]:
-    return [{"path": q["path"], "start_line": q["start_line"], "end_line": q["end_line"]}] + q["also"]
-
-
-def holds(c, q: dict) -> bool:
-    return any(c[0] == a["path"] and c[1] <= a["end_line"] and c[2] >= a["start_line"] for a in accepted(q))
+def holds(c, q: Query) -> bool:
+    """Whether the listed chunk c (path, line, end_line, ...) holds q's definition (eval_docs.py's rule)."""
+    return hit_overlap({"path": c[0], "line": c[1], "end_line": c[2]}, q)
 
 
 def by_file(lst):
@@ -93,12 +84,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--index", type=Path, required=True, help="snapshot (or <out>/<repo> with `latest`) of eval_docs.py --embeddings")
     ap.add_argument("--set", type=Path, default=ROOT / "bench/data/django-docs-queries.jsonl")
-    home = Path(os.environ.get("CODE_INDEX_BIN") or Path(os.environ.get("CARGO_TARGET_DIR", Path.home() / ".cache/code-index/target")) / "release")
-    ap.add_argument("--server", type=Path, default=home / "code-index-mcp")
+    ap.add_argument("--server", type=Path, default=None, help="default: as eval_docs.py finds code-index-mcp")
     ap.add_argument("--dump", type=Path, default=None, help="write (or, with --reuse, read) the lists here")
     ap.add_argument("--reuse", action="store_true")
     a = ap.parse_args()
-    qs = [json.loads(line) for line in a.set.read_text().splitlines() if line.strip()]
+    qs = [Query(**json.loads(line)) for line in a.set.read_text().splitlines() if line.strip()]
+    a.server = a.server or binary("code-index-mcp", "CODE_INDEX_MCP")
     if a.reuse and a.dump and a.dump.exists():
         R = json.loads(a.dump.read_text())
     else:
@@ -125,7 +116,7 @@ def main() -> int:
     # Given the file: which rule picks its chunk that holds the definition.
     n, hit = 0, {}
     for i, q in enumerate(qs):
-        f = q["path"]
+        f = q.path
         per = {m: {(c[1], c[2]): c for c in R[m][i] if c[0] == f} for m in MODES}
         spans = set().union(*per.values())
         if not per["hybrid"] or not any(holds((f, s, e), q) for s, e in spans):

@@ -385,7 +385,15 @@ fn segment(
     header: &str,
     container: Option<&Symbol>,
 ) {
-    let mut block = Block::default();
+    let mut block = Block {
+        span: None,
+        units: Vec::new(),
+        gap: false,
+        all,
+        large,
+        header,
+        container,
+    };
     let mut pos = start;
     for u in units {
         if (u.start_byte as usize) < pos {
@@ -397,55 +405,52 @@ fn segment(
         let ue = (u.end_byte as usize).min(end);
         // Gap before the unit.
         if us > pos && !cx.src[pos..us].trim().is_empty() {
-            block.add(pos, us, None);
-            if block.tokens() > MAX_TOKENS {
-                block.flush(cx, all, large, header, container);
-            }
+            block.add(cx, pos, us, None);
         }
-        let size = tokens(ue - us);
-        if size < MIN_TOKENS {
-            block.add(us, ue, Some((u, us)));
-            if block.tokens() > MAX_TOKENS {
-                block.flush(cx, all, large, header, container);
-            }
+        if tokens(ue - us) < MIN_TOKENS {
+            block.add(cx, us, ue, Some((u, us)));
         } else {
-            block.flush(cx, all, large, header, container);
+            block.flush(cx);
             emit_unit(cx, u, us, all, large, container);
         }
         pos = ue.max(pos);
     }
     if pos < end && !cx.src[pos..end].trim().is_empty() {
-        block.add(pos, end, None);
+        block.add(cx, pos, end, None);
     }
-    block.flush(cx, all, large, header, container);
+    block.flush(cx);
 }
 
 /// Code gathered between the units of [`segment`]: gaps and units too small
-/// for a chunk of their own.
-#[derive(Default)]
+/// for a chunk of their own, with the segment's context for emitting it.
 struct Block<'s> {
     span: Option<(usize, usize)>,
     /// The units it holds, with the start of each one's chunk.
     units: Vec<(&'s Symbol, usize)>,
     /// Whether it holds code outside its units (imports, statements).
     gap: bool,
+    all: &'s [Symbol],
+    large: bool,
+    header: &'s str,
+    container: Option<&'s Symbol>,
 }
 
 impl<'s> Block<'s> {
-    /// Extend by `[s, e)`: a unit, or a gap (`unit` None).
-    fn add(&mut self, s: usize, e: usize, unit: Option<(&'s Symbol, usize)>) {
-        self.span = Some(match self.span {
+    /// Extend by `[s, e)`, a unit or a gap (`unit` None); emit the block
+    /// once it is over [`MAX_TOKENS`].
+    fn add(&mut self, cx: &mut Ctx, s: usize, e: usize, unit: Option<(&'s Symbol, usize)>) {
+        let (a, e) = match self.span {
             Some((a, _)) => (a, e),
             None => (s, e),
-        });
+        };
+        self.span = Some((a, e));
         match unit {
             Some(u) => self.units.push(u),
             None => self.gap = true,
         }
-    }
-
-    fn tokens(&self) -> usize {
-        self.span.map_or(0, |(s, e)| tokens(e - s))
+        if tokens(e - a) > MAX_TOKENS {
+            self.flush(cx);
+        }
     }
 
     /// Emit the block and empty it. A block that is one small unit and
@@ -453,29 +458,20 @@ impl<'s> Block<'s> {
     /// its one-line docstring between two large classes; a one-line
     /// `async def acount(self)`) is that unit's chunk, named after it:
     /// it used to be a `block` named after its container, or after nothing.
-    fn flush(
-        &mut self,
-        cx: &mut Ctx,
-        all: &[Symbol],
-        large: bool,
-        header: &str,
-        container: Option<&Symbol>,
-    ) {
+    fn flush(&mut self, cx: &mut Ctx) {
         let Some((s, e)) = self.span.take() else {
             return;
         };
         let units = std::mem::take(&mut self.units);
-        let gap = std::mem::take(&mut self.gap);
-        if let [(u, us)] = units[..] {
-            if !gap {
-                emit_unit(cx, u, us, all, large, container);
-                return;
-            }
+        if let ([(u, us)], false) = (&units[..], std::mem::take(&mut self.gap)) {
+            emit_unit(cx, u, *us, self.all, self.large, self.container);
+            return;
         }
-        let sym = container
+        let sym = self
+            .container
             .map(|c| c.qualified_name.as_str())
             .filter(|s| !s.is_empty());
-        cx.push_windows("block", s, e, sym, None, header);
+        cx.push_windows("block", s, e, sym, None, self.header);
     }
 }
 
