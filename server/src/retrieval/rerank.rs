@@ -78,6 +78,8 @@ pub(crate) struct Knobs {
     /// Share of a query-term pair's idf that a keyword candidate gains
     /// when the pair stands close in its text ([`super::rank`]'s proximity).
     pub proximity: f32,
+    /// Prior of a definition of a name the query compares with ([`compared_names`]).
+    pub compared: f32,
 }
 
 pub(crate) fn knobs() -> &'static Knobs {
@@ -108,6 +110,7 @@ pub(crate) fn knobs() -> &'static Knobs {
             superseded: v("SUPERSEDED", 0.1),
             vendor: v("VENDOR", 0.3),
             proximity: v("PROXIMITY", 0.4),
+            compared: v("COMPARED", 0.5),
         }
     })
 }
@@ -249,6 +252,43 @@ pub(crate) fn asked_names(q: &str) -> Vec<String> {
         v.push(core.to_string());
     }
     v
+}
+
+/// The names a query holds up as a point of comparison rather than asks
+/// for: "Like an IntegerField, but …", "a subclass of FileSystemStorage",
+/// "same as create_user", "similar to smart_str()", "the opposite of
+/// defer". A definition of such a name is the thing the answer differs
+/// from, so it goes down ([`Ctx::rerank`], stage `compared`). A dotted name
+/// (`dict.items`) matches only a symbol ending in the whole of it.
+pub(crate) fn compared_names(q: &str) -> Vec<String> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)\b(?:like|same as|similar to|subclass(?:es)? of|equivalent to|unlike|counterpart (?:of|to)|instead of|inverse of|opposite of)\s+(?:(?:a|an|the)\s+)?([A-Za-z_][A-Za-z0-9_.]*)",
+        )
+        .expect("valid regex")
+    });
+    let mut out: Vec<String> = re
+        .captures_iter(q)
+        .map(|c| c[1].trim_end_matches('.').to_string())
+        .filter(|n| !n.is_empty())
+        .collect();
+    out.dedup();
+    out
+}
+
+/// Whether the qualified `symbol` is one of the `names` ([`compared_names`]).
+pub(crate) fn names_symbol(names: &[String], symbol: &str) -> bool {
+    names.iter().any(|n| {
+        if n.contains('.') {
+            symbol == n
+                || symbol
+                    .strip_suffix(n.as_str())
+                    .is_some_and(|p| p.ends_with('.'))
+        } else {
+            symbol.rsplit(['.', ':']).next() == Some(n.as_str())
+        }
+    })
 }
 
 /// The last segment of a qualified name (`Sinatra::Helpers` -> `Helpers`,
@@ -722,6 +762,21 @@ impl Ctx<'_> {
                 }
             }
         }
+        if enabled("compared") {
+            let names = compared_names(q);
+            if !names.is_empty() {
+                let f = knobs().compared;
+                for h in scored.iter_mut() {
+                    if chunks[h.0]
+                        .symbol
+                        .as_deref()
+                        .is_some_and(|s| names_symbol(&names, s))
+                    {
+                        h.1 *= f;
+                    }
+                }
+            }
+        }
     }
 
     /// The files whose [`norm_stem`] is one of `stems`, sorted, once each.
@@ -1033,6 +1088,33 @@ mod tests {
         assert!((s - 2.0 / 3.0).abs() < 1e-6, "{s}");
         assert_eq!(share_held(&qt, "unrelated words only"), 0.0);
         assert_eq!(share_held(&[], "parse"), 0.0);
+    }
+
+    #[test]
+    fn names_a_query_compares_with() {
+        assert_eq!(
+            compared_names("Like an IntegerField, but must be positive."),
+            ["IntegerField"]
+        );
+        assert_eq!(
+            compared_names("A subclass of the FileSystemStorage backend"),
+            ["FileSystemStorage"]
+        );
+        assert_eq!(
+            compared_names("Similar to smart_str(), except lazy"),
+            ["smart_str"]
+        );
+        assert_eq!(
+            compared_names("Like dict.items, except ..."),
+            ["dict.items"]
+        );
+        assert!(compared_names("parse a date string").is_empty());
+        let n = compared_names("Like dict.items, except ...");
+        assert!(names_symbol(&n, "dict.items"));
+        assert!(!names_symbol(&n, "MultiValueDict.items"));
+        let n = compared_names("Works otherwise like latest except the direction is changed.");
+        assert!(names_symbol(&n, "QuerySet.latest"));
+        assert!(!names_symbol(&n, "QuerySet.earliest"));
     }
 
     #[test]
