@@ -112,6 +112,12 @@ def snapshots(indexer, corpora, tmp_path_factory) -> SnapshotCache:
 
 
 @pytest.fixture(scope="session")
+def server_bin(indexer) -> Path:
+    """The server binary built beside `indexer`."""
+    return indexer.parent / "code-index-mcp"
+
+
+@pytest.fixture(scope="session")
 def django_snapshot(snapshots) -> Snapshot:
     return snapshots("django")
 

@@ -178,10 +178,6 @@ RESOURCE_CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def server_bin(indexer) -> Path:
-    return indexer.parent / "code-index-mcp"
-
 
 def session_run(server_bin: Path, index: Path, body):
     async def main():

@@ -19,10 +19,6 @@ pytestmark = pytest.mark.corpus
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="session")
-def server_bin(indexer) -> Path:
-    return indexer.parent / "code-index-mcp"
-
 
 def test_download_verify_cache_and_refuse_damage(server_bin, indexer, corpora, tmp_path):
     pub = tmp_path / "pub"

@@ -24,10 +24,6 @@ pytestmark = pytest.mark.corpus
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def server_bin(indexer) -> Path:
-    return indexer.parent / "code-index-mcp"
-
 
 def served_files(server_bin: Path, index: Path, env=None) -> subprocess.CompletedProcess:
     return subprocess.run([str(server_bin), "sql", "--index", str(index), "--json", "SELECT count(*) FROM files"],

@@ -152,18 +152,14 @@ QUERIES = {
 }
 
 
-@pytest.fixture(scope="module")
-def server(indexer) -> Path:
-    return indexer.parent / "code-index-mcp"
-
 
 @pytest.mark.parametrize("corpus", sorted(QUERIES))
-def test_search_code_ranks_the_same_read_in_place_or_built(corpus, snapshots, server):
+def test_search_code_ranks_the_same_read_in_place_or_built(corpus, snapshots, server_bin):
     snap = snapshots(corpus)
 
     def run(query: str, env: dict) -> list:
         p = subprocess.run(
-            [str(server), "search-code", "--index", str(snap.dir), "--mode", "keyword", "--limit", "20", query],
+            [str(server_bin), "search-code", "--index", str(snap.dir), "--mode", "keyword", "--limit", "20", query],
             capture_output=True, text=True, env={**os.environ, **env}, timeout=300,
         )
         assert p.returncode == 0, p.stderr

@@ -26,14 +26,10 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def server(indexer):
-    return indexer.parent / "code-index-mcp"
 
-
-def first_in_file(server, snap, query: str, path: str, env: dict) -> str | None:
+def first_in_file(server_bin, snap, query: str, path: str, env: dict) -> str | None:
     p = subprocess.run(
-        [str(server), "search-code", "--index", str(snap.dir), "--mode", "keyword", "--limit", "20", query],
+        [str(server_bin), "search-code", "--index", str(snap.dir), "--mode", "keyword", "--limit", "20", query],
         capture_output=True, text=True, env={**os.environ, **env}, timeout=300,
     )
     assert p.returncode == 0, p.stderr
@@ -44,6 +40,6 @@ def first_in_file(server, snap, query: str, path: str, env: dict) -> str | None:
 
 
 @pytest.mark.parametrize("stage,query,path,want,without", CASES, ids=[c[3] for c in CASES])
-def test_a_stage_ranks_the_documented_definition_first(stage, query, path, want, without, django_snapshot, server):
-    assert first_in_file(server, django_snapshot, query, path, {}) == want
-    assert first_in_file(server, django_snapshot, query, path, {"CODE_INDEX_RANK": f"-{stage}"}) == without
+def test_a_stage_ranks_the_documented_definition_first(stage, query, path, want, without, django_snapshot, server_bin):
+    assert first_in_file(server_bin, django_snapshot, query, path, {}) == want
+    assert first_in_file(server_bin, django_snapshot, query, path, {"CODE_INDEX_RANK": f"-{stage}"}) == without

@@ -277,6 +277,11 @@ pub(crate) fn compared_names(q: &str) -> Vec<String> {
     out
 }
 
+/// A qualified symbol's own name (`QuerySet.latest` -> `latest`, `a::b` -> `b`).
+pub(crate) fn symbol_name(symbol: &str) -> &str {
+    symbol.rsplit(['.', ':']).next().unwrap_or(symbol)
+}
+
 /// Whether the qualified `symbol` is one of the `names` ([`compared_names`]).
 pub(crate) fn names_symbol(names: &[String], symbol: &str) -> bool {
     names.iter().any(|n| {
@@ -286,7 +291,7 @@ pub(crate) fn names_symbol(names: &[String], symbol: &str) -> bool {
                     .strip_suffix(n.as_str())
                     .is_some_and(|p| p.ends_with('.'))
         } else {
-            symbol.rsplit(['.', ':']).next() == Some(n.as_str())
+            symbol_name(symbol) == n
         }
     })
 }
@@ -843,7 +848,7 @@ impl Ctx<'_> {
                 return 0.0;
             }
             let by_symbol = c.symbol.as_deref().is_some_and(|s| {
-                let last = s.rsplit(['.', ':']).next().unwrap_or(s);
+                let last = symbol_name(s);
                 names.iter().any(|n| n == last || n == s)
             });
             let defines =
