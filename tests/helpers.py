@@ -512,7 +512,7 @@ def is_test_function(d: dict, content: bytes, is_test_file: bool) -> bool:
 
 
 def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
-    """What the builder embeds per chunk (recipe v5), redone from the tables,
+    """What the builder embeds per chunk (recipe v6), redone from the tables,
     in the builder's order: the chunk (model header, then text), then (except
     for a class summary) one signature input per function or method starting
     inside it that is not a test, then (outside test files) one input per type
@@ -521,8 +521,10 @@ def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
     signature, reaching the chunk's end) is its signature input alone, or
     nothing when that function is a test; a test file's module-level,
     whole-file and class-summary chunks, and a chunk with fewer than three
-    words (3+ letters), have no input. Inputs of code in a language with a
-    grammar are cut at 200 bytes (cut_at).
+    words (3+ letters), have no input; in code with a grammar, nor has a
+    chunk's own text when a function or type with an input of its own starts
+    within its first 200 bytes. Inputs of code in a language with a grammar
+    are cut at 200 bytes (cut_at).
     Windows and the 2000-character cut are not redone: only chunks under 800
     bytes (which have neither) are exact."""
     files = snap.read("files", ["path", "content", "language"]).to_pylist()
@@ -548,6 +550,8 @@ def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
             signed = [d for d in funcs if d not in tests and (d["signature"] or "").strip()]
             ins += [signature_input(d) for d in signed]
             first = min(inside, key=lambda d: d["start_byte"]) if inside else None
+            whole = True  # ins[0] is still the chunk's own text
+            lead = any(d["start_byte"] < c["start_byte"] + PARSED_INPUT_CHARS for d in signed)
             if (len(signed) + len(tests) == 1 and c["kind"] in ("method", "definition") and first is not None
                     and first["kind"] in signature_kinds and (first["signature"] or "").strip()
                     and first["end_byte"] + 2 >= c["end_byte"]):
@@ -555,12 +559,19 @@ def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
                     out[c["chunk_id"]] = []
                     continue
                 ins = ins[1:]
+                whole = lead = False
             if not c["is_test"]:
                 for d in inside:
                     if d["kind"] in TYPE_KINDS:
                         t = type_input(d, content[c["path"]])
                         if t is not None:
                             ins.append(t)
+                            lead |= d["start_byte"] < c["start_byte"] + PARSED_INPUT_CHARS
+            # Recipe v6: in parsed code, a chunk that a definition with an
+            # input of its own opens (within its first 200 bytes) has no
+            # input of its own text.
+            if c["path"] in parsed and whole and lead and len(ins) > 1:
+                ins = ins[1:]
         ins = [naturalize(t) for t in ins]
         out[c["chunk_id"]] = [cut_at(t, PARSED_INPUT_CHARS) for t in ins] if c["path"] in parsed else ins
     return out

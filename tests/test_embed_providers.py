@@ -177,7 +177,9 @@ def test_openai_compatible_endpoint(indexer, tree, fake, tmp_path):
     assert reqs and len(reqs) == len(fake.requests), [r["path"] for r in fake.requests]
     assert len(chunk_ids(snap)) == N_FILES
     n = sum(len(v) for v in chunk_inputs(snap).values())
-    assert n == 2 * N_FILES  # each file: its chunk and its function's signature
+    # Each file: its function's signature input. The file's chunk, which that
+    # function opens, has none of its own (input recipe v6).
+    assert n == N_FILES
     sizes = [len(r["body"]["input"]) for r in reqs]
     assert max(sizes) <= 64 and sum(sizes) == n and len(reqs) == math.ceil(n / 64), sizes
     for r in reqs:
@@ -205,11 +207,11 @@ def test_rate_limits_and_outages_are_retried(indexer, tree, fake, tmp_path):
     env = clean_env(OPENAI_BASE_URL=f"{fake.base}/v1", OPENAI_API_KEY="k")
     snap = index(indexer, tree, tmp_path / "out", "--model", "openai:fake-embed", "--embedding-cache", tmp_path / "cache", env=env)
     reqs = fake.embedding_requests()
-    batches = math.ceil(2 * N_FILES / 64)
+    batches = math.ceil(N_FILES / 64)
     assert len(reqs) == batches + 2, [len(r["body"]["input"]) for r in reqs]
     # The first batch was sent three times, identically (429, 503, then success).
     assert reqs[0]["body"] == reqs[1]["body"] == reqs[2]["body"]
-    assert snap.manifest["embeddings"]["count"] == 2 * N_FILES
+    assert snap.manifest["embeddings"]["count"] == N_FILES
     check_vectors_are_the_providers(snap, reqs)
 
 
@@ -310,5 +312,5 @@ def test_ollama_needs_no_key(indexer, tree, fake, tmp_path):
         assert "authorization" not in r["headers"]
         assert r["body"]["model"] == "nomic" and "input_type" not in r["body"]
     e = snap.manifest["embeddings"]
-    assert e["model"] == "ollama:nomic" and e["dimension"] == DIM and e["count"] == 2 * N_FILES
+    assert e["model"] == "ollama:nomic" and e["dimension"] == DIM and e["count"] == N_FILES
     check_vectors_are_the_providers(snap, reqs)

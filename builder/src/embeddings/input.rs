@@ -8,7 +8,7 @@ use crate::chunk::Chunk;
 /// Most characters of one chunk sent to the model.
 pub const MAX_INPUT_CHARS: usize = 2000;
 /// What is embedded, as recorded in the manifest.
-pub const INPUT_DOC: &str = "v5. per chunk (none for a test file's module-level code, whole-file and class-summary chunks, nor for a chunk of fewer than three words of 3+ letters): its context_header's file:/in: lines + chunk text, except that a chunk which is one function/method is embedded by its signature input alone (nothing when that function is a test); plus, for each function/method/constructor starting inside the chunk that is not a test (a test file's test… functions; #[test], #[tokio::test], @Test anywhere), its signature (prefixed by its container when the signature does not name it) + the first paragraph of its doc; plus, for each type (class, struct, interface, trait, enum) starting inside the chunk, except in test files, its declaration + the first paragraph of its doc, or without a doc its first 400 characters; plus, for each type without an input of its own (or function without a signature input) starting past the chunk's first 800 bytes, a window of the header + the definition's doc + its text. Identifiers are split into words (parseHTTPDate -> parse http date). ids repeat: a chunk's score is its best vector. Each input is cut at 2000 characters at a line boundary, code in a language with a grammar here (after identifiers are split) at 200 bytes (at a line break past 100, else a character boundary); the model truncates further (int8 MiniLMs: 128 tokens; fp32 MiniLM: 256)";
+pub const INPUT_DOC: &str = "v6. per chunk (none for a test file's module-level code, whole-file and class-summary chunks, nor for a chunk of fewer than three words of 3+ letters): its context_header's file:/in: lines + chunk text, except that a chunk which is one function/method is embedded by its signature input alone (nothing when that function is a test), and a chunk of code in a language with a grammar here in whose first 200 bytes a function or type with an input of its own (below) starts gets no input of its own text; plus, for each function/method/constructor starting inside the chunk that is not a test (a test file's test… functions; #[test], #[tokio::test], @Test anywhere), its signature (prefixed by its container when the signature does not name it) + the first paragraph of its doc; plus, for each type (class, struct, interface, trait, enum) starting inside the chunk, except in test files, its declaration + the first paragraph of its doc, or without a doc its first 400 characters; plus, for each type without an input of its own (or function without a signature input) starting past the chunk's first 800 bytes, a window of the header + the definition's doc + its text. Identifiers are split into words (parseHTTPDate -> parse http date). ids repeat: a chunk's score is its best vector. Each input is cut at 2000 characters at a line boundary, code in a language with a grammar here (after identifiers are split) at 200 bytes (at a line break past 100, else a character boundary); the model truncates further (int8 MiniLMs: 128 tokens; fp32 MiniLM: 256)";
 /// Definitions starting this far into a chunk get a vector of their own.
 pub const WINDOW_AFTER_BYTES: u64 = 800;
 /// Most extra windows per chunk.
@@ -124,7 +124,7 @@ fn cut_at(s: &mut String, max: usize) {
 /// the Django reference-doc set 0.615 -> 0.607 (bench/results/embed-runtime.md).
 pub const PARSED_INPUT_CHARS: usize = 200;
 
-/// Every model input of a chunk (recipe v4, [`INPUT_DOC`]): the chunk
+/// Every model input of a chunk (recipe v6, [`INPUT_DOC`]): the chunk
 /// itself, one signature input per function starting in it (the signature
 /// alone when the chunk is that one function), then one window per type or
 /// unsigned definition that starts past its first [`WINDOW_AFTER_BYTES`]
@@ -138,6 +138,16 @@ pub const PARSED_INPUT_CHARS: usize = 200;
 /// reference-doc set the test rule drops a third of the inputs (31,116
 /// chunks: 32,464 -> 21,307) at hybrid MRR@10 0.618 -> 0.615, semble's
 /// benchmark 0.836 -> 0.835 (bench/results/embed-runtime.md).
+///
+/// Recipe v6: in parsed code (`parsed`), a chunk in whose first
+/// [`PARSED_INPUT_CHARS`] bytes a function or type with an input of its own
+/// starts gets no input of its own text: cut at those bytes, it would
+/// repeat that definition's input under the file header. Inputs: docs-less
+/// Django 22,882 -> 20,740 (cold build 41.5 -> 36-40 s on 2 Xeon cores), this
+/// repository's set-up demo 2,573 -> 2,250; reference-doc set hybrid MRR@10
+/// 0.6448 -> 0.6442, semantic 0.597 -> 0.597; semble hybrid NDCG@10 0.8718
+/// -> 0.8707, semantic 0.8616 -> 0.8601, both within noise
+/// (bench/results/embed-runtime.md).
 pub fn inputs(
     c: &Chunk,
     is_test: bool,
@@ -151,7 +161,12 @@ pub fn inputs(
     if words(&c.text) < MIN_WORDS {
         return Vec::new();
     }
-    let mut out = raw_inputs(c, is_test, content, defs);
+    let (mut out, repeated) = raw_inputs_lead(c, is_test, content, defs);
+    if parsed && repeated && out.len() > 1 {
+        // Cut at PARSED_INPUT_CHARS, the chunk's own input would repeat
+        // that definition's input.
+        out.remove(0);
+    }
     for s in &mut out {
         *s = code_index_schemas::embed::naturalize(s);
         if parsed {
@@ -161,12 +176,30 @@ pub fn inputs(
     out
 }
 
+#[cfg(test)]
 fn raw_inputs(c: &Chunk, is_test: bool, content: &str, defs: &[DefSpan]) -> Vec<String> {
+    raw_inputs_lead(c, is_test, content, defs).0
+}
+
+/// [`raw_inputs`], and whether the first input is the chunk's own text while
+/// a definition with an input of its own starts within the chunk's first
+/// [`PARSED_INPUT_CHARS`] bytes.
+fn raw_inputs_lead(
+    c: &Chunk,
+    is_test: bool,
+    content: &str,
+    defs: &[DefSpan],
+) -> (Vec<String>, bool) {
     let header = header_for_model(&c.context_header);
     let mut out = vec![input_with_header(c, &header)];
     if c.kind == "class_summary" {
-        return out;
+        return (out, false);
     }
+    let lead_until = c.start_byte + PARSED_INPUT_CHARS as u64;
+    // Whether out[0] is still the chunk's own input, and whether a
+    // definition with an input of its own starts within its first bytes.
+    let mut whole = true;
+    let mut lead = false;
     let inside = |d: &DefSpan| starts_in(c, d);
     let one_function = is_one_function(c, defs);
     // Definitions with a signature input, and tests (which get none); a
@@ -188,15 +221,17 @@ fn raw_inputs(c: &Chunk, is_test: bool, content: &str, defs: &[DefSpan]) -> Vec<
         if let Some(s) = signature_text(d) {
             out.push(s);
             signed.push(d.start);
+            lead |= d.start < lead_until;
         }
     }
     if one_function && signed.len() == 1 {
         if tests == 1 {
             // A chunk that is one test: keyword search finds it.
-            return Vec::new();
+            return (Vec::new(), false);
         }
         // A chunk that is one function: its signature input stands for it.
         out.remove(0);
+        whole = false;
     }
     // Each type starting in the chunk (not in a test file): its
     // declaration and the first paragraph of its doc, or without a doc its
@@ -211,6 +246,7 @@ fn raw_inputs(c: &Chunk, is_test: bool, content: &str, defs: &[DefSpan]) -> Vec<
             if let Some(s) = type_text(d, content) {
                 out.push(s);
                 signed.push(d.start);
+                lead |= d.start < lead_until;
             }
         }
     }
@@ -240,7 +276,7 @@ fn raw_inputs(c: &Chunk, is_test: bool, content: &str, defs: &[DefSpan]) -> Vec<
         cut_at(&mut s, MAX_INPUT_CHARS);
         out.push(s);
     }
-    out
+    (out, whole && lead)
 }
 
 /// Fewer words (runs of three or more letters) than this in a chunk's text,
@@ -570,6 +606,85 @@ mod tests {
         let ins = raw_inputs(&c, true, &body, &[inner]);
         assert_eq!(ins.len(), 2, "{ins:#?}");
         assert!(ins[1].starts_with("file: m.py\nclass Inner:"));
+    }
+
+    #[test]
+    fn parsed_chunk_led_by_a_definition_with_its_own_input_has_none_of_its_own() {
+        // Two functions: the first starts at the chunk's start, so the
+        // chunk's own input (cut at PARSED_INPUT_CHARS) would repeat it.
+        let body = format!(
+            "def wait(self):\n    return 1\n{}def poll(self):\n    return 2\n",
+            "#\n".repeat(20)
+        );
+        let c = chunk("file: sub.py\nin: class Popen", &body);
+        let poll_at = body.find("def poll").unwrap();
+        let defs = [
+            DefSpan {
+                doc: Some("Wait for the child."),
+                ..func("wait", "def wait(self)", 0, 28)
+            },
+            func("poll", "def poll(self)", poll_at, body.len()),
+        ];
+        let parsed = inputs(&c, false, true, &body, &defs);
+        assert_eq!(parsed.len(), 2, "{parsed:#?}");
+        assert!(parsed[0].starts_with("def wait(self)"), "{parsed:#?}");
+        // Code without a grammar keeps its chunk input (it is not cut).
+        assert_eq!(inputs(&c, false, false, &body, &defs).len(), 3);
+        // A definition starting past the first PARSED_INPUT_CHARS bytes
+        // leaves the chunk's input: its first lines say something else.
+        let late = PARSED_INPUT_CHARS + 10;
+        let body = format!(
+            "{}def poll(self):\n    return 2\ny = 2\n",
+            "x = 1\n".repeat(late / 6 + 1)
+        );
+        let c = chunk("file: sub.py", &body);
+        let at = body.find("def poll").unwrap();
+        assert!(at > PARSED_INPUT_CHARS);
+        let end = body.find("y = 2").unwrap() - 1;
+        let ins = inputs(
+            &c,
+            false,
+            true,
+            &body,
+            &[func("poll", "def poll(self)", at, end)],
+        );
+        assert_eq!(ins.len(), 2, "{ins:#?}");
+        assert!(ins[0].starts_with("file: sub.py\nx = 1"), "{ins:#?}");
+        // A test (no input of its own) at the start does not count.
+        let body = format!(
+            "def test_wait(self):\n{}\ndef poll(self):\n    return 2\ny = 2\n",
+            "    assert wait()\n".repeat(15)
+        );
+        let c = chunk("file: sub.py", &body);
+        let at = body.find("def poll").unwrap();
+        assert!(at > PARSED_INPUT_CHARS);
+        let end = body.find("y = 2").unwrap() - 1;
+        let defs = [
+            func("test_wait", "def test_wait(self)", 0, at - 1),
+            func("poll", "def poll(self)", at, end),
+        ];
+        let ins = inputs(&c, true, true, &body, &defs);
+        assert_eq!(ins.len(), 2, "{ins:#?}");
+        assert!(
+            ins[0].starts_with("file: sub.py\ndef test wait"),
+            "{ins:#?}"
+        );
+        // A chunk that is one function is its signature input, which a
+        // type nested in the function does not take away.
+        let body = "def outer(x):\n    class Inner:\n        y = 1\n    return Inner\n";
+        let mut c = chunk("file: sub.py", body);
+        c.kind = "definition".into();
+        let at = body.find("class Inner").unwrap();
+        let defs = [
+            func("outer", "def outer(x)", 0, body.len()),
+            DefSpan {
+                kind: "class",
+                ..func("Inner", "class Inner:", at, at + 30)
+            },
+        ];
+        let ins = inputs(&c, false, true, body, &defs);
+        assert_eq!(ins.len(), 2, "{ins:#?}");
+        assert_eq!(ins[0], "def outer(x)");
     }
 
     fn func<'a>(name: &'a str, sig: &'a str, start: usize, end: usize) -> DefSpan<'a> {
