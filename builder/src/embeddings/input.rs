@@ -144,7 +144,7 @@ pub const PARSED_INPUT_CHARS: usize = 200;
 /// starts gets no input of its own text: cut at those bytes, it would
 /// repeat that definition's input under the file header. Inputs: docs-less
 /// Django 22,882 -> 20,740 (cold build 41.5 -> 36-40 s on 2 Xeon cores), this
-/// repository's set-up demo 2,573 -> 2,250; reference-doc set hybrid MRR@10
+/// repository's set-up demo 2,573 -> 2,249; reference-doc set hybrid MRR@10
 /// 0.6448 -> 0.6442, semantic 0.597 -> 0.597; semble hybrid NDCG@10 0.8718
 /// -> 0.8707, semantic 0.8616 -> 0.8601, both within noise
 /// (bench/results/embed-runtime.md).
