@@ -81,8 +81,8 @@ pub const B: f32 = 0.75;
 pub const STOPWORDS: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i", "if",
     "in", "into", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "what",
-    "when", "where", "which", "who", "why", "with", "work", "works", "self", "none",
-    "return", "returns", "def", "func", "fn", "let", "var", "const", "true", "false", "nil",
+    "when", "where", "which", "who", "why", "with", "work", "works", "self", "none", "return",
+    "returns", "def", "func", "fn", "let", "var", "const", "true", "false", "nil",
 ];
 
 pub fn is_stop(t: &str) -> bool {
