@@ -50,7 +50,8 @@
 //!   plural and verb endings; a reader of tokenizer 1 files builds the index
 //!   in memory instead.
 //! - Tokenizer 3: `get`, `set` and `new` are terms, no longer stop words
-//!   ("Sets a cookie" reaches `set_cookie`). Keyword MRR@10 / NDCG@10: Django
+//!   ("Handles conditional GET operations" ranks `ConditionalGetMiddleware`
+//!   first, fourth before). Keyword MRR@10 / NDCG@10: Django
 //!   reference-doc set 0.515 -> 0.521, semble 0.8558 -> 0.8570,
 //!   docstring-stripped Go 0.342 -> 0.347, Python 0.315 -> 0.318; hybrid
 //!   within noise (bench/results/ranking.md).
