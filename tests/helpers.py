@@ -551,7 +551,8 @@ def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
             ins += [signature_input(d) for d in signed]
             first = min(inside, key=lambda d: d["start_byte"]) if inside else None
             whole = True  # ins[0] is still the chunk's own text
-            lead = any(d["start_byte"] < c["start_byte"] + PARSED_INPUT_CHARS for d in signed)
+            lead_until = c["start_byte"] + PARSED_INPUT_CHARS
+            lead = any(d["start_byte"] < lead_until for d in signed)
             if (len(signed) + len(tests) == 1 and c["kind"] in ("method", "definition") and first is not None
                     and first["kind"] in signature_kinds and (first["signature"] or "").strip()
                     and first["end_byte"] + 2 >= c["end_byte"]):
@@ -566,7 +567,7 @@ def chunk_inputs(snap: Snapshot) -> dict[int, list[str]]:
                         t = type_input(d, content[c["path"]])
                         if t is not None:
                             ins.append(t)
-                            lead |= d["start_byte"] < c["start_byte"] + PARSED_INPUT_CHARS
+                            lead |= d["start_byte"] < lead_until
             # Recipe v6: in parsed code, a chunk that a definition with an
             # input of its own opens (within its first 200 bytes) has no
             # input of its own text.

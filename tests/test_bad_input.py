@@ -178,7 +178,6 @@ RESOURCE_CASES = [
 ]
 
 
-
 def session_run(server_bin: Path, index: Path, body):
     async def main():
         params = StdioServerParameters(command=str(server_bin), args=["serve", "--index", str(index)])

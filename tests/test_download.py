@@ -19,7 +19,6 @@ pytestmark = pytest.mark.corpus
 ROOT = Path(__file__).resolve().parent.parent
 
 
-
 def test_download_verify_cache_and_refuse_damage(server_bin, indexer, corpora, tmp_path):
     pub = tmp_path / "pub"
     p = subprocess.run(["bash", str(ROOT / "ci/publish-snapshot.sh"), str(corpora / "ts-rxjs"), str(pub)],

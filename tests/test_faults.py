@@ -24,7 +24,6 @@ pytestmark = pytest.mark.corpus
 ROOT = Path(__file__).resolve().parent.parent
 
 
-
 def served_files(server_bin: Path, index: Path, env=None) -> subprocess.CompletedProcess:
     return subprocess.run([str(server_bin), "sql", "--index", str(index), "--json", "SELECT count(*) FROM files"],
                           capture_output=True, text=True, timeout=300, env=env)

@@ -152,7 +152,6 @@ QUERIES = {
 }
 
 
-
 @pytest.mark.parametrize("corpus", sorted(QUERIES))
 def test_search_code_ranks_the_same_read_in_place_or_built(corpus, snapshots, server_bin):
     snap = snapshots(corpus)

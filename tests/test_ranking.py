@@ -26,7 +26,6 @@ CASES = [
 ]
 
 
-
 def first_in_file(server_bin, snap, query: str, path: str, env: dict) -> str | None:
     p = subprocess.run(
         [str(server_bin), "search-code", "--index", str(snap.dir), "--mode", "keyword", "--limit", "20", query],

@@ -493,10 +493,7 @@ mod tests {
 
     #[test]
     fn one_signature_input_per_function_in_the_chunk_then_windows() {
-        let body = format!(
-            "def wait(self):\n    return 1\n{}def poll(self):\n    return 2\n",
-            "#\n".repeat(500)
-        );
+        let body = wait_then_poll(500);
         let c = chunk("file: sub.py\nin: class Popen\nrelated: wait, poll", &body);
         let poll_at = body.find("def poll").unwrap() as u64;
         let defs = [
@@ -612,10 +609,7 @@ mod tests {
     fn parsed_chunk_led_by_a_definition_with_its_own_input_has_none_of_its_own() {
         // Two functions: the first starts at the chunk's start, so the
         // chunk's own input (cut at PARSED_INPUT_CHARS) would repeat it.
-        let body = format!(
-            "def wait(self):\n    return 1\n{}def poll(self):\n    return 2\n",
-            "#\n".repeat(20)
-        );
+        let body = wait_then_poll(20);
         let c = chunk("file: sub.py\nin: class Popen", &body);
         let poll_at = body.find("def poll").unwrap();
         let defs = [
@@ -685,6 +679,14 @@ mod tests {
         let ins = inputs(&c, false, true, body, &defs);
         assert_eq!(ins.len(), 2, "{ins:#?}");
         assert_eq!(ins[0], "def outer(x)");
+    }
+
+    /// `def wait` and `def poll`, `gap` comment lines apart.
+    fn wait_then_poll(gap: usize) -> String {
+        format!(
+            "def wait(self):\n    return 1\n{}def poll(self):\n    return 2\n",
+            "#\n".repeat(gap)
+        )
     }
 
     fn func<'a>(name: &'a str, sig: &'a str, start: usize, end: usize) -> DefSpan<'a> {

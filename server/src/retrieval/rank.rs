@@ -213,7 +213,7 @@ impl Ctx<'_> {
             w *= c.weight;
         }
         if let Some(s) = &c.symbol {
-            let last = super::rerank::symbol_name(s).to_lowercase();
+            let last = super::rerank::last_name(s).to_lowercase();
             if q_idents.contains(&last) {
                 w *= 1.5;
             }

@@ -277,11 +277,6 @@ pub(crate) fn compared_names(q: &str) -> Vec<String> {
     out
 }
 
-/// A qualified symbol's own name (`QuerySet.latest` -> `latest`, `a::b` -> `b`).
-pub(crate) fn symbol_name(symbol: &str) -> &str {
-    symbol.rsplit(['.', ':']).next().unwrap_or(symbol)
-}
-
 /// Whether the qualified `symbol` is one of the `names` ([`compared_names`]).
 pub(crate) fn names_symbol(names: &[String], symbol: &str) -> bool {
     names.iter().any(|n| {
@@ -291,14 +286,15 @@ pub(crate) fn names_symbol(names: &[String], symbol: &str) -> bool {
                     .strip_suffix(n.as_str())
                     .is_some_and(|p| p.ends_with('.'))
         } else {
-            symbol_name(symbol) == n
+            last_name(symbol) == n
         }
     })
 }
 
-/// The last segment of a qualified name (`Sinatra::Helpers` -> `Helpers`,
-/// `fmt.Println()` -> `Println`).
-fn last_name(q: &str) -> &str {
+/// The last segment of a qualified name, in a query or a chunk's symbol
+/// (`Sinatra::Helpers` -> `Helpers`, `fmt.Println()` -> `Println`,
+/// `QuerySet.latest` -> `latest`).
+pub(crate) fn last_name(q: &str) -> &str {
     let core = q.trim().trim_end_matches("()");
     core.rsplit(['.', ':', '\\'])
         .find(|p| !p.is_empty())
@@ -848,7 +844,7 @@ impl Ctx<'_> {
                 return 0.0;
             }
             let by_symbol = c.symbol.as_deref().is_some_and(|s| {
-                let last = symbol_name(s);
+                let last = last_name(s);
                 names.iter().any(|n| n == last || n == s)
             });
             let defines =
