@@ -23,6 +23,8 @@ CASES = [
      "django/contrib/auth/backends.py", "AllowAllUsersModelBackend", "ModelBackend"),
     ("compared", "Same as RemoteUserBackend except that it doesn't reject inactive users",
      "django/contrib/auth/backends.py", "AllowAllUsersRemoteUserBackend", "RemoteUserBackend"),
+    ("private", "A hook for the initial data on admin change forms.",
+     "django/contrib/admin/options.py", "ModelAdmin.get_changeform_initial_data", "ModelAdmin._create_formsets"),
 ]
 
 

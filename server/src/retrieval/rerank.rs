@@ -16,6 +16,9 @@
 //! - `penalty`: tests, `__init__.py`-style re-export files, examples,
 //!   benchmarks, compat shims, vendored third-party code and amalgamations
 //!   and `.d.ts` stubs are down-weighted.
+//! - `private`: a file whose best candidate is a private definition
+//!   (`_get_raw_host`) answers with its best public one when that scores
+//!   nearly as well; the file keeps its place.
 //! - `proximity` (on the keyword list, before fusion): adjacent query
 //!   terms that stand close in a candidate's text add to its BM25 score.
 
@@ -80,6 +83,8 @@ pub(crate) struct Knobs {
     pub proximity: f32,
     /// Prior of a definition of a name the query compares with ([`compared_names`]).
     pub compared: f32,
+    /// Prior of a chunk that is a private definition ([`is_private_name`]).
+    pub private: f32,
 }
 
 pub(crate) fn knobs() -> &'static Knobs {
@@ -111,6 +116,7 @@ pub(crate) fn knobs() -> &'static Knobs {
             vendor: v("VENDOR", 0.3),
             proximity: v("PROXIMITY", 0.4),
             compared: v("COMPARED", 0.5),
+            private: v("PRIVATE", 0.7),
         }
     })
 }
@@ -514,6 +520,14 @@ pub(crate) fn path_penalty(path: &str, is_test: bool, defines: bool) -> f32 {
     p
 }
 
+/// A name its language's convention marks as internal: one leading
+/// underscore (`_clone`, `_get_raw_host`), not a dunder (`__init__`,
+/// `__str__`), which is how Python spells a protocol.
+pub(crate) fn is_private_name(name: &str) -> bool {
+    let dunder = name.len() > 4 && name.starts_with("__") && name.ends_with("__");
+    name.len() > 1 && name.starts_with('_') && !dunder
+}
+
 /// The version directory's number (`v3` → 3), if `seg` is one.
 fn version_dir(seg: &str) -> Option<u32> {
     let n = seg.strip_prefix('v')?;
@@ -763,6 +777,9 @@ impl Ctx<'_> {
                 }
             }
         }
+        if enabled("private") {
+            self.public_first(scored);
+        }
         if enabled("compared") {
             let names = compared_names(q);
             if !names.is_empty() {
@@ -776,6 +793,42 @@ impl Ctx<'_> {
                         h.1 *= f;
                     }
                 }
+            }
+        }
+    }
+
+    /// A file whose best candidate is a private definition answers with a
+    /// public one of its candidates instead when that one scores at least
+    /// [`Knobs::private`] of it: the two swap scores, so the file keeps its
+    /// place and only the chunk it answers with changes (`HttpRequest.get_host`
+    /// over `_get_raw_host`, `QuerySet.all` over `_clone`).
+    fn public_first(&self, scored: &mut [(usize, f32, String)]) {
+        let chunks = &self.eng.chunks;
+        let private = |i: usize| {
+            chunks[i]
+                .symbol
+                .as_deref()
+                .is_some_and(|s| is_private_name(last_name(s)))
+        };
+        // Per file: its best candidate, and its best public one.
+        let mut best: HashMap<(u32, u32), (usize, Option<usize>)> = HashMap::new();
+        for (i, h) in scored.iter().enumerate() {
+            let c = &chunks[h.0];
+            let e = best.entry((c.snap, c.file)).or_insert((i, None));
+            if h.1 > scored[e.0].1 {
+                e.0 = i;
+            }
+            if !private(h.0) && c.kind != "pattern" && e.1.is_none_or(|p| h.1 > scored[p].1) {
+                e.1 = Some(i);
+            }
+        }
+        let f = knobs().private;
+        for (b, public) in best.into_values() {
+            let Some(p) = public else { continue };
+            if p != b && private(scored[b].0) && scored[p].1 >= f * scored[b].1 {
+                let (x, y) = (scored[b].1, scored[p].1);
+                scored[b].1 = y;
+                scored[p].1 = x;
             }
         }
     }
@@ -1089,6 +1142,16 @@ mod tests {
         assert!((s - 2.0 / 3.0).abs() < 1e-6, "{s}");
         assert_eq!(share_held(&qt, "unrelated words only"), 0.0);
         assert_eq!(share_held(&[], "parse"), 0.0);
+    }
+
+    #[test]
+    fn private_names_by_convention() {
+        for n in ["_clone", "_get_raw_host", "__private_attr", "_"] {
+            assert_eq!(is_private_name(n), n.len() > 1, "{n}");
+        }
+        for n in ["__init__", "__str__", "all", "get_host", "Clone"] {
+            assert!(!is_private_name(n), "{n}");
+        }
     }
 
     #[test]
