@@ -23,8 +23,14 @@ CASES = [
      "django/contrib/auth/backends.py", "AllowAllUsersModelBackend", "ModelBackend"),
     ("compared", "Same as RemoteUserBackend except that it doesn't reject inactive users",
      "django/contrib/auth/backends.py", "AllowAllUsersRemoteUserBackend", "RemoteUserBackend"),
-    ("private", "A hook for the initial data on admin change forms.",
-     "django/contrib/admin/options.py", "ModelAdmin.get_changeform_initial_data", "ModelAdmin._create_formsets"),
+    ("private", "A many-to-many relationship.",
+     "django/db/models/fields/related.py", "ManyToManyField", "ManyToManyField._check_relationship_model"),
+    ("head", "Returns an iterable of AppConfig instances.",
+     "django/apps/registry.py", "Apps.get_app_configs", "Apps.populate"),
+    ("head", "Returns a new OGRGeometry clone of this geometry object.",
+     "django/contrib/gis/gdal/geometries.py", "OGRGeometry.clone", "OGRGeometry"),
+    ("head", "Returns a warped version of this raster.",
+     "django/contrib/gis/gdal/raster/source.py", "GDALRaster.warp", "GDALRaster.transform"),
 ]
 
 

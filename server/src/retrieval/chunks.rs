@@ -198,3 +198,108 @@ pub(crate) fn load_patterns(
     }
     Ok((chunks, members))
 }
+
+/// Kinds of definition a description names (fields, constants, variables
+/// and properties are described with their container).
+const HEAD_KINDS: &[&str] = &[
+    "function",
+    "method",
+    "constructor",
+    "class",
+    "struct",
+    "interface",
+    "trait",
+    "enum",
+    "type",
+    "macro",
+    "module",
+    "namespace",
+];
+
+/// The definition heads of `snap` (`file_chunks` maps its files to their
+/// chunks in `chunks`): per definition outside test files whose kind is in
+/// [`HEAD_KINDS`], the terms of its qualified name, signature and the first
+/// paragraph of its doc (what a description of it paraphrases, without the
+/// body's other words), as a document of `heads`; each chunk that the
+/// definition starts in lists it in `chunk_heads`.
+pub(crate) fn load_heads(
+    si: usize,
+    snap: &Snapshot,
+    chunks: &[ChunkMeta],
+    file_chunks: &HashMap<(u32, u32), (usize, usize)>,
+    heads: &mut Vec<Vec<(u64, u32)>>,
+    chunk_heads: &mut [Vec<u32>],
+) -> Result<(), String> {
+    use code_index_schemas::keyword::{for_each_term, term_hash};
+    let reader = TableReader::open_in(
+        &snap.dir,
+        &code_index_schemas::symbols_table(),
+        &[
+            "path",
+            "qualified_name",
+            "kind",
+            "signature",
+            "doc",
+            "start_line",
+            "is_test",
+        ],
+    )
+    .map_err(|e| e.to_string())?;
+    let index = file_index_map(snap);
+    let mut terms: Vec<u64> = Vec::new();
+    for batch in reader {
+        let b = batch.map_err(|e| e.to_string())?;
+        let (path, qn, kind, sig, doc) = (
+            b.str("path"),
+            b.str("qualified_name"),
+            b.str("kind"),
+            b.str("signature"),
+            b.str("doc"),
+        );
+        let (sl, test) = (b.i32("start_line"), b.bool("is_test"));
+        for i in 0..b.num_rows() {
+            if test.value(i) || !HEAD_KINDS.contains(&kind.value(i)) {
+                continue;
+            }
+            let Some(&fi) = index.get(path.value(i)) else {
+                continue;
+            };
+            let Some(&(a, z)) = file_chunks.get(&(si as u32, fi)) else {
+                continue;
+            };
+            let line = sl.value(i) as u32;
+            let id = heads.len() as u32;
+            let mut used = false;
+            for (ci, c) in chunks.iter().enumerate().take(z).skip(a) {
+                if c.start_line <= line && line <= c.end_line {
+                    chunk_heads[ci].push(id);
+                    used = true;
+                }
+            }
+            if !used {
+                continue;
+            }
+            terms.clear();
+            let mut add = |t: &str| for_each_term(t, |w| terms.push(term_hash(w)));
+            add(qn.value(i));
+            if !sig.is_null(i) {
+                add(sig.value(i));
+            }
+            if !doc.is_null(i) {
+                let d = doc.value(i).trim();
+                add(d.split("\n\n").next().unwrap_or(d));
+            }
+            terms.sort_unstable();
+            let mut doc_terms: Vec<(u64, u32)> = Vec::new();
+            for &h in &terms {
+                match doc_terms.last_mut() {
+                    Some((lh, n)) if *lh == h => *n += 1,
+                    _ => doc_terms.push((h, 1)),
+                }
+            }
+            doc_terms.shrink_to_fit();
+            heads.push(doc_terms);
+        }
+    }
+    Ok(())
+}

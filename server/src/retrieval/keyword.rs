@@ -110,6 +110,17 @@ impl Bm25 {
     }
 
     /// Documents holding `term`, over all snapshots.
+    /// An index held in memory over documents given as (term hash, tf)
+    /// pairs sorted by hash (in document order).
+    pub fn from_terms(docs: &[Vec<(u64, u32)>]) -> Bm25 {
+        let run = Run::new(0, docs);
+        let bytes = code_index_schemas::keyword::write_to(std::io::Cursor::new(Vec::new()), &[run])
+            .map(|(c, _)| c.into_inner())
+            .expect("writing to memory does not fail");
+        let index = KeywordIndex::from_vec(bytes).expect("an index just written is well formed");
+        Bm25::new(vec![(0, index)])
+    }
+
     #[cfg(test)]
     pub fn doc_freq(&self, term: &str) -> usize {
         self.segments

@@ -16,6 +16,10 @@
 //! - `penalty`: tests, `__init__.py`-style re-export files, examples,
 //!   benchmarks, compat shims, vendored third-party code and amalgamations
 //!   and `.d.ts` stubs are down-weighted.
+//! - `head`: a file's 50 best candidates are weighed again by how well the
+//!   query matches the heads (qualified name, signature, first doc
+//!   paragraph) of the definitions starting in them; the best by that
+//!   weight answers for the file, which keeps its place.
 //! - `private`: a file whose best candidate is a private definition
 //!   (`_get_raw_host`) answers with its best public one when that scores
 //!   nearly as well; the file keeps its place.
@@ -85,6 +89,9 @@ pub(crate) struct Knobs {
     pub compared: f32,
     /// Prior of a chunk that is a private definition ([`is_private_name`]).
     pub private: f32,
+    /// Weight of a candidate's definition heads when a file's chunk is
+    /// chosen ([`Ctx::heads`]).
+    pub head: f32,
 }
 
 pub(crate) fn knobs() -> &'static Knobs {
@@ -117,6 +124,7 @@ pub(crate) fn knobs() -> &'static Knobs {
             proximity: v("PROXIMITY", 0.4),
             compared: v("COMPARED", 0.5),
             private: v("PRIVATE", 0.7),
+            head: v("HEAD", 2.0),
         }
     })
 }
@@ -125,6 +133,9 @@ pub(crate) fn knobs() -> &'static Knobs {
 /// tokenized at query time): 30 and 100 score the same, 300 no better, and
 /// 30 costs 2-3 ms less per query (bench/results/ranking.md).
 const COVERAGE_TOP: usize = 30;
+
+/// How many of the best candidates the head stage reads.
+const HEAD_TOP: usize = 50;
 
 /// A path's file name up to its first dot (`src/flat_hash_map.h` → `flat_hash_map`).
 fn file_stem(path: &str) -> &str {
@@ -777,6 +788,9 @@ impl Ctx<'_> {
                 }
             }
         }
+        if enabled("head") {
+            self.heads(q, knobs().head, scored);
+        }
         if enabled("private") {
             self.public_first(scored);
         }
@@ -793,6 +807,70 @@ impl Ctx<'_> {
                         h.1 *= f;
                     }
                 }
+            }
+        }
+    }
+
+    /// The [`HEAD_TOP`] best candidates gain `w` × the best score × their
+    /// definition heads' BM25 score (the best of the definitions starting
+    /// in them) over the best such score among them.
+    fn heads(&self, q: &str, w: f32, scored: &mut [(usize, f32, String)]) {
+        if w <= 0.0 {
+            return;
+        }
+        let eng = self.eng;
+        let mut order: Vec<usize> = (0..scored.len()).collect();
+        order.sort_by(|&a, &b| scored[b].1.total_cmp(&scored[a].1));
+        order.truncate(HEAD_TOP);
+        let need: HashSet<u32> = order
+            .iter()
+            .flat_map(|&i| eng.chunk_heads[scored[i].0].iter().copied())
+            .collect();
+        if need.is_empty() {
+            return;
+        }
+        let by_def: HashMap<usize, f32> = eng
+            .heads
+            .search(q, &|d| need.contains(&(d as u32)), need.len())
+            .into_iter()
+            .collect();
+        let head = |ci: usize| {
+            eng.chunk_heads[ci]
+                .iter()
+                .filter_map(|d| by_def.get(&(*d as usize)))
+                .fold(0.0f32, |a, &b| a.max(b))
+        };
+        let hs: Vec<f32> = order.iter().map(|&i| head(scored[i].0)).collect();
+        let hmax = hs.iter().copied().fold(0.0f32, f32::max);
+        if hmax <= 0.0 {
+            return;
+        }
+        // Within each file, the candidate best by its head-weighted score
+        // takes the file's best score (the two swap): the file keeps its
+        // place, and answers with the definition the query describes.
+        let chunks = &eng.chunks;
+        let mut best: HashMap<(u32, u32), (usize, f32, usize, f32)> = HashMap::new();
+        for (&i, h) in order.iter().zip(hs) {
+            let c = &chunks[scored[i].0];
+            if c.kind == "pattern" {
+                continue;
+            }
+            let weighted = scored[i].1 * (1.0 + w * h / hmax);
+            let e = best
+                .entry((c.snap, c.file))
+                .or_insert((i, scored[i].1, i, weighted));
+            if scored[i].1 > e.1 {
+                (e.0, e.1) = (i, scored[i].1);
+            }
+            if weighted > e.3 {
+                (e.2, e.3) = (i, weighted);
+            }
+        }
+        for (b, _, p, _) in best.into_values() {
+            if b != p {
+                let (x, y) = (scored[b].1, scored[p].1);
+                scored[b].1 = y;
+                scored[p].1 = x;
             }
         }
     }

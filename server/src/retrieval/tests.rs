@@ -213,3 +213,31 @@ fn include_paths_resolve_against_the_including_file() {
     assert_eq!(join_relative("src", "../../README.md"), None);
     assert_eq!(join_relative("src", "/etc/motd"), None);
 }
+
+#[test]
+fn definition_heads_index_names_signatures_and_first_doc_paragraphs() {
+    let st = crate::tools::fixture::state();
+    let eng = st.engine();
+    let s = &st.snaps[0];
+    let path = |ci: usize| s.files[eng.chunks[ci].file as usize].path.as_str();
+    // The doc's words find slugify's head, and through it the chunk it starts in.
+    let hits = eng
+        .heads
+        .search("lower-case words joined by dashes", &|_| true, 10);
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    let holders: Vec<usize> = (0..eng.chunks.len())
+        .filter(|&ci| eng.chunk_heads[ci].contains(&(hits[0].0 as u32)))
+        .collect();
+    assert!(!holders.is_empty());
+    assert!(
+        holders.iter().all(|&ci| path(ci) == "app/util.py"),
+        "{holders:?}"
+    );
+    // A body's words are not a head's: `sub` is only in slugify's body.
+    assert!(eng.heads.search("sub", &|_| true, 10).is_empty());
+    // Tests' definitions have no head.
+    assert!((0..eng.chunks.len())
+        .filter(|&ci| path(ci).starts_with("tests/"))
+        .all(|ci| eng.chunk_heads[ci].is_empty()));
+    assert!((0..eng.chunks.len()).any(|ci| path(ci).starts_with("tests/")));
+}
