@@ -438,6 +438,7 @@ impl Ctx<'_> {
         self.rerank(
             &text_query,
             matches!(qt, QueryType::Symbol(_)),
+            semantic_on,
             &mut scored,
             &allowed,
         );

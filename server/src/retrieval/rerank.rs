@@ -19,7 +19,8 @@
 //! - `head`: a file's 50 best candidates are weighed again by how well the
 //!   query matches the heads (qualified name, signature, first doc
 //!   paragraph) of the definitions starting in them; the best by that
-//!   weight answers for the file, which keeps its place.
+//!   weight answers for the file, which keeps its place; in keyword mode,
+//!   when one file's heads lead the others', they weigh across files too.
 //! - `private`: a file whose best candidate is a private definition
 //!   (`_get_raw_host`) answers with its best public one when that scores
 //!   nearly as well; the file keeps its place.
@@ -92,6 +93,9 @@ pub(crate) struct Knobs {
     /// Weight of a candidate's definition heads when a file's chunk is
     /// chosen ([`Ctx::heads`]).
     pub head: f32,
+    /// The same across files, in keyword mode, when the best head stands
+    /// out ([`HEAD_LEAD_FROM`]).
+    pub head_across: f32,
 }
 
 pub(crate) fn knobs() -> &'static Knobs {
@@ -125,6 +129,7 @@ pub(crate) fn knobs() -> &'static Knobs {
             compared: v("COMPARED", 0.5),
             private: v("PRIVATE", 0.7),
             head: v("HEAD", 2.0),
+            head_across: v("HEAD_ACROSS", 1.0),
         }
     })
 }
@@ -136,6 +141,12 @@ const COVERAGE_TOP: usize = 30;
 
 /// How many of the best candidates the head stage reads.
 const HEAD_TOP: usize = 50;
+/// Across files, the head stage weighs in when the best file's head score
+/// is more than this times the second file's, fully at [`HEAD_LEAD_AT`]:
+/// a description that one definition's head answers, not a topic that
+/// many names share (ungated, semble's benchmark lost 0.013 in keyword mode).
+const HEAD_LEAD_FROM: f32 = 1.1;
+const HEAD_LEAD_AT: f32 = 1.5;
 
 /// A path's file name up to its first dot (`src/flat_hash_map.h` → `flat_hash_map`).
 fn file_stem(path: &str) -> &str {
@@ -660,6 +671,7 @@ impl Ctx<'_> {
         &self,
         q: &str,
         symbol_query: bool,
+        vectors: bool,
         scored: &mut Vec<(usize, f32, String)>,
         allowed: &Allowed,
     ) {
@@ -789,7 +801,7 @@ impl Ctx<'_> {
             }
         }
         if enabled("head") {
-            self.heads(q, knobs().head, scored);
+            self.heads(q, knobs().head, vectors, scored);
         }
         if enabled("private") {
             self.public_first(scored);
@@ -811,10 +823,15 @@ impl Ctx<'_> {
         }
     }
 
-    /// The [`HEAD_TOP`] best candidates gain `w` × the best score × their
-    /// definition heads' BM25 score (the best of the definitions starting
-    /// in them) over the best such score among them.
-    fn heads(&self, q: &str, w: f32, scored: &mut [(usize, f32, String)]) {
+    /// Definition heads among the [`HEAD_TOP`] best candidates: a
+    /// candidate's head score is the best BM25 score (over the heads index,
+    /// [`Engine::heads`]) of the definitions starting in it, h / the best
+    /// such score its share. Within each file the candidate best by score ×
+    /// (1 + `w` × share) answers for the file at the file's best score. In
+    /// keyword mode, when the best file's head score leads the second's
+    /// ([`HEAD_LEAD_FROM`]), scores are multiplied by 1 + g ×
+    /// [`Knobs::head_across`] × share across files as well.
+    fn heads(&self, q: &str, w: f32, vectors: bool, scored: &mut [(usize, f32, String)]) {
         if w <= 0.0 {
             return;
         }
@@ -850,7 +867,7 @@ impl Ctx<'_> {
         // place, and answers with the definition the query describes.
         let chunks = &eng.chunks;
         let mut best: HashMap<(u32, u32), (usize, f32, usize, f32)> = HashMap::new();
-        for (&i, h) in order.iter().zip(hs) {
+        for (&i, &h) in order.iter().zip(&hs) {
             let c = &chunks[scored[i].0];
             if c.kind == "pattern" {
                 continue;
@@ -871,6 +888,31 @@ impl Ctx<'_> {
                 let (x, y) = (scored[b].1, scored[p].1);
                 scored[b].1 = y;
                 scored[p].1 = x;
+            }
+        }
+        // Keyword mode: across files too, when the best head stands out
+        // (the vectors, when there are some, already read what heads say).
+        if vectors {
+            return;
+        }
+        let mut per: HashMap<(u32, u32), f32> = HashMap::new();
+        for (&i, &h) in order.iter().zip(&hs) {
+            let c = &chunks[scored[i].0];
+            let e = per.entry((c.snap, c.file)).or_insert(0.0);
+            *e = e.max(h);
+        }
+        let mut files: Vec<f32> = per.into_values().collect();
+        files.sort_by(|a, b| b.total_cmp(a));
+        let second = files.get(1).copied().unwrap_or(0.0);
+        let g = if second <= 0.0 {
+            1.0
+        } else {
+            ((hmax / second - HEAD_LEAD_FROM) / (HEAD_LEAD_AT - HEAD_LEAD_FROM)).clamp(0.0, 1.0)
+        };
+        let across = knobs().head_across * g;
+        if across > 0.0 {
+            for (&i, &h) in order.iter().zip(&hs) {
+                scored[i].1 *= 1.0 + across * h / hmax;
             }
         }
     }
