@@ -23,8 +23,9 @@ CASES = [
      "django/contrib/auth/backends.py", "AllowAllUsersModelBackend", "ModelBackend"),
     ("compared", "Same as RemoteUserBackend except that it doesn't reject inactive users",
      "django/contrib/auth/backends.py", "AllowAllUsersRemoteUserBackend", "RemoteUserBackend"),
-    ("private", "A many-to-many relationship.",
-     "django/db/models/fields/related.py", "ManyToManyField", "ManyToManyField._check_relationship_model"),
+    ("private", "The invalid_choice message may contain %(value)s and the invalid_pk_value message may contain "
+     "%(pk)s, which will be substituted by the appropriate values.",
+     "django/forms/models.py", "ModelMultipleChoiceField", "ModelMultipleChoiceField._check_values"),
     ("head", "Returns an iterable of AppConfig instances.",
      "django/apps/registry.py", "Apps.get_app_configs", "Apps.populate"),
     ("head", "Returns a new OGRGeometry clone of this geometry object.",
