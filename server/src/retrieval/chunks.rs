@@ -247,6 +247,8 @@ pub(crate) fn load_heads(
     .map_err(|e| e.to_string())?;
     let index = file_index_map(snap);
     let mut terms: Vec<u64> = Vec::new();
+    // The current file's chunk range and its chunks by start line.
+    let mut spans: ((usize, usize), Spans) = ((0, 0), Spans::default());
     for batch in reader {
         let b = batch.map_err(|e| e.to_string())?;
         let (path, qn, kind, sig, doc) = (
@@ -267,14 +269,18 @@ pub(crate) fn load_heads(
             let Some(&(a, z)) = file_chunks.get(&(si as u32, fi)) else {
                 continue;
             };
+            if spans.0 != (a, z) || a == z {
+                spans = (
+                    (a, z),
+                    Spans::new((a..z).map(|ci| (chunks[ci].start_line, chunks[ci].end_line, ci))),
+                );
+            }
             let line = sl.value(i) as u32;
             let id = heads.len() as u32;
             let mut used = false;
-            for (ci, c) in chunks.iter().enumerate().take(z).skip(a) {
-                if c.start_line <= line && line <= c.end_line {
-                    chunk_heads[ci].push(id);
-                    used = true;
-                }
+            for ci in spans.1.holding(line) {
+                chunk_heads[ci].push(id);
+                used = true;
             }
             if !used {
                 continue;
@@ -302,4 +308,61 @@ pub(crate) fn load_heads(
         }
     }
     Ok(())
+}
+
+/// A file's chunks by start line, with the largest end line so far, to
+/// find the chunks holding a line without reading them all.
+#[derive(Default)]
+struct Spans {
+    /// (start line, end line, chunk index), by start line.
+    by_start: Vec<(u32, u32, usize)>,
+    /// The largest end line among `by_start[..=i]`.
+    max_end: Vec<u32>,
+}
+
+impl Spans {
+    /// From (start line, end line, chunk index) triples in any order.
+    fn new(spans: impl Iterator<Item = (u32, u32, usize)>) -> Spans {
+        let mut by_start: Vec<(u32, u32, usize)> = spans.collect();
+        by_start.sort_unstable();
+        let mut max_end = Vec::with_capacity(by_start.len());
+        let mut m = 0;
+        for &(_, e, _) in &by_start {
+            m = m.max(e);
+            max_end.push(m);
+        }
+        Spans { by_start, max_end }
+    }
+
+    /// The chunks whose lines hold `line`, in descending start order.
+    fn holding(&self, line: u32) -> impl Iterator<Item = usize> + '_ {
+        let p = self.by_start.partition_point(|s| s.0 <= line);
+        (0..p)
+            .rev()
+            .take_while(move |&j| self.max_end[j] >= line)
+            .filter(move |&j| self.by_start[j].1 >= line)
+            .map(move |j| self.by_start[j].2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Spans;
+
+    #[test]
+    fn spans_holding_a_line() {
+        // A class summary over its methods, a gap, a later definition.
+        let s = Spans::new([(12, 20, 1), (1, 100, 0), (1, 10, 2), (150, 160, 3)].into_iter());
+        let held = |line: u32| {
+            let mut v: Vec<usize> = s.holding(line).collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(held(15), vec![0, 1]);
+        assert_eq!(held(1), vec![0, 2]);
+        assert_eq!(held(11), vec![0]);
+        assert_eq!(held(120), Vec::<usize>::new());
+        assert_eq!(held(160), vec![3]);
+        assert_eq!(held(161), Vec::<usize>::new());
+    }
 }
