@@ -230,7 +230,7 @@ pub(crate) fn load_heads(
     heads: &mut Vec<Vec<(u64, u32)>>,
     chunk_heads: &mut [Vec<u32>],
 ) -> Result<(), String> {
-    use code_index_schemas::keyword::{for_each_term, term_hash};
+    use code_index_schemas::keyword;
     let reader = TableReader::open_in(
         &snap.dir,
         &code_index_schemas::symbols_table(),
@@ -246,7 +246,7 @@ pub(crate) fn load_heads(
     )
     .map_err(|e| e.to_string())?;
     let index = file_index_map(snap);
-    let mut terms: Vec<u64> = Vec::new();
+    let mut text = String::new();
     // The current file's chunk range and its chunks by start line.
     let mut spans: ((usize, usize), Spans) = ((0, 0), Spans::default());
     for batch in reader {
@@ -269,7 +269,7 @@ pub(crate) fn load_heads(
             let Some(&(a, z)) = file_chunks.get(&(si as u32, fi)) else {
                 continue;
             };
-            if spans.0 != (a, z) || a == z {
+            if spans.0 != (a, z) {
                 spans = (
                     (a, z),
                     Spans::new((a..z).map(|ci| (chunks[ci].start_line, chunks[ci].end_line, ci))),
@@ -285,24 +285,18 @@ pub(crate) fn load_heads(
             if !used {
                 continue;
             }
-            terms.clear();
-            let mut add = |t: &str| for_each_term(t, |w| terms.push(term_hash(w)));
-            add(qn.value(i));
+            text.clear();
+            text.push_str(qn.value(i));
             if !sig.is_null(i) {
-                add(sig.value(i));
+                text.push('\n');
+                text.push_str(sig.value(i));
             }
             if !doc.is_null(i) {
                 let d = doc.value(i).trim();
-                add(d.split("\n\n").next().unwrap_or(d));
+                text.push('\n');
+                text.push_str(d.split("\n\n").next().unwrap_or(d));
             }
-            terms.sort_unstable();
-            let mut doc_terms: Vec<(u64, u32)> = Vec::new();
-            for &h in &terms {
-                match doc_terms.last_mut() {
-                    Some((lh, n)) if *lh == h => *n += 1,
-                    _ => doc_terms.push((h, 1)),
-                }
-            }
+            let mut doc_terms = keyword::doc_terms(&text, None, None, &[]);
             doc_terms.shrink_to_fit();
             heads.push(doc_terms);
         }

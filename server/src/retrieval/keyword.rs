@@ -113,10 +113,7 @@ impl Bm25 {
     /// An index held in memory over documents given as (term hash, tf)
     /// pairs sorted by hash (in document order).
     pub fn from_terms(docs: &[Vec<(u64, u32)>]) -> Bm25 {
-        let run = Run::new(0, docs);
-        let bytes = code_index_schemas::keyword::write_to(std::io::Cursor::new(Vec::new()), &[run])
-            .map(|(c, _)| c.into_inner())
-            .expect("writing to memory does not fail");
+        let bytes = in_memory(&[Run::new(0, docs)]);
         let index = KeywordIndex::from_vec(bytes).expect("an index just written is well formed");
         Bm25::new(vec![(0, index)])
     }
@@ -236,7 +233,12 @@ pub(crate) fn build_bytes(chunks: &[ChunkMeta], snaps: &[Snapshot]) -> Vec<u8> {
         r.set_base(base);
         base += r.docs();
     }
-    code_index_schemas::keyword::write_to(std::io::Cursor::new(Vec::new()), &runs)
+    in_memory(&runs)
+}
+
+/// The bytes of a keyword index of `runs`, written to memory.
+fn in_memory(runs: &[Run]) -> Vec<u8> {
+    code_index_schemas::keyword::write_to(std::io::Cursor::new(Vec::new()), runs)
         .map(|(c, _)| c.into_inner())
         .expect("writing to memory does not fail")
 }

@@ -58,8 +58,8 @@ type CachedQuery = (String, String, Arc<Vec<f32>>);
 pub struct Engine {
     pub chunks: Vec<ChunkMeta>,
     pub bm25: Bm25,
-    /// BM25 over each chunk's definition heads (name, signature, first doc
-    /// paragraph of the definitions starting in it).
+    /// BM25 over definition heads, one document per definition (qualified
+    /// name, signature, first doc paragraph; `chunks::load_heads`).
     pub heads: Bm25,
     /// Per chunk: its definitions' documents in `heads`.
     pub chunk_heads: Vec<Vec<u32>>,

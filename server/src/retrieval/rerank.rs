@@ -863,33 +863,15 @@ impl Ctx<'_> {
             return;
         }
         // Within each file, the candidate best by its head-weighted score
-        // takes the file's best score (the two swap): the file keeps its
-        // place, and answers with the definition the query describes.
-        let chunks = &eng.chunks;
-        let mut best: HashMap<(u32, u32), (usize, f32, usize, f32)> = HashMap::new();
-        for (&i, &h) in order.iter().zip(&hs) {
-            let c = &chunks[scored[i].0];
-            if c.kind == "pattern" {
-                continue;
-            }
-            let weighted = scored[i].1 * (1.0 + w * h / hmax);
-            let e = best
-                .entry((c.snap, c.file))
-                .or_insert((i, scored[i].1, i, weighted));
-            if scored[i].1 > e.1 {
-                (e.0, e.1) = (i, scored[i].1);
-            }
-            if weighted > e.3 {
-                (e.2, e.3) = (i, weighted);
-            }
-        }
-        for (b, _, p, _) in best.into_values() {
-            if b != p {
-                let (x, y) = (scored[b].1, scored[p].1);
-                scored[b].1 = y;
-                scored[p].1 = x;
-            }
-        }
+        // answers for the file.
+        let share: HashMap<usize, f32> = order
+            .iter()
+            .zip(&hs)
+            .map(|(&i, &h)| (scored[i].0, h / hmax))
+            .collect();
+        self.answer_by(scored, order.iter().copied(), |ci, s| {
+            s * (1.0 + w * share[&ci])
+        });
         // Keyword mode: across files too, when the best head stands out
         // (the vectors, when there are some, already read what heads say).
         if vectors {
@@ -897,7 +879,7 @@ impl Ctx<'_> {
         }
         let mut per: HashMap<(u32, u32), f32> = HashMap::new();
         for (&i, &h) in order.iter().zip(&hs) {
-            let c = &chunks[scored[i].0];
+            let c = &eng.chunks[scored[i].0];
             let e = per.entry((c.snap, c.file)).or_insert(0.0);
             *e = e.max(h);
         }
@@ -924,28 +906,49 @@ impl Ctx<'_> {
     /// over `_get_raw_host`, `QuerySet.all` over `_clone`).
     fn public_first(&self, scored: &mut [(usize, f32, String)]) {
         let chunks = &self.eng.chunks;
-        let private = |i: usize| {
-            chunks[i]
+        let f = knobs().private;
+        self.answer_by(scored, 0..scored.len(), |ci, s| {
+            let private = chunks[ci]
                 .symbol
                 .as_deref()
-                .is_some_and(|s| is_private_name(last_name(s)))
-        };
-        // Per file: its best candidate, and its best public one.
-        let mut best: HashMap<(u32, u32), (usize, Option<usize>)> = HashMap::new();
-        for (i, h) in scored.iter().enumerate() {
-            let c = &chunks[h.0];
-            let e = best.entry((c.snap, c.file)).or_insert((i, None));
-            if h.1 > scored[e.0].1 {
-                e.0 = i;
+                .is_some_and(|n| is_private_name(last_name(n)));
+            if private {
+                s * f
+            } else {
+                s
             }
-            if !private(h.0) && c.kind != "pattern" && e.1.is_none_or(|p| h.1 > scored[p].1) {
-                e.1 = Some(i);
+        });
+    }
+
+    /// Per file, among the candidates `among` (indexes into `scored`;
+    /// pattern chunks left out): the one best by score and the one best by
+    /// `by(chunk, score)` (the first on ties). When they differ the two swap
+    /// scores: the file keeps its place and answers with the latter.
+    fn answer_by(
+        &self,
+        scored: &mut [(usize, f32, String)],
+        among: impl Iterator<Item = usize>,
+        by: impl Fn(usize, f32) -> f32,
+    ) {
+        let chunks = &self.eng.chunks;
+        // Per file: (best by score, its score, best by `by`, its value).
+        let mut best: HashMap<(u32, u32), (usize, f32, usize, f32)> = HashMap::new();
+        for i in among {
+            let c = &chunks[scored[i].0];
+            if c.kind == "pattern" {
+                continue;
+            }
+            let (s, v) = (scored[i].1, by(scored[i].0, scored[i].1));
+            let e = best.entry((c.snap, c.file)).or_insert((i, s, i, v));
+            if s > e.1 {
+                (e.0, e.1) = (i, s);
+            }
+            if v > e.3 {
+                (e.2, e.3) = (i, v);
             }
         }
-        let f = knobs().private;
-        for (b, public) in best.into_values() {
-            let Some(p) = public else { continue };
-            if p != b && private(scored[b].0) && scored[p].1 >= f * scored[b].1 {
+        for (b, _, p, _) in best.into_values() {
+            if b != p {
                 let (x, y) = (scored[b].1, scored[p].1);
                 scored[b].1 = y;
                 scored[p].1 = x;
