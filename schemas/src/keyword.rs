@@ -688,8 +688,20 @@ impl KeywordIndex {
         Self::from_bytes(Bytes::Owned(v))
     }
 
+    /// Map a file whose first `end` bytes are an index.
+    pub(crate) fn open_prefix(path: &Path, end: usize) -> io::Result<KeywordIndex> {
+        Self::from_prefix(Bytes::Map(crate::binfile::map(path)?), end)
+    }
+
     fn from_bytes(bytes: Bytes) -> io::Result<KeywordIndex> {
-        if bytes.len() < HEADER || &bytes[..8] != MAGIC {
+        let end = bytes.len();
+        Self::from_prefix(bytes, end)
+    }
+
+    /// An index that is the first `end` bytes of `bytes` (a file that
+    /// carries more after it, such as `heads.bin`).
+    fn from_prefix(bytes: Bytes, end: usize) -> io::Result<KeywordIndex> {
+        if end > bytes.len() || end < HEADER || &bytes[..8] != MAGIC {
             return Err(bad("not a keyword index (bad magic)"));
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
@@ -714,7 +726,7 @@ impl KeywordIndex {
         if len_off < HEADER
             || len_off.checked_add(docs as usize * 4) != Some(blocks_off)
             || blocks_off > index_off
-            || index_off.checked_add(nblocks.saturating_mul(INDEX_ENTRY)) != Some(bytes.len())
+            || index_off.checked_add(nblocks.saturating_mul(INDEX_ENTRY)) != Some(end)
         {
             return Err(bad("sections out of bounds"));
         }

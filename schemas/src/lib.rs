@@ -35,6 +35,9 @@
 //!   that stands alone between larger ones (a two-line class, a one-line
 //!   method) is its own `definition` / `method` chunk named after it, where
 //!   it was a `block` named after its container or nothing.
+//! - schema 1, feature 10: `heads.bin`, a keyword index over definition
+//!   heads and the chunks each starts in, read in place by `search_code`'s
+//!   `head` stage (format in [`heads`]).
 
 use std::sync::Arc;
 
@@ -47,6 +50,7 @@ pub mod download;
 pub mod embed;
 #[cfg(any(test, feature = "fuzz"))]
 pub mod fuzz;
+pub mod heads;
 pub mod keyword;
 pub mod ngram;
 pub mod ops;
@@ -61,7 +65,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 9;
+pub const FEATURE_VERSION: u32 = 10;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

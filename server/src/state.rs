@@ -101,19 +101,19 @@ impl State {
     }
 
     /// The `search_code` engine, loaded on first use (the server starts it
-    /// in the background). With every snapshot's keyword index on disk the
-    /// load is light (the Linux kernel: 0.3 s) and runs right here; when one
-    /// must be built in memory (snapshots before feature 6) the build runs
+    /// in the background). With every snapshot's keyword and heads indexes
+    /// on disk the load is light (the Linux kernel: 0.3 s) and runs right
+    /// here; when one must be built in memory (snapshots before feature 6,
+    /// heads before feature 10) the build runs
     /// in a pool of its own at low priority: in rayon's global pool, grep's
     /// scans would queue behind it (on the kernel it takes ≈ 30 s).
     pub fn engine(&self) -> &crate::retrieval::Engine {
         self.engine.get_or_init(|| {
             let light = crate::retrieval::keywords_from_snapshots()
                 && self.snaps.iter().all(|s| {
-                    s.manifest
-                        .files
-                        .iter()
-                        .any(|f| f.name == code_index_schemas::keyword::KEYWORD_FILE)
+                    let has = |name: &str| s.manifest.files.iter().any(|f| f.name == name);
+                    has(code_index_schemas::keyword::KEYWORD_FILE)
+                        && has(code_index_schemas::heads::HEADS_FILE)
                 });
             if light {
                 return crate::retrieval::Engine::build(&self.snaps);
@@ -234,6 +234,7 @@ pub fn release_free_memory(st: &State) {
     }
     if let Some(e) = st.engine.get() {
         e.bm25.release_pages();
+        e.heads.release_pages();
     }
     crate::memory::trim_heap();
     crate::memory::purge_duckdb_allocator();

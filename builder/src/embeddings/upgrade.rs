@@ -95,7 +95,7 @@ fn counts(items: &[Pending], cache: &Cache) -> (usize, usize) {
     (todo, chunks)
 }
 
-/// Link (or copy) the snapshot's Parquet tables, n-gram and keyword indexes
+/// Link (or copy) the snapshot's Parquet tables, n-gram, keyword and heads indexes
 /// from `src` into `dir`; their manifest entries, unchanged.
 fn copy_tables(src: &Path, dir: &Path, manifest: &Manifest) -> Result<Vec<ManifestFile>> {
     let mut files = Vec::new();
@@ -103,6 +103,7 @@ fn copy_tables(src: &Path, dir: &Path, manifest: &Manifest) -> Result<Vec<Manife
         f.name.ends_with(".parquet")
             || f.name == code_index_schemas::ngram::NGRAM_FILE
             || f.name == code_index_schemas::keyword::KEYWORD_FILE
+            || f.name == code_index_schemas::heads::HEADS_FILE
     }) {
         let (from, to) = (src.join(&f.name), dir.join(&f.name));
         if std::fs::hard_link(&from, &to).is_err() {

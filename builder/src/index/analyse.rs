@@ -6,6 +6,7 @@ use foldhash::{HashMap, HashMapExt};
 use std::io::IsTerminal;
 use std::path::Path;
 
+use code_index_schemas::heads::{self, FileHeads};
 use code_index_schemas::keyword;
 use code_index_schemas::ngram::{self, Run};
 use code_index_schemas::{chunks_table, files_table, references_table, symbols_table, SkipCounts};
@@ -48,6 +49,8 @@ pub(super) struct Analysed {
     pub kw_runs: Vec<keyword::Run>,
     /// Chunks written (documents of the keyword index).
     pub kw_docs: u32,
+    /// The chunks' definition heads, in table order.
+    pub heads: heads::Writer,
 }
 
 /// Counts for the manifest and the summary.
@@ -99,13 +102,13 @@ fn pipeline<'a>(
     bar: Option<&ProgressBar>,
 ) -> Result<Sink<'a>> {
     std::thread::scope(|scope| -> Result<Sink> {
-        type Step = (usize, Vec<(bool, Outcome)>, Run, keyword::Run);
+        type Step = (usize, Vec<(bool, Outcome)>, Run, keyword::Run, HeadsStep);
         type Grams = Vec<u32>;
         type Docs = Vec<Vec<(u64, u32)>>;
         let (tx, rx) = std::sync::mpsc::sync_channel::<Step>(1);
         let writer = scope.spawn(move || -> Result<Sink> {
             let mut busy = std::time::Duration::ZERO;
-            for (start, outcomes, mut run, mut kw) in rx {
+            for (start, outcomes, mut run, mut kw, (head_run, head_chunks)) in rx {
                 let t0 = std::time::Instant::now();
                 run.set_base(sink.out.gram_files);
                 kw.set_base(sink.out.kw_docs);
@@ -115,6 +118,7 @@ fn pipeline<'a>(
                 sink.out.gram_runs.push(run);
                 sink.out.kw_docs += kw.docs();
                 sink.out.kw_runs.push(kw);
+                sink.out.heads.push(head_run, &head_chunks);
                 busy += t0.elapsed();
             }
             if std::env::var_os("CODE_INDEX_TIMING").is_some() {
@@ -123,33 +127,52 @@ fn pipeline<'a>(
             Ok(sink)
         });
         for (n, step) in entries.chunks(STEP).enumerate() {
-            let (outcomes, run, kw) = b.pool.install(|| {
+            let (outcomes, run, kw, heads) = b.pool.install(|| {
                 #[allow(clippy::type_complexity)]
                 let (outcomes, indexed): (
                     Vec<(bool, Outcome)>,
-                    Vec<Option<(Grams, Docs)>>,
+                    Vec<Option<(Grams, Docs, FileHeads)>>,
                 ) = step
                     .par_iter()
                     .map(|e: &Entry| {
-                        let (reused, outcome) = analyze_one(&b.root, e, &b.cfg, prev);
-                        // The n-grams and keyword terms of the published
-                        // (redacted) text, as the server reads it.
-                        let indexed = match &outcome {
-                            Outcome::Done(a) => Some((
-                                ngram::file_grams(a.file.content.as_bytes()),
-                                chunk_keywords(a),
-                            )),
+                        let (reused, mut outcome) = analyze_one(&b.root, e, &b.cfg, prev);
+                        // The n-grams, keyword terms and heads of the
+                        // published (redacted) text and rows, as the server
+                        // reads them.
+                        let indexed = match &mut outcome {
+                            Outcome::Done(a) => {
+                                canonicalize(a);
+                                Some((
+                                    ngram::file_grams(a.file.content.as_bytes()),
+                                    chunk_keywords(a),
+                                    chunk_heads(a),
+                                ))
+                            }
                             _ => None,
                         };
                         ((reused, outcome), indexed)
                     })
                     .unzip();
-                let (grams, docs): (Vec<Grams>, Vec<Docs>) = indexed.into_iter().flatten().unzip();
-                let docs: Docs = docs.into_iter().flatten().collect();
-                let (run, kw) = rayon::join(|| Run::new(0, &grams), || keyword::Run::new(0, &docs));
-                (outcomes, run, kw)
+                let mut grams: Vec<Grams> = Vec::new();
+                let mut docs: Docs = Vec::new();
+                let (mut head_docs, mut head_chunks): (Docs, Vec<Vec<u32>>) = Default::default();
+                for (g, d, (hd, hc)) in indexed.into_iter().flatten() {
+                    grams.push(g);
+                    docs.extend(d);
+                    let base = head_docs.len() as u32;
+                    head_chunks.extend(
+                        hc.into_iter()
+                            .map(|c| c.into_iter().map(|h| h + base).collect()),
+                    );
+                    head_docs.extend(hd);
+                }
+                let ((run, kw), head_run) = rayon::join(
+                    || rayon::join(|| Run::new(0, &grams), || keyword::Run::new(0, &docs)),
+                    || keyword::Run::new(0, &head_docs),
+                );
+                (outcomes, run, kw, (head_run, head_chunks))
             });
-            if tx.send((n * STEP, outcomes, run, kw)).is_err() {
+            if tx.send((n * STEP, outcomes, run, kw, heads)).is_err() {
                 break; // the sink failed; its error is returned by join
             }
             if let Some(b) = bar {
@@ -184,6 +207,28 @@ fn chunk_keywords(a: &Analysis) -> Vec<Vec<(u64, u32)>> {
             keyword::doc_terms(text, c.symbol.as_deref(), c.heading_path.as_deref(), &path)
         })
         .collect()
+}
+
+/// A step's heads: their run, and per chunk the run's heads it holds.
+type HeadsStep = (keyword::Run, Vec<Vec<u32>>);
+
+/// The definition heads of a file's chunks (`heads.bin`), from its rows in
+/// table order (the symbols canonical).
+fn chunk_heads(a: &Analysis) -> FileHeads {
+    let spans: Vec<(u32, u32)> = a
+        .chunks
+        .iter()
+        .map(|c| (c.start_line, c.end_line))
+        .collect();
+    let defs = a.parsed.symbols.iter().map(|s| heads::Def {
+        qualified_name: &s.qualified_name,
+        kind: s.kind,
+        signature: Some(&s.signature),
+        doc: s.doc.as_deref(),
+        start_line: s.start_line,
+        is_test: a.file.is_test,
+    });
+    heads::file_heads(defs, &spans)
 }
 
 fn analyze_one(
@@ -405,6 +450,7 @@ impl<'a> Sink<'a> {
                 gram_files: 0,
                 kw_runs: Vec::new(),
                 kw_docs: 0,
+                heads: heads::Writer::default(),
             },
         }
     }
@@ -419,7 +465,7 @@ impl<'a> Sink<'a> {
                 self.out.totals.skipped.unreadable += 1;
             }
             Outcome::Done(mut a) => {
-                canonicalize(&mut a);
+                // Canonical already (the analysis step).
                 renumber_symbols(&mut a, &mut self.next_symbol_id);
                 self.out.totals.reused += u64::from(was_reused);
                 self.out.gram_files += 1;

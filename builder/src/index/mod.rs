@@ -145,6 +145,7 @@ pub fn run(opts: &Options) -> Result<Summary> {
     kw_runs.push(pattern_run);
     files.push(tables::write_keywords(&tmp.dir, &kw_runs)?);
     drop(kw_runs);
+    files.push(tables::write_heads(&tmp.dir, &a.heads)?);
     b.timer.phase("keyword index");
     let vectors = publish::embed(&b, &tmp.dir, model, a.pending, &pats, &reuse.dir)?;
     files.extend(vectors.file);

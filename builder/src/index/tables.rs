@@ -182,3 +182,13 @@ pub(super) fn write_keywords(
     use code_index_schemas::keyword::{write, KEYWORD_FILE};
     write_index(dir, KEYWORD_FILE, |p| write(p, runs))
 }
+
+/// Write `heads.bin` from the chunks' definition heads, and describe it.
+pub(super) fn write_heads(
+    dir: &Path,
+    heads: &code_index_schemas::heads::Writer,
+) -> Result<ManifestFile> {
+    write_index(dir, code_index_schemas::heads::HEADS_FILE, |p| {
+        heads.write(p)
+    })
+}

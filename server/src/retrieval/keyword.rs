@@ -110,12 +110,10 @@ impl Bm25 {
     }
 
     /// Documents holding `term`, over all snapshots.
-    /// An index held in memory over documents given as (term hash, tf)
-    /// pairs sorted by hash (in document order).
-    pub fn from_terms(docs: &[Vec<(u64, u32)>]) -> Bm25 {
-        let bytes = in_memory(&[Run::new(0, docs)]);
-        let index = KeywordIndex::from_vec(bytes).expect("an index just written is well formed");
-        Bm25::new(vec![(0, index)])
+    /// BM25 over indexes whose documents are numbered from each one's base
+    /// (bases ascending, each right after the previous index's documents).
+    pub(crate) fn from_indexes(parts: Vec<(u32, KeywordIndex)>) -> Bm25 {
+        Bm25::new(parts)
     }
 
     #[cfg(test)]
@@ -237,7 +235,7 @@ pub(crate) fn build_bytes(chunks: &[ChunkMeta], snaps: &[Snapshot]) -> Vec<u8> {
 }
 
 /// The bytes of a keyword index of `runs`, written to memory.
-fn in_memory(runs: &[Run]) -> Vec<u8> {
+pub(crate) fn in_memory(runs: &[Run]) -> Vec<u8> {
     code_index_schemas::keyword::write_to(std::io::Cursor::new(Vec::new()), runs)
         .map(|(c, _)| c.into_inner())
         .expect("writing to memory does not fail")

@@ -8,6 +8,7 @@
 mod chunks;
 mod fusion;
 mod graph;
+mod heads;
 mod keyword;
 mod rank;
 mod rerank;
@@ -29,7 +30,8 @@ pub use route::{classify, is_explanation, looks_like_symbol, QueryType, Relation
 pub use suggest::{parse_synonyms, Suggestion, DEFAULT_SYNONYMS};
 pub use vectors::SnapVectors;
 
-use chunks::{load_chunks, load_heads, load_patterns};
+use chunks::{load_chunks, load_patterns};
+pub use heads::Heads;
 use vectors::load_vectors;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -59,10 +61,8 @@ pub struct Engine {
     pub chunks: Vec<ChunkMeta>,
     pub bm25: Bm25,
     /// BM25 over definition heads, one document per definition (qualified
-    /// name, signature, first doc paragraph; `chunks::load_heads`).
-    pub heads: Bm25,
-    /// Per chunk: its definitions' documents in `heads`.
-    pub chunk_heads: Vec<Vec<u32>>,
+    /// name, signature, first doc paragraph), and the heads each chunk holds.
+    pub heads: Heads,
     /// Per snapshot: whether its keyword index is its `keywords.bin` or built here.
     pub keyword_sources: Vec<KeywordSource>,
     /// Per snapshot (same order as `State::snaps`): vectors, or why none.
@@ -240,16 +240,7 @@ impl Engine {
             .map(|s| rerank::superseded_dirs(s.visible_files().map(|(_, f)| f.path.as_str())))
             .collect();
         let doc_of = included_docs(snaps, &chunks, &file_chunks);
-        let (heads, chunk_heads) = {
-            let mut terms: Vec<Vec<(u64, u32)>> = Vec::new();
-            let mut of: Vec<Vec<u32>> = vec![Vec::new(); chunks.len()];
-            for (si, s) in snaps.iter().enumerate() {
-                if let Err(e) = load_heads(si, s, &chunks, &file_chunks, &mut terms, &mut of) {
-                    tracing::warn!("definition heads of {}: {e}", s.repo());
-                }
-            }
-            (Bm25::from_terms(&terms), of)
-        };
+        let heads = Heads::load(snaps, &chunks, &ranges, &file_chunks);
         // Give the build's scratch memory back to the OS.
         crate::memory::trim_heap();
         Engine {
@@ -261,7 +252,6 @@ impl Engine {
             chunks,
             bm25,
             heads,
-            chunk_heads,
             keyword_sources,
             vectors,
             embedders: Mutex::new(HashMap::new()),

@@ -841,18 +841,20 @@ impl Ctx<'_> {
         order.truncate(HEAD_TOP);
         let need: HashSet<u32> = order
             .iter()
-            .flat_map(|&i| eng.chunk_heads[scored[i].0].iter().copied())
+            .flat_map(|&i| eng.heads.of(scored[i].0))
             .collect();
         if need.is_empty() {
             return;
         }
         let by_def: HashMap<usize, f32> = eng
             .heads
+            .bm25
             .search(q, &|d| need.contains(&(d as u32)), need.len())
             .into_iter()
             .collect();
         let head = |ci: usize| {
-            eng.chunk_heads[ci]
+            eng.heads
+                .of(ci)
                 .iter()
                 .filter_map(|d| by_def.get(&(*d as usize)))
                 .fold(0.0f32, |a, &b| a.max(b))

@@ -223,10 +223,11 @@ fn definition_heads_index_names_signatures_and_first_doc_paragraphs() {
     // The doc's words find slugify's head, and through it the chunk it starts in.
     let hits = eng
         .heads
+        .bm25
         .search("lower-case words joined by dashes", &|_| true, 10);
     assert_eq!(hits.len(), 1, "{hits:?}");
     let holders: Vec<usize> = (0..eng.chunks.len())
-        .filter(|&ci| eng.chunk_heads[ci].contains(&(hits[0].0 as u32)))
+        .filter(|&ci| eng.heads.of(ci).contains(&(hits[0].0 as u32)))
         .collect();
     assert!(!holders.is_empty());
     assert!(
@@ -234,10 +235,10 @@ fn definition_heads_index_names_signatures_and_first_doc_paragraphs() {
         "{holders:?}"
     );
     // A body's words are not a head's: `sub` is only in slugify's body.
-    assert!(eng.heads.search("sub", &|_| true, 10).is_empty());
+    assert!(eng.heads.bm25.search("sub", &|_| true, 10).is_empty());
     // Tests' definitions have no head.
     assert!((0..eng.chunks.len())
         .filter(|&ci| path(ci).starts_with("tests/"))
-        .all(|ci| eng.chunk_heads[ci].is_empty()));
+        .all(|ci| eng.heads.of(ci).is_empty()));
     assert!((0..eng.chunks.len()).any(|ci| path(ci).starts_with("tests/")));
 }
