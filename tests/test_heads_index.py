@@ -85,7 +85,7 @@ def test_heads_are_the_definitions_their_chunks_hold(corpus, snapshots):
     snap = snapshots(corpus)
     assert "heads.bin" in {f["name"] for f in snap.manifest["files"]}
     hf = HeadsFile(snap.dir / "heads.bin")
-    assert (hf.heads_version, hf.version, hf.tokenizer) == (1, 1, 4)
+    assert (hf.heads_version, hf.version, hf.tokenizer) == (1, 1, 5)
     texts, lists = expected(snap)
     assert hf.chunks == len(lists), f"{hf.chunks} chunks in heads.bin, {len(lists)} in chunks.parquet"
     assert hf.docs == len(texts), f"{hf.docs} heads, {len(texts)} by the rule"

@@ -129,7 +129,7 @@ def test_keyword_postings_are_the_chunks_holding_the_word(corpus, snapshots):
     names = {f["name"] for f in snap.manifest["files"]}
     assert "keywords.bin" in names
     kw = KeywordFile(snap.dir / "keywords.bin")
-    assert (kw.version, kw.tokenizer) == (1, 4)
+    assert (kw.version, kw.tokenizer) == (1, 5)
     docs = documents(snap)
     assert kw.docs == len(docs), f"{kw.docs} documents, {len(docs)} chunks and pattern chunks"
     assert kw.total == sum(kw.doc_len(d) for d in range(kw.docs))
