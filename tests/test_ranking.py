@@ -23,6 +23,8 @@ CASES = [
      "django/contrib/auth/backends.py", "AllowAllUsersModelBackend", "ModelBackend"),
     ("compared", "Same as RemoteUserBackend except that it doesn't reject inactive users",
      "django/contrib/auth/backends.py", "AllowAllUsersRemoteUserBackend", "RemoteUserBackend"),
+    ("compared", "An HttpResponse subclass that helps to create a JSON-encoded response.",
+     "django/http/response.py", "JsonResponse", "HttpResponse"),
     ("private", "The invalid_choice message may contain %(value)s and the invalid_pk_value message may contain "
      "%(pk)s, which will be substituted by the appropriate values.",
      "django/forms/models.py", "ModelMultipleChoiceField", "ModelMultipleChoiceField._check_values"),

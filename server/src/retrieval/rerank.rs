@@ -296,9 +296,25 @@ pub(crate) fn compared_names(q: &str) -> Vec<String> {
         )
         .expect("valid regex")
     });
+    // A class named as the base: "inherits all methods from FileField",
+    // "A RegexValidator subclass that …", "Based on IntegerField and …"
+    // (capitalized names only where a plain word could stand).
+    static BASE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let base = BASE.get_or_init(|| {
+        regex::Regex::new(
+            r"(?:(?i:\binherit\w*\b)[^.]{0,60}?\bfrom\s+(?:(?i:a|an|the)\s+)?([A-Za-z_][A-Za-z0-9_.]*)|\b(?:[Aa]n?|is an?)\s+([A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*)\s+subclass\b|\b[Bb]ased on\s+(?:(?:a|an|the)\s+)?([A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_.]*))",
+        )
+        .expect("valid regex")
+    });
     let mut out: Vec<String> = re
         .captures_iter(q)
-        .map(|c| c[1].trim_end_matches('.').to_string())
+        .map(|c| c[1].to_string())
+        .chain(base.captures_iter(q).filter_map(|c| {
+            (1..=3)
+                .find_map(|i| c.get(i))
+                .map(|m| m.as_str().to_string())
+        }))
+        .map(|n| n.trim_end_matches('.').to_string())
         .filter(|n| !n.is_empty())
         .collect();
     out.dedup();
@@ -1297,6 +1313,20 @@ mod tests {
             compared_names("Like dict.items, except ..."),
             ["dict.items"]
         );
+        assert_eq!(
+            compared_names("Inherits all attributes and methods from FileField, but also …"),
+            ["FileField"]
+        );
+        assert_eq!(
+            compared_names("A RegexValidator subclass that checks URLs"),
+            ["RegexValidator"]
+        );
+        assert_eq!(
+            compared_names("Based on IntegerField and translates its input"),
+            ["IntegerField"]
+        );
+        assert!(compared_names("Returns a filename based on the name parameter").is_empty());
+        assert!(compared_names("a field subclass that stores dates").is_empty());
         assert!(compared_names("parse a date string").is_empty());
         let n = compared_names("Like dict.items, except ...");
         assert!(names_symbol(&n, "dict.items"));
