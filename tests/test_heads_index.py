@@ -11,16 +11,13 @@ the symbols table (`CODE_INDEX_KEYWORDS=memory`, the path of older snapshots).""
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from test_keyword_index import BLOCK, HEADER, KeywordFile
+from test_keyword_index import BLOCK, HEADER, KeywordFile, keyword_ranking
 
 HEAD_KINDS = {"function", "method", "constructor", "class", "struct", "interface", "trait", "enum",
               "type", "macro", "module", "namespace"}
@@ -116,12 +113,7 @@ def test_search_code_ranks_the_same_with_heads_read_in_place_or_built(corpus, sn
     snap = snapshots(corpus)
 
     def run(query: str, env: dict) -> list:
-        p = subprocess.run(
-            [str(server_bin), "search-code", "--index", str(snap.dir), "--mode", "keyword", "--limit", "20", query],
-            capture_output=True, text=True, env={**os.environ, **env}, timeout=300,
-        )
-        assert p.returncode == 0, p.stderr
-        return [(r["path"], r["line"], r["end_line"], round(r["score"], 4)) for r in json.loads(p.stdout)["results"]]
+        return keyword_ranking(server_bin, snap, query, env)
 
     for q in QUERIES[corpus]:
         mapped = run(q, {})

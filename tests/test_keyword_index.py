@@ -152,18 +152,23 @@ QUERIES = {
 }
 
 
+def keyword_ranking(server_bin, snap, query: str, env: dict) -> list:
+    """`search_code --mode keyword`'s first 20 results as (path, line, end_line, score)."""
+    p = subprocess.run(
+        [str(server_bin), "search-code", "--index", str(snap.dir), "--mode", "keyword", "--limit", "20", query],
+        capture_output=True, text=True, env={**os.environ, **env}, timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    return [(r["path"], r["line"], r["end_line"], round(r["score"], 4)) for r in out["results"]]
+
+
 @pytest.mark.parametrize("corpus", sorted(QUERIES))
 def test_search_code_ranks_the_same_read_in_place_or_built(corpus, snapshots, server_bin):
     snap = snapshots(corpus)
 
     def run(query: str, env: dict) -> list:
-        p = subprocess.run(
-            [str(server_bin), "search-code", "--index", str(snap.dir), "--mode", "keyword", "--limit", "20", query],
-            capture_output=True, text=True, env={**os.environ, **env}, timeout=300,
-        )
-        assert p.returncode == 0, p.stderr
-        out = json.loads(p.stdout)
-        return [(r["path"], r["line"], r["end_line"], round(r["score"], 4)) for r in out["results"]]
+        return keyword_ranking(server_bin, snap, query, env)
 
     for q in QUERIES[corpus]:
         mapped = run(q, {})

@@ -194,11 +194,6 @@ impl Writer {
         self.runs.push(run);
     }
 
-    /// Heads so far.
-    pub fn heads(&self) -> u32 {
-        self.heads
-    }
-
     /// Write `heads.bin` at `path`; returns its length.
     pub fn write(&self, path: &Path) -> io::Result<u64> {
         let f = std::fs::File::create(path)?;

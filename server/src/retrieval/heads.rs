@@ -54,7 +54,7 @@ impl Heads {
             next += docs;
         }
         Heads {
-            bm25: Bm25::from_indexes(parts),
+            bm25: Bm25::new(parts),
             maps,
         }
     }

@@ -64,8 +64,9 @@ impl Bm25 {
         }
     }
 
-    /// Combine per-snapshot indexes (in engine chunk order).
-    fn new(parts: Vec<(u32, KeywordIndex)>) -> Bm25 {
+    /// Combine indexes whose documents are numbered from each one's base
+    /// (bases ascending, each right after the previous index's documents).
+    pub(crate) fn new(parts: Vec<(u32, KeywordIndex)>) -> Bm25 {
         let docs: u64 = parts.iter().map(|p| p.1.docs() as u64).sum();
         let total: u64 = parts.iter().map(|p| p.1.total_len()).sum();
         let avg_len = if docs == 0 {
@@ -110,12 +111,6 @@ impl Bm25 {
     }
 
     /// Documents holding `term`, over all snapshots.
-    /// BM25 over indexes whose documents are numbered from each one's base
-    /// (bases ascending, each right after the previous index's documents).
-    pub(crate) fn from_indexes(parts: Vec<(u32, KeywordIndex)>) -> Bm25 {
-        Bm25::new(parts)
-    }
-
     #[cfg(test)]
     pub fn doc_freq(&self, term: &str) -> usize {
         self.segments

@@ -855,10 +855,8 @@ impl Ctx<'_> {
         let mut order: Vec<usize> = (0..scored.len()).collect();
         order.sort_by(|&a, &b| scored[b].1.total_cmp(&scored[a].1));
         order.truncate(HEAD_TOP);
-        let need: HashSet<u32> = order
-            .iter()
-            .flat_map(|&i| eng.heads.of(scored[i].0))
-            .collect();
+        let held: Vec<Vec<u32>> = order.iter().map(|&i| eng.heads.of(scored[i].0)).collect();
+        let need: HashSet<u32> = held.iter().flatten().copied().collect();
         if need.is_empty() {
             return;
         }
@@ -868,14 +866,14 @@ impl Ctx<'_> {
             .search(q, &|d| need.contains(&(d as u32)), need.len())
             .into_iter()
             .collect();
-        let head = |ci: usize| {
-            eng.heads
-                .of(ci)
-                .iter()
-                .filter_map(|d| by_def.get(&(*d as usize)))
-                .fold(0.0f32, |a, &b| a.max(b))
-        };
-        let hs: Vec<f32> = order.iter().map(|&i| head(scored[i].0)).collect();
+        let hs: Vec<f32> = held
+            .iter()
+            .map(|ds| {
+                ds.iter()
+                    .filter_map(|d| by_def.get(&(*d as usize)))
+                    .fold(0.0f32, |a, &b| a.max(b))
+            })
+            .collect();
         let hmax = hs.iter().copied().fold(0.0f32, f32::max);
         if hmax <= 0.0 {
             return;
