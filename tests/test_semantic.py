@@ -708,6 +708,32 @@ def test_few_files_fill_the_page_with_their_other_chunks(server_bin, sem_plain, 
         assert "serializ" in text or "object" in text, (h["line"], h["end_line"])
 
 
+def test_a_how_question_lets_files_vote(server_bin, sem_snap, sem_tree):
+    """A "how ..." question asks for a mechanism, which a file holds: in
+    hybrid mode each file's best chunk scores the fusion of the file's best
+    rank in each list. `django/utils/http.py` (quote_etag, the urllib quote
+    helpers) comes first, where chunk-level fusion put `URLField` of
+    `django/forms/fields.py` (no quoting at all) first: the stage is what
+    does it (`CODE_INDEX_RANK=-filevote`), and ripgrep says which file is
+    about quoting."""
+    def first(q: str, env: dict) -> str:
+        p = subprocess.run(
+            [str(server_bin), "search-code", "--index", str(sem_snap.dir), "--mode", "hybrid", "--limit", "5", q],
+            capture_output=True, text=True, env={**os.environ, **env}, timeout=300,
+        )
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)["results"][0]["path"]
+
+    q = "how does url quoting work"
+    voted, chunked = first(q, {}), first(q, {"CODE_INDEX_RANK": "-filevote"})
+    assert (voted, chunked) == ("django/utils/http.py", "django/forms/fields.py")
+    assert rg(sem_tree, "-i", "-e", "quot", voted), voted
+    assert not rg(sem_tree, "-i", "-e", "quot", chunked), chunked
+    # A description (not a question) is ranked as before.
+    d = "Returns True if the host is either an exact match or a match to the wildcard pattern."
+    assert first(d, {}) == first(d, {"CODE_INDEX_RANK": "-filevote"}) == "django/utils/http.py"
+
+
 def test_a_name_query_finds_the_file_named_after_it(server_bin, sem_plain, sem_tree):
     """A query that is one name (`Jsonl`) that nothing defines ranks the
     file named after it (`serializers/jsonl.py`) first, though other files

@@ -26,7 +26,7 @@ pub use keyword::{
     Source as KeywordSource,
 };
 pub use rank::{Ranked, Scope, Tests};
-pub use route::{classify, is_explanation, looks_like_symbol, QueryType, Relation};
+pub use route::{asks_how, classify, is_explanation, looks_like_symbol, QueryType, Relation};
 pub use suggest::{parse_synonyms, Suggestion, DEFAULT_SYNONYMS};
 pub use vectors::SnapVectors;
 

@@ -2,7 +2,7 @@
 //! down, named definitions up, navigation docs for explanations), routed
 //! answers first, then one best chunk per file.
 
-use super::fusion::fuse;
+use super::fusion::{file_vote, fuse};
 use super::*;
 use code_index_schemas::keyword::K1;
 
@@ -403,6 +403,13 @@ impl Ctx<'_> {
             "keyword" => kw.clone(),
             "semantic" => sem.clone(),
             _ => fuse(&kw, &sem, &text_query),
+        };
+        // A "how ..." question: files vote (fusion.rs).
+        let fused = if effective == "hybrid" && asks_how(q) && super::rerank::enabled("filevote") {
+            let file_of = |i: usize| (chunks[i].snap, chunks[i].file);
+            file_vote(fused, &kw, &sem, file_of, super::rerank::knobs().file_vote)
+        } else {
+            fused
         };
         let fused = self.credit_included_docs(fused, &allowed);
         // Names to boost. `CODE_INDEX_BOOST=all` (for comparison in

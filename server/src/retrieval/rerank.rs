@@ -96,6 +96,9 @@ pub(crate) struct Knobs {
     /// The same across files, in keyword mode, when the best head stands
     /// out ([`HEAD_LEAD_FROM`]).
     pub head_across: f32,
+    /// Weight of the file vote for "how ..." questions in hybrid mode
+    /// ([`super::fusion::file_vote`]).
+    pub file_vote: f32,
 }
 
 pub(crate) fn knobs() -> &'static Knobs {
@@ -130,6 +133,7 @@ pub(crate) fn knobs() -> &'static Knobs {
             private: v("PRIVATE", 0.7),
             head: v("HEAD", 2.0),
             head_across: v("HEAD_ACROSS", 1.0),
+            file_vote: v("FILEVOTE", super::fusion::FILE_VOTE),
         }
     })
 }

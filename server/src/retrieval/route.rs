@@ -177,6 +177,18 @@ pub fn classify(q: &str, is_symbol: &dyn Fn(&str) -> bool) -> QueryType {
     QueryType::Concept
 }
 
+/// A question about how something works: "how ..." (`how spawned tasks are
+/// scheduled onto threads`, `how to serialize models to JSON`) or an
+/// [`is_explanation`] question. Its answer is a mechanism, which a file
+/// holds across several chunks, so hybrid mode lets files vote
+/// ([`super::fusion::file_vote`]). Navigation docs stay for
+/// [`is_explanation`]'s narrower forms: lifting them for every "how ..."
+/// cost semble's benchmark 0.004 in keyword mode (bench/results/ranking.md).
+pub fn asks_how(q: &str) -> bool {
+    let l = q.trim_start().to_lowercase();
+    l.starts_with("how ") || is_explanation(&l)
+}
+
 /// "How does X work"-style questions, where navigation docs help.
 pub fn is_explanation(q: &str) -> bool {
     let l = q.to_lowercase();

@@ -242,3 +242,52 @@ fn definition_heads_index_names_signatures_and_first_doc_paragraphs() {
         .all(|ci| eng.heads.of(ci).is_empty()));
     assert!((0..eng.chunks.len()).any(|ci| path(ci).starts_with("tests/")));
 }
+
+#[test]
+fn a_file_both_lists_put_first_by_different_chunks_leads_when_files_vote() {
+    use super::fusion::{file_vote, rrf, FILE_VOTE, RRF_K, RRF_SEMANTIC_WEIGHT};
+    // Chunks 1 and 2 are file A's, 3 is file B's, 4 file C's.
+    let file_of = |i: usize| (0u32, if i <= 2 { 0 } else { i as u32 });
+    let kw = vec![(1, 9.0), (3, 8.0), (4, 7.0)];
+    let sem = vec![(2, 0.7), (3, 0.65), (4, 0.6)];
+    // Chunk-level fusion: B's one chunk, second in both lists, leads.
+    let fused = rrf(&[(&kw, 1.0), (&sem, RRF_SEMANTIC_WEIGHT)], RRF_K);
+    assert_eq!(fused[0].0, 3);
+    // Files vote: A (first in both) answers first with its best fused chunk,
+    // which scores the file's fusion; B keeps its own score.
+    let voted = file_vote(fused.clone(), &kw, &sem, file_of, FILE_VOTE);
+    assert_eq!(voted[0].0, 2, "{voted:?}");
+    let want = 1.0 / (RRF_K + 1.0) + RRF_SEMANTIC_WEIGHT / (RRF_K + 1.0);
+    assert!((voted[0].1 - want).abs() < 1e-6, "{voted:?}");
+    let b = |v: &[(usize, f32)]| v.iter().find(|x| x.0 == 3).unwrap().1;
+    assert_eq!(b(&voted), b(&fused));
+    // A's other chunk is not lifted; nothing is added or lost.
+    let a1 = |v: &[(usize, f32)]| v.iter().find(|x| x.0 == 1).unwrap().1;
+    assert_eq!(a1(&voted), a1(&fused));
+    assert_eq!(voted.len(), fused.len());
+    // Weight 0: the fusion as it was.
+    assert_eq!(file_vote(fused.clone(), &kw, &sem, file_of, 0.0), fused);
+}
+
+#[test]
+fn how_questions_are_told_from_descriptions() {
+    for q in [
+        "how spawned tasks are scheduled onto threads",
+        "How to serialize models to JSON",
+        "  how does dependency injection work",
+        "what is a middleware",
+        "why are futures lazy",
+    ] {
+        assert!(asks_how(q), "{q}");
+    }
+    for q in [
+        "Returns the number of seconds until expiry",
+        "A mixin for views manipulating multiple objects.",
+        "file upload handling",
+        "what runs after model initialisation in model_post_init",
+        "however the cache is cleared",
+        "HowTo guide",
+    ] {
+        assert!(!asks_how(q), "{q}");
+    }
+}
