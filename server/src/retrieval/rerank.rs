@@ -181,7 +181,10 @@ fn stems_naming(name: &str) -> [String; 2] {
 /// (`streaming JSON reader` → `jsonreader`), and, apart, one capitalized word
 /// that does not open the query (`how the Functor type class` → `functor`)
 /// or is CamelCase (`StateFlow and SharedFlow` → `stateflow`, `sharedflow`);
-/// a last word's plural is also tried singular. Joined stems under six
+/// a last word's plural is also tried singular. A capitalized opening word
+/// names the file of its exact name only (`Mutex and Semaphore for …` →
+/// `mutex`): a description's verb (`Reads data into p`, `Formats a
+/// number`) is not folded to `read` or `format`. Joined stems under six
 /// letters and single words under four are too common to count.
 pub(crate) fn named_stems(q: &str) -> (Vec<String>, Vec<String>) {
     // A possessive is its word (`model's table` names no `models` file).
@@ -218,18 +221,25 @@ pub(crate) fn named_stems(q: &str) -> (Vec<String>, Vec<String>) {
         }
     }
     let mut one = Vec::new();
-    // An opening word counts when it is CamelCase (`StateFlow and
-    // SharedFlow`): a sentence's capital alone does not name a file.
+    // An opening word counts whole when it is CamelCase (`StateFlow and
+    // SharedFlow`); a sentence's capital alone names only the file of its
+    // exact name (a verb's `-s` is not a plural).
     let camel = |w: &str| w.chars().skip(1).any(char::is_uppercase);
     for (i, w) in words.iter().enumerate() {
-        if i == 0 && !camel(w) {
+        if !(w.chars().next().is_some_and(char::is_uppercase) && w.chars().any(char::is_lowercase))
+        {
             continue;
         }
-        if w.chars().next().is_some_and(char::is_uppercase) && w.chars().any(char::is_lowercase) {
-            for s in singular(&w.to_lowercase()) {
-                if s.len() >= 4 && !one.contains(&s) {
-                    one.push(s);
-                }
+        if i == 0 && !camel(w) {
+            let s = w.to_lowercase();
+            if s.len() >= 4 && !one.contains(&s) {
+                one.push(s);
+            }
+            continue;
+        }
+        for s in singular(&w.to_lowercase()) {
+            if s.len() >= 4 && !one.contains(&s) {
+                one.push(s);
             }
         }
     }
@@ -1265,11 +1275,16 @@ mod tests {
         assert!(multi.contains(&"typeadapterfactory".to_string()));
         assert!(!multi.contains(&"json".to_string()));
         assert!(one.is_empty());
-        let (_, one) = named_stems("Mutex guards; how the Functor type class maps");
-        assert_eq!(one, vec!["functor"]);
-        // An opening word names a file only when it is CamelCase.
+        // An opening word names a file whole when it is CamelCase, else by
+        // its exact name only.
         let (_, one) = named_stems("StateFlow and SharedFlow for hot state");
         assert_eq!(one, vec!["stateflow", "sharedflow"]);
+        let (_, one) = named_stems("Mutex guards; how the Functor type class maps");
+        assert_eq!(one, vec!["mutex", "functor"]);
+        let (_, one) = named_stems("Reads data into p");
+        assert_eq!(one, vec!["reads"]);
+        let (_, one) = named_stems("Channels for sending values");
+        assert_eq!(one, vec!["channels"]);
         let (multi, _) = named_stems("Adds constraint to model's table");
         assert!(!multi.contains(&"models".to_string()), "{multi:?}");
         assert!(multi.contains(&"modeltable".to_string()), "{multi:?}");
