@@ -184,8 +184,9 @@ fn stems_naming(name: &str) -> [String; 2] {
 /// a last word's plural is also tried singular. A capitalized opening word
 /// names the file of its exact name only (`Mutex and Semaphore for …` →
 /// `mutex`): a description's verb (`Reads data into p`, `Formats a
-/// number`) is not folded to `read` or `format`. Joined stems under six
-/// letters and single words under four are too common to count.
+/// number`) is not folded to `read` or `format`; being exact, it may be
+/// three letters long (`Job interface and …` → `job`). Joined stems under
+/// six letters and other single words under four are too common to count.
 pub(crate) fn named_stems(q: &str) -> (Vec<String>, Vec<String>) {
     // A possessive is its word (`model's table` names no `models` file).
     let words: Vec<&str> = q
@@ -232,7 +233,7 @@ pub(crate) fn named_stems(q: &str) -> (Vec<String>, Vec<String>) {
         }
         if i == 0 && !camel(w) {
             let s = w.to_lowercase();
-            if s.len() >= 4 && !one.contains(&s) {
+            if s.len() >= 3 && !one.contains(&s) {
                 one.push(s);
             }
             continue;
@@ -1285,6 +1286,9 @@ mod tests {
         assert_eq!(one, vec!["reads"]);
         let (_, one) = named_stems("Channels for sending values");
         assert_eq!(one, vec!["channels"]);
+        let (_, one) = named_stems("Job interface and how the Job ends");
+        assert_eq!(one, vec!["job"]);
+        assert!(named_stems("Io and more").1.is_empty());
         let (multi, _) = named_stems("Adds constraint to model's table");
         assert!(!multi.contains(&"models".to_string()), "{multi:?}");
         assert!(multi.contains(&"modeltable".to_string()), "{multi:?}");
