@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from test_keyword_index import BLOCK, HEADER, KeywordFile, keyword_ranking
+from test_keyword_index import BLOCK, HEADER, KeywordFile, assert_ranks_alike_in_place_and_built, keyword_ranking
 
 HEAD_KINDS = {"function", "method", "constructor", "class", "struct", "interface", "trait", "enum",
               "type", "macro", "module", "namespace"}
@@ -111,14 +111,9 @@ QUERIES = {
 @pytest.mark.parametrize("corpus", sorted(QUERIES))
 def test_search_code_ranks_the_same_with_heads_read_in_place_or_built(corpus, snapshots, server_bin):
     snap = snapshots(corpus)
-
-    def run(query: str, env: dict) -> list:
-        return keyword_ranking(server_bin, snap, query, env)
-
-    for q in QUERIES[corpus]:
-        mapped = run(q, {})
-        built = run(q, {"CODE_INDEX_KEYWORDS": "memory"})
-        assert mapped, f"{q!r}: no results"
-        assert mapped == built, f"{q!r}: read in place {mapped[:3]} != built in memory {built[:3]}"
+    assert_ranks_alike_in_place_and_built(server_bin, snap, QUERIES[corpus])
     # The stage reads the heads: on at least one query it changes the ranking.
-    assert any(run(q, {}) != run(q, {"CODE_INDEX_RANK": "-head"}) for q in QUERIES[corpus])
+    assert any(
+        keyword_ranking(server_bin, snap, q, {}) != keyword_ranking(server_bin, snap, q, {"CODE_INDEX_RANK": "-head"})
+        for q in QUERIES[corpus]
+    )

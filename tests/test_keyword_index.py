@@ -163,15 +163,16 @@ def keyword_ranking(server_bin, snap, query: str, env: dict) -> list:
     return [(r["path"], r["line"], r["end_line"], round(r["score"], 4)) for r in out["results"]]
 
 
-@pytest.mark.parametrize("corpus", sorted(QUERIES))
-def test_search_code_ranks_the_same_read_in_place_or_built(corpus, snapshots, server_bin):
-    snap = snapshots(corpus)
-
-    def run(query: str, env: dict) -> list:
-        return keyword_ranking(server_bin, snap, query, env)
-
-    for q in QUERIES[corpus]:
-        mapped = run(q, {})
-        built = run(q, {"CODE_INDEX_KEYWORDS": "memory"})
+def assert_ranks_alike_in_place_and_built(server_bin, snap, queries) -> None:
+    """Keyword rankings of `queries` are equal with the snapshot's indexes
+    mapped and with them built in memory (`CODE_INDEX_KEYWORDS=memory`)."""
+    for q in queries:
+        mapped = keyword_ranking(server_bin, snap, q, {})
+        built = keyword_ranking(server_bin, snap, q, {"CODE_INDEX_KEYWORDS": "memory"})
         assert mapped, f"{q!r}: no results"
         assert mapped == built, f"{q!r}: read in place {mapped[:3]} != built in memory {built[:3]}"
+
+
+@pytest.mark.parametrize("corpus", sorted(QUERIES))
+def test_search_code_ranks_the_same_read_in_place_or_built(corpus, snapshots, server_bin):
+    assert_ranks_alike_in_place_and_built(server_bin, snapshots(corpus), QUERIES[corpus])

@@ -231,15 +231,14 @@ pub(crate) fn named_stems(q: &str) -> (Vec<String>, Vec<String>) {
         {
             continue;
         }
-        if i == 0 && !camel(w) {
-            let s = w.to_lowercase();
-            if s.len() >= 3 && !one.contains(&s) {
-                one.push(s);
-            }
-            continue;
-        }
-        for s in singular(&w.to_lowercase()) {
-            if s.len() >= 4 && !one.contains(&s) {
+        let lw = w.to_lowercase();
+        let (forms, min) = if i == 0 && !camel(w) {
+            (vec![lw], 3)
+        } else {
+            (singular(&lw), 4)
+        };
+        for s in forms {
+            if s.len() >= min && !one.contains(&s) {
                 one.push(s);
             }
         }
