@@ -33,7 +33,8 @@ Method (semble's benchmarks/run_benchmark.py + data.py, re-implemented)
    entries, all of gain 1 (binary relevance; secondary is not down-weighted).
    A target is a file (a path string) or a span ({path, start_line, end_line}).
    Our result paths are relative to the indexed root, so `<benchmark_root>/`
-   is put in front to get the repo-relative path the annotations use. A result
+   (or the spec's `annotation_root`, where a checkout's layout moved) is put in
+   front to get the repo-relative path the annotations use. A result
    covers a target when the paths match (equal, or one ends with "/" + the
    other) and, for a span target, the result's lines [line, end_line] overlap
    the span (inclusive). File targets are covered by any chunk of the file.
@@ -291,7 +292,9 @@ def report(a, specs, runs: list[dict], skipped: list[tuple[str, str]], published
     L.append(f"- date: {dt.date.today().isoformat()}")
     L.append(f"- our commit: {git_head(ROOT)}")
     src = published.get("source", {})
-    L.append(f"- their data: {a.semble_dir} ({src.get('note', 'see its README')})")
+    default_dir = a.semble_dir.resolve() == (ROOT / "bench/data/semble").resolve()
+    note = src.get("note", "see its README") if default_dir else f"origin and revisions: {a.semble_dir}/README.md"
+    L.append(f"- their data: {a.semble_dir} ({note})")
     L.append(f"- command: `{cmdline}`")
     L.append(f"- index: `code-indexer index <checkout>/<benchmark_root> --json --threads {a.threads}"
              f"{'' if a.embeddings else ' --no-embeddings'}`; search: `search_code` limit {K}, modes {', '.join(modes)}")
@@ -422,7 +425,10 @@ def main() -> None:
         spec = specs[name]
         root_rel = spec.get("benchmark_root") or ""
         root = a.repos_dir / name / root_rel
-        prefix = (root_rel.rstrip("/") + "/") if root_rel else ""
+        # the path the annotations give the indexed root (held-out set: a
+        # checkout whose layout moved, bench/data/semble-heldout/README.md)
+        ann_rel = spec.get("annotation_root") or root_rel
+        prefix = (ann_rel.rstrip("/") + "/") if ann_rel else ""
         try:
             snap, wall, summary = index_repo(a, name, root)
         except Exception as e:  # noqa: BLE001

@@ -15,6 +15,8 @@ import subprocess
 
 import pytest
 
+from helpers import build
+
 pytestmark = pytest.mark.corpus
 
 # (stage, query, file, definition ranked first with the stage, without it)
@@ -53,3 +55,41 @@ def first_in_file(server_bin, snap, query: str, path: str, env: dict) -> str | N
 def test_a_stage_ranks_the_documented_definition_first(stage, query, path, want, without, django_snapshot, server_bin):
     assert first_in_file(server_bin, django_snapshot, query, path, {}) == want
     assert first_in_file(server_bin, django_snapshot, query, path, {"CODE_INDEX_RANK": f"-{stage}"}) == without
+
+
+def test_the_project_name_in_a_query_names_no_file(indexer, server_bin, tmp_path):
+    """A query that writes out the project's name ("acme-kit search
+    functionality ...", asked of the snapshot named `acme-kit`) names the
+    project, not the files named after it. Without the path stage the text
+    ranks `lib/search.bash` first; the path stage without its `ownname` rule
+    lets `acme-kit.completion.bash` overtake it by its name alone; with the
+    rule the text's order stands. semble's held-out bash-it queries are the
+    real case (bench/data/semble-heldout)."""
+    tree = tmp_path / "acme-kit"
+    for d in ("lib", "completion", "plugins"):
+        (tree / d).mkdir(parents=True)
+    for n in ("git", "node", "ruby", "python", "docker", "ssh"):
+        (tree / f"plugins/{n}.bash").write_text(f"# The {n} plugin: aliases for {n}.\nalias {n}s='{n} status'\n")
+    (tree / "lib/search.bash").write_text(
+        "# Search functionality: finding the plugins and aliases that hold a term.\n"
+        "_search_components() {\n  local term=\"$1\"\n"
+        "  for f in plugins/*.bash; do grep -l \"$term\" \"$f\"; done\n}\n")
+    (tree / "completion/acme-kit.completion.bash").write_text(
+        "# Complete the commands.\n_complete_commands() {\n  COMPREPLY=(search enable disable plugins aliases)\n}\n")
+    snap = build(indexer, tree, tmp_path / "out", "--no-embeddings", "--name", "acme-kit")
+
+    def top(q: str, env: dict) -> str:
+        p = subprocess.run(
+            [str(server_bin), "search-code", "--index", str(snap.dir), "--mode", "keyword", "--limit", "5", q],
+            capture_output=True, text=True, env={**os.environ, **env}, timeout=300,
+        )
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)["results"][0]["path"]
+
+    q = "acme-kit search functionality for finding plugins and aliases"
+    assert top(q, {"CODE_INDEX_RANK": "-path"}) == "lib/search.bash"
+    assert top(q, {"CODE_INDEX_RANK": "-ownname"}) == "completion/acme-kit.completion.bash"
+    assert top(q, {}) == "lib/search.bash"
+    # a qualified name is a path, and its words count there
+    assert top("acme.kit search functionality for finding plugins and aliases", {}) == \
+        "completion/acme-kit.completion.bash"

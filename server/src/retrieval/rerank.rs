@@ -6,7 +6,9 @@
 //!   (split identifiers, prefix-tolerant: `dependency` ~ `dependencies`),
 //!   and more for a source file the query names outright: adjacent words
 //!   joined (`JSON reader` → `JsonReader.java`) or a capitalized word
-//!   (`the Functor type class` → `Functor.scala`).
+//!   (`the Functor type class` → `Functor.scala`). The project's own name,
+//!   written out in the query, counts in no path (`ownname`: "bash-it
+//!   search functionality" is not `bash-it.completion.bash`).
 //! - `coherence`: a file whose chunks match the query in several places
 //!   lifts its best chunk.
 //! - `define`: the definition of the identifier a query is goes up, and
@@ -386,6 +388,39 @@ pub(crate) fn query_words(q: &str) -> Vec<String> {
     out
 }
 
+/// The words of the project names (`bash-it` → `bash`, `it`) that the
+/// query writes out whole, as consecutive words (`bash-it`, `bash it`,
+/// `Bash-it`): such words name the project, not a file of it. A qualified
+/// name (`Ecto.Queryable`, `django.contrib.messages`) is a path, not the
+/// project: its words do not count.
+pub(crate) fn own_name_words<'a>(q: &str, repos: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut tokens: Vec<String> = Vec::new();
+    for word in q.split_whitespace() {
+        let w = word.trim_matches(|c: char| !c.is_alphanumeric());
+        if w.contains(['.', ':', '/']) {
+            tokens.push(String::new()); // a break: no name spans it
+            continue;
+        }
+        tokens.extend(
+            w.split(|c: char| !c.is_alphanumeric())
+                .filter(|t| !t.is_empty())
+                .map(str::to_lowercase),
+        );
+    }
+    let mut out = Vec::new();
+    for repo in repos {
+        let parts: Vec<String> = repo
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|t| !t.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        if !parts.is_empty() && tokens.windows(parts.len()).any(|w| w == parts.as_slice()) {
+            out.extend(parts);
+        }
+    }
+    out
+}
+
 /// The words of a file's name and of its directory's name, lowercased,
 /// identifiers split (the whole name kept too).
 pub(crate) fn path_words(path: &str) -> Vec<String> {
@@ -740,7 +775,14 @@ impl Ctx<'_> {
                 named.retain(|w| !own(w));
                 (Vec::new(), Vec::new(), named, Vec::new())
             } else {
-                let words = query_words(q);
+                let mut words = query_words(q);
+                // ... nor do its words in paths (`bash-it search functionality`
+                // is not `bash-it.completion.bash`), when the query writes
+                // the whole name.
+                if enabled("ownname") {
+                    let own_words = own_name_words(q, self.snaps.iter().map(|s| s.repo()));
+                    words.retain(|w| !own_words.contains(w));
+                }
                 let acr = query_acronyms(q, &words);
                 let (multi, mut one) = named_stems(q);
                 one.retain(|w| !own(w));
@@ -1118,6 +1160,27 @@ impl Ctx<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_query_writing_the_project_name_gives_its_words() {
+        let own = |q: &str, repo: &str| own_name_words(q, std::iter::once(repo));
+        assert_eq!(
+            own("bash-it search functionality for plugins", "bash-it"),
+            vec!["bash", "it"]
+        );
+        assert_eq!(own("how Cobra integrates pflags", "cobra"), vec!["cobra"]);
+        // the name's words apart, or a part alone, name no project
+        assert!(own("bash completion scripts", "bash-it").is_empty());
+        assert!(own("commons for lang", "commons-lang").is_empty());
+        assert!(own("cobras", "cobra").is_empty());
+        // a qualified name is a path
+        assert!(own("Ecto.Queryable protocol for queries", "ecto").is_empty());
+        assert!(own("uses the django.contrib.messages backend", "django").is_empty());
+        assert_eq!(
+            own("Django's rendering shortcuts", "django"),
+            vec!["django"]
+        );
+    }
 
     #[test]
     fn path_words_split_names_and_directory() {
