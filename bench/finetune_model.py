@@ -226,10 +226,11 @@ def positive_text(tree: Path, t: dict) -> str:
     return naturalize("\n".join(head + body))
 
 
-def load_pairs(work: Path, per_repo: int, seed: int, extra: list[str] = ()):
+def load_pairs(work: Path, per_repo: int, seed: int, extra: list[str] = (), per_repo_other: int = 0):
     rng = random.Random(seed)
     train, held = [], []
     for r in json.loads(REPOS.read_text()):
+        cap = per_repo_other if per_repo_other and r["language"] != "python" else per_repo
         qf = work / "queries" / f"{r['name']}.jsonl"
         if not qf.exists():
             continue
@@ -239,7 +240,7 @@ def load_pairs(work: Path, per_repo: int, seed: int, extra: list[str] = ()):
                  for t in qs]
         cut = max(1, len(pairs) // 20)
         held += pairs[:cut]
-        train += pairs[cut:cut + per_repo]
+        train += pairs[cut:cut + cap]
     # Extra pairs (after the repositories, whose split stays as it was), given whole (`--pairs`): one JSON object per line with
     # `group`, `query`, `positive` (the model's input as the builder makes
     # it) and `path`; a group is a repository for batching and holding out.
@@ -293,7 +294,7 @@ def train(a):
         params = add_lora(model, a.lora)
     else:
         params = [{"params": list(model.parameters()), "lr": a.lr, "weight_decay": 0.01}]
-    pairs, held = load_pairs(Path(a.work), a.per_repo, a.seed, a.pairs)
+    pairs, held = load_pairs(Path(a.work), a.per_repo, a.seed, a.pairs, a.per_repo_other)
     print(f"{len(pairs)} training pairs, {len(held)} held out", flush=True)
     negs = bm25_negatives(pairs, a.hard, a.seed) if a.hard else [None] * len(pairs)
 
@@ -461,6 +462,8 @@ def main():
     p.add_argument("--work", default=str(Path.home() / ".cache/code-index/finetune"))
     p.add_argument("--out", required=True)
     p.add_argument("--per-repo", type=int, default=2500, help="training pairs per repository at most")
+    p.add_argument("--per-repo-other", type=int, default=0,
+                   help="the same for the repositories not in Python (0: --per-repo)")
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--lr", type=float, default=2e-5)
     p.add_argument("--epochs", type=int, default=1)
