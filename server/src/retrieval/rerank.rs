@@ -392,11 +392,18 @@ pub(crate) fn query_words(q: &str) -> Vec<String> {
 /// query writes out whole, as consecutive words (`bash-it`, `bash it`,
 /// `Bash-it`): such words name the project, not a file of it. A qualified
 /// name (`Ecto.Queryable`, `django.contrib.messages`) is a path, not the
-/// project: its words do not count.
+/// project: its words do not count, unless it is the name itself
+/// (`kotlinx.coroutines`).
 pub(crate) fn own_name_words<'a>(q: &str, repos: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let words: Vec<String> = q
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
     let mut tokens: Vec<String> = Vec::new();
-    for word in q.split_whitespace() {
-        let w = word.trim_matches(|c: char| !c.is_alphanumeric());
+    for w in &words {
         if w.contains(['.', ':', '/']) {
             tokens.push(String::new()); // a break: no name spans it
             continue;
@@ -404,7 +411,7 @@ pub(crate) fn own_name_words<'a>(q: &str, repos: impl Iterator<Item = &'a str>) 
         tokens.extend(
             w.split(|c: char| !c.is_alphanumeric())
                 .filter(|t| !t.is_empty())
-                .map(str::to_lowercase),
+                .map(str::to_string),
         );
     }
     let mut out = Vec::new();
@@ -414,7 +421,11 @@ pub(crate) fn own_name_words<'a>(q: &str, repos: impl Iterator<Item = &'a str>) 
             .filter(|t| !t.is_empty())
             .map(str::to_lowercase)
             .collect();
-        if !parts.is_empty() && tokens.windows(parts.len()).any(|w| w == parts.as_slice()) {
+        let whole = repo.to_lowercase();
+        if !parts.is_empty()
+            && (words.contains(&whole)
+                || tokens.windows(parts.len()).any(|w| w == parts.as_slice()))
+        {
             out.extend(parts);
         }
     }
@@ -1176,6 +1187,11 @@ mod tests {
         // a qualified name is a path
         assert!(own("Ecto.Queryable protocol for queries", "ecto").is_empty());
         assert!(own("uses the django.contrib.messages backend", "django").is_empty());
+        // ... unless it is the name itself
+        assert_eq!(
+            own("kotlinx.coroutines flow operators", "kotlinx.coroutines"),
+            vec!["kotlinx", "coroutines"]
+        );
         assert_eq!(
             own("Django's rendering shortcuts", "django"),
             vec!["django"]
