@@ -463,18 +463,25 @@ fn name_parts(name: &str) -> impl Iterator<Item = String> + '_ {
 /// (`server-sent events` → `sse`), or of the two parts of one identifier
 /// (`HuggingFace` → `hf`, `WebSocket` → `ws`). Two separate words spell
 /// none (`file descriptor` is not `fd`): too many file names have two
-/// letters (`de`, `io`).
+/// letters (`de`, `io`). Nor do three or four plain lowercase words
+/// (`pyenv integration plugin` is not `pip`, `spatial reference system`
+/// not `srs`): an acronym's words are joined (`server-sent`, `WebSocket`)
+/// or capitalized (`Server Sent Events`).
 pub(crate) fn query_acronyms(q: &str, words: &[String]) -> Vec<(String, Vec<usize>)> {
-    // (initial, token) for every identifier part of every token.
+    // (initial, token) for every identifier part of every token; per token,
+    // the whitespace-separated word it is in and whether it is capitalized.
     let mut seq: Vec<(char, usize)> = Vec::new();
     let mut token_word: Vec<Option<usize>> = Vec::new();
-    for (t, tok) in q
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|t| !t.is_empty())
-        .enumerate()
-    {
+    let mut token_ws: Vec<(usize, bool)> = Vec::new();
+    let tokens = q.split_whitespace().enumerate().flat_map(|(ws, w)| {
+        w.split(|c: char| !c.is_alphanumeric())
+            .filter(|t| !t.is_empty())
+            .map(move |t| (ws, t))
+    });
+    for (t, (ws, tok)) in tokens.enumerate() {
         let lw = tok.to_lowercase();
         token_word.push(words.iter().position(|w| *w == lw));
+        token_ws.push((ws, tok.starts_with(|c: char| c.is_uppercase())));
         for p in split_ident(tok) {
             if let Some(c) = p.chars().next().filter(char::is_ascii_alphabetic) {
                 seq.push((c.to_ascii_lowercase(), t));
@@ -486,6 +493,13 @@ pub(crate) fn query_acronyms(q: &str, words: &[String]) -> Vec<(String, Vec<usiz
         for win in seq.windows(n) {
             let one_token = win.iter().all(|x| x.1 == win[0].1);
             if n == 2 && !one_token {
+                continue;
+            }
+            let joined = win
+                .windows(2)
+                .any(|p| token_ws[p[0].1].0 == token_ws[p[1].1].0);
+            let capitalized = win.iter().all(|x| token_ws[x.1].1);
+            if !joined && !capitalized {
                 continue;
             }
             let mut idx: Vec<usize> = win.iter().filter_map(|x| token_word[x.1]).collect();
@@ -1264,6 +1278,14 @@ mod tests {
         let acr = query_acronyms(q, &query_words(q));
         assert!(acr.iter().all(|(a, _)| a != "de" && a != "io"), "{acr:?}");
         assert_eq!(held(q, "src/de.rs"), 0);
+        // Nor do plain lowercase words; capitalized ones do.
+        let q = "pyenv integration plugin for bash";
+        assert_eq!(held(q, "completion/available/pip.completion.bash"), 0);
+        assert_eq!(held("Server Sent Events parsing", "plugins/sse/SSE.kt"), 3);
+        assert_eq!(
+            held("spatial reference system of a raster", "gdal/srs.py"),
+            0
+        );
     }
 
     #[test]
