@@ -809,7 +809,8 @@ impl Ctx<'_> {
                     words.retain(|w| !own_words.contains(w));
                 }
                 let acr = query_acronyms(q, &words);
-                let (multi, mut one) = named_stems(q);
+                let (mut multi, mut one) = named_stems(q);
+                multi.retain(|w| !own(w));
                 one.retain(|w| !own(w));
                 (words, acr, multi, one)
             };
