@@ -801,16 +801,18 @@ impl Ctx<'_> {
                 (Vec::new(), Vec::new(), named, Vec::new())
             } else {
                 let mut words = query_words(q);
+                let (mut multi, mut one) = named_stems(q);
                 // ... nor do its words in paths (`bash-it search functionality`
-                // is not `bash-it.completion.bash`), when the query writes
-                // the whole name.
+                // is not `bash-it.completion.bash`), written apart or joined,
+                // when the query writes the whole name.
                 if enabled("ownname") {
                     let own_words = own_name_words(q, self.snaps.iter().map(|s| s.repo()));
-                    words.retain(|w| !own_words.contains(w));
+                    if !own_words.is_empty() {
+                        words.retain(|w| !own_words.contains(w));
+                        multi.retain(|w| !own(w));
+                    }
                 }
                 let acr = query_acronyms(q, &words);
-                let (mut multi, mut one) = named_stems(q);
-                multi.retain(|w| !own(w));
                 one.retain(|w| !own(w));
                 (words, acr, multi, one)
             };
