@@ -427,7 +427,7 @@ def main() -> None:
         root = a.repos_dir / name / root_rel
         # the path the annotations give the indexed root (held-out set: a
         # checkout whose layout moved, bench/data/semble-heldout/README.md)
-        ann_rel = spec.get("annotation_root") or root_rel
+        ann_rel = spec["annotation_root"] if "annotation_root" in spec else root_rel
         prefix = (ann_rel.rstrip("/") + "/") if ann_rel else ""
         try:
             snap, wall, summary = index_repo(a, name, root)

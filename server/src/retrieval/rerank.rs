@@ -388,13 +388,27 @@ pub(crate) fn query_words(q: &str) -> Vec<String> {
     out
 }
 
-/// The words of the project names (`bash-it` → `bash`, `it`) that the
-/// query writes out whole, as consecutive words (`bash-it`, `bash it`,
-/// `Bash-it`): such words name the project, not a file of it. A qualified
-/// name (`Ecto.Queryable`, `django.contrib.messages`) is a path, not the
-/// project: its words do not count, unless it is the name itself
-/// (`kotlinx.coroutines`).
-pub(crate) fn own_name_words<'a>(q: &str, repos: impl Iterator<Item = &'a str>) -> Vec<String> {
+/// Directory names that say nothing of a project (a checkout in `main/`,
+/// a service in `server/`): a snapshot named so has no name of its own to
+/// keep out of the paths.
+const GENERIC_REPO_NAMES: &[&str] = &[
+    "api", "app", "backend", "client", "code", "common", "core", "frontend", "lib", "main",
+    "master", "project", "repo", "server", "service", "src", "test", "tests", "web", "work",
+];
+
+/// The project names (`bash-it`) that the query writes out whole, as
+/// consecutive words (`bash-it`, `bash it`, `Bash-it`, `bash_it`): such
+/// words name the project, not a file of it. Returned: the query words they
+/// make (`bash`, `it`, and the whole name as [`query_words`] keeps it) and
+/// the names' [`norm_stem`]s (`bashit`), per name the query wrote. A
+/// qualified name (`Ecto.Queryable`, `django.contrib.messages`) is a path,
+/// not the project: its words do not count, unless it is the name itself
+/// (`kotlinx.coroutines`). A generic directory name (`main`, `server`:
+/// [`GENERIC_REPO_NAMES`]) names no project.
+pub(crate) fn own_name_words<'a>(
+    q: &str,
+    repos: impl Iterator<Item = &'a str>,
+) -> (Vec<String>, Vec<String>) {
     let words: Vec<String> = q
         .split_whitespace()
         .map(|w| {
@@ -414,22 +428,30 @@ pub(crate) fn own_name_words<'a>(q: &str, repos: impl Iterator<Item = &'a str>) 
                 .map(str::to_string),
         );
     }
-    let mut out = Vec::new();
+    let (mut out, mut names) = (Vec::new(), Vec::new());
     for repo in repos {
-        let parts: Vec<String> = repo
+        let whole = repo.to_lowercase();
+        if GENERIC_REPO_NAMES.contains(&whole.as_str()) {
+            continue;
+        }
+        let parts: Vec<String> = whole
             .split(|c: char| !c.is_alphanumeric())
             .filter(|t| !t.is_empty())
-            .map(str::to_lowercase)
+            .map(str::to_string)
             .collect();
-        let whole = repo.to_lowercase();
         if !parts.is_empty()
             && (words.contains(&whole)
                 || tokens.windows(parts.len()).any(|w| w == parts.as_slice()))
         {
+            out.push(parts.join("_"));
+            out.push(whole.clone());
             out.extend(parts);
+            names.push(norm_stem(repo));
         }
     }
-    out
+    out.sort();
+    out.dedup();
+    (out, names)
 }
 
 /// The words of a file's name and of its directory's name, lowercased,
@@ -463,10 +485,12 @@ fn name_parts(name: &str) -> impl Iterator<Item = String> + '_ {
 /// (`server-sent events` → `sse`), or of the two parts of one identifier
 /// (`HuggingFace` → `hf`, `WebSocket` → `ws`). Two separate words spell
 /// none (`file descriptor` is not `fd`): too many file names have two
-/// letters (`de`, `io`). Nor do three or four plain lowercase words
-/// (`pyenv integration plugin` is not `pip`, `spatial reference system`
-/// not `srs`): an acronym's words are joined (`server-sent`, `WebSocket`)
-/// or capitalized (`Server Sent Events`).
+/// letters (`de`, `io`). Three or four words spell one only when two of
+/// them are joined in one written word (`server-sent events`, `WebSocket
+/// client`) or all are capitalized (`Server Sent Events`): plain or
+/// sentence-case words spell none (`pyenv integration plugin` is not
+/// `pip`, `spatial reference system` not `srs`, `Server sent events` not
+/// `sse`).
 pub(crate) fn query_acronyms(q: &str, words: &[String]) -> Vec<(String, Vec<usize>)> {
     // (initial, token) for every identifier part of every token; per token,
     // the whitespace-separated word it is in and whether it is capitalized.
@@ -806,11 +830,10 @@ impl Ctx<'_> {
                 // is not `bash-it.completion.bash`), written apart or joined,
                 // when the query writes the whole name.
                 if enabled("ownname") {
-                    let own_words = own_name_words(q, self.snaps.iter().map(|s| s.repo()));
-                    if !own_words.is_empty() {
-                        words.retain(|w| !own_words.contains(w));
-                        multi.retain(|w| !own(w));
-                    }
+                    let (own_words, own_names) =
+                        own_name_words(q, self.snaps.iter().map(|s| s.repo()));
+                    words.retain(|w| !own_words.contains(w));
+                    multi.retain(|w| !own_names.contains(w));
                 }
                 let acr = query_acronyms(q, &words);
                 one.retain(|w| !own(w));
@@ -1191,12 +1214,23 @@ mod tests {
 
     #[test]
     fn a_query_writing_the_project_name_gives_its_words() {
-        let own = |q: &str, repo: &str| own_name_words(q, std::iter::once(repo));
+        let own = |q: &str, repo: &str| own_name_words(q, std::iter::once(repo)).0;
         assert_eq!(
             own("bash-it search functionality for plugins", "bash-it"),
-            vec!["bash", "it"]
+            vec!["bash", "bash-it", "bash_it", "it"]
+        );
+        assert_eq!(
+            own_name_words("bash-it search", std::iter::once("bash-it")).1,
+            vec!["bashit"]
         );
         assert_eq!(own("how Cobra integrates pflags", "cobra"), vec!["cobra"]);
+        // an underscore keeps a name one query word
+        assert_eq!(
+            own("my_project search", "my_project"),
+            vec!["my", "my_project", "project"]
+        );
+        // a generic directory name names no project
+        assert!(own("main entry point", "main").is_empty());
         // the name's words apart, or a part alone, name no project
         assert!(own("bash completion scripts", "bash-it").is_empty());
         assert!(own("commons for lang", "commons-lang").is_empty());
@@ -1207,7 +1241,12 @@ mod tests {
         // ... unless it is the name itself
         assert_eq!(
             own("kotlinx.coroutines flow operators", "kotlinx.coroutines"),
-            vec!["kotlinx", "coroutines"]
+            vec![
+                "coroutines",
+                "kotlinx",
+                "kotlinx.coroutines",
+                "kotlinx_coroutines"
+            ]
         );
         assert_eq!(
             own("Django's rendering shortcuts", "django"),
@@ -1285,6 +1324,7 @@ mod tests {
         let q = "pyenv integration plugin for bash";
         assert_eq!(held(q, "completion/available/pip.completion.bash"), 0);
         assert_eq!(held("Server Sent Events parsing", "plugins/sse/SSE.kt"), 3);
+        assert_eq!(held("Server sent events parsing", "plugins/sse/SSE.kt"), 0);
         assert_eq!(
             held("spatial reference system of a raster", "gdal/srs.py"),
             0
