@@ -156,6 +156,17 @@ class Snapshot:
         return set(self.read("files", ["path"]).column("path").to_pylist())
 
 
+def search_code(server_bin: Path, snap_dir: Path, query: str, mode: str, limit: int, env: dict | None = None) -> list[dict]:
+    """`code-index-mcp search-code` over one snapshot: its results, with
+    `env` (e.g. `CODE_INDEX_RANK`) on top of this process's environment."""
+    p = subprocess.run(
+        [str(server_bin), "search-code", "--index", str(snap_dir), "--mode", mode, "--limit", str(limit), query],
+        capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)["results"]
+
+
 def build(indexer: Path, repo: Path, out: Path, *extra, timeout: float = BUILD_TIMEOUT) -> Snapshot:
     """`code-indexer index REPO --out OUT --json EXTRA...` and the snapshot it wrote."""
     run = run_cli(indexer, "index", repo, "--out", out, "--json", *extra, timeout=timeout)

@@ -9,14 +9,13 @@ same with the index read in place as with the one the server builds in memory
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from helpers import search_code
 
 HEADER = struct.Struct("<8sIIIIQQQQQ")
 BLOCK = 64
@@ -154,13 +153,8 @@ QUERIES = {
 
 def keyword_ranking(server_bin, snap, query: str, env: dict) -> list:
     """`search_code --mode keyword`'s first 20 results as (path, line, end_line, score)."""
-    p = subprocess.run(
-        [str(server_bin), "search-code", "--index", str(snap.dir), "--mode", "keyword", "--limit", "20", query],
-        capture_output=True, text=True, env={**os.environ, **env}, timeout=300,
-    )
-    assert p.returncode == 0, p.stderr
-    out = json.loads(p.stdout)
-    return [(r["path"], r["line"], r["end_line"], round(r["score"], 4)) for r in out["results"]]
+    return [(r["path"], r["line"], r["end_line"], round(r["score"], 4))
+            for r in search_code(server_bin, snap.dir, query, "keyword", 20, env)]
 
 
 def assert_ranks_alike_in_place_and_built(server_bin, snap, queries) -> None:

@@ -10,13 +10,10 @@ its own (its real cases are semble's held-out bash-it queries)."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 
 import pytest
 
-from helpers import build
+from helpers import build, search_code
 
 pytestmark = pytest.mark.corpus
 
@@ -41,12 +38,7 @@ CASES = [
 
 
 def first_in_file(server_bin, snap, query: str, path: str, env: dict) -> str | None:
-    p = subprocess.run(
-        [str(server_bin), "search-code", "--index", str(snap.dir), "--mode", "keyword", "--limit", "20", query],
-        capture_output=True, text=True, env={**os.environ, **env}, timeout=300,
-    )
-    assert p.returncode == 0, p.stderr
-    for r in json.loads(p.stdout)["results"]:
+    for r in search_code(server_bin, snap.dir, query, "keyword", 20, env):
         if r["path"] == path:
             return r.get("symbol")
     return None
@@ -80,12 +72,7 @@ def test_the_project_name_in_a_query_names_no_file(indexer, server_bin, tmp_path
     snap = build(indexer, tree, tmp_path / "out", "--no-embeddings", "--name", "acme-kit")
 
     def top(q: str, env: dict) -> str:
-        p = subprocess.run(
-            [str(server_bin), "search-code", "--index", str(snap.dir), "--mode", "keyword", "--limit", "5", q],
-            capture_output=True, text=True, env={**os.environ, **env}, timeout=300,
-        )
-        assert p.returncode == 0, p.stderr
-        return json.loads(p.stdout)["results"][0]["path"]
+        return search_code(server_bin, snap.dir, q, "keyword", 5, env)[0]["path"]
 
     q = "acme-kit search functionality for finding plugins and aliases"
     assert top(q, {"CODE_INDEX_RANK": "-path"}) == "lib/search.bash"

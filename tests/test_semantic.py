@@ -40,6 +40,7 @@ from helpers import (
     ort_tools,
     read_faiss_flat,
     run_cli,
+    search_code,
     sha256_file,
 )
 
@@ -717,12 +718,7 @@ def test_a_how_question_lets_files_vote(server_bin, sem_snap, sem_tree):
     does it (`CODE_INDEX_RANK=-filevote`), and ripgrep says which file is
     about quoting."""
     def first(q: str, env: dict) -> str:
-        p = subprocess.run(
-            [str(server_bin), "search-code", "--index", str(sem_snap.dir), "--mode", "hybrid", "--limit", "5", q],
-            capture_output=True, text=True, env={**os.environ, **env}, timeout=300,
-        )
-        assert p.returncode == 0, p.stderr
-        return json.loads(p.stdout)["results"][0]["path"]
+        return search_code(server_bin, sem_snap.dir, q, "hybrid", 5, env)[0]["path"]
 
     q = "how does url quoting work"
     voted, chunked = first(q, {}), first(q, {"CODE_INDEX_RANK": "-filevote"})
