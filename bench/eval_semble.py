@@ -333,6 +333,14 @@ def report(a, specs, runs: list[dict], skipped: list[tuple[str, str]], published
     L.append("| mean over repos | " + " | ".join(
         [f3(mean(r["modes"][m]["ndcg"] for r in runs if m in r["modes"])) for m in modes] +
         [f3(pub_avg(pm, names)) for pm in pub_methods]) + " |")
+    # When some repos have no published number, a row over those that do
+    # keeps the comparison on the same repos.
+    with_pub = [r for r in runs if pub_methods and all(
+        pub_methods[pm].get("repos", {}).get(r["repo"]) is not None for pm in pub_methods)]
+    if with_pub and len(with_pub) < len(runs):
+        L.append(f"| mean over the {len(with_pub)} repos with published numbers | " + " | ".join(
+            [f3(mean(r["modes"][m]["ndcg"] for r in with_pub if m in r["modes"])) for m in modes] +
+            [f3(pub_avg(pm, [r["repo"] for r in with_pub])) for pm in pub_methods]) + " |")
     L.append("| mean over queries | " + " | ".join(
         [f3(mean(x for r in runs if m in r["modes"] for x in r["modes"][m]["per_query"])) for m in modes] +
         ["—" for _ in pub_methods]) + " |")
