@@ -81,3 +81,42 @@ def test_the_project_name_in_a_query_names_no_file(indexer, server_bin, tmp_path
     # a qualified name is a path, and its words count there
     assert top("acme.kit search functionality for finding plugins and aliases", {}) == \
         "completion/acme-kit.completion.bash"
+
+
+def test_a_lowercase_word_names_the_one_file_named_so(indexer, server_bin, tmp_path):
+    """A word among the query's first three content words that is the exact
+    name of one file, and of no other, names that file (`namedword`):
+    "multipart form data parsing" puts `multipart.py` above a file whose text
+    repeats "form data" more. Without the rule the text's order stands. A
+    word that three files are named after (`context`) lifts none of them.
+    semble's rack ("multipart form data parsing" -> `multipart.rb`) and
+    rxswift ("zip operator ..." -> `Zip.swift`) queries are the real cases."""
+    tree = tmp_path / "webkit"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg/multipart.py").write_text(
+        '"""Bodies sent in parts."""\n\n\n'
+        "def split_parts(body, boundary):\n"
+        '    """Split a form body at each boundary line into its data, for parsing."""\n'
+        "    return [p for p in body.split(boundary) if p.strip()]\n")
+    (tree / "pkg/request.py").write_text(
+        '"""Requests."""\n\n\n'
+        "def read_body(request):\n"
+        '    """Read the form data before parsing the form data: form fields."""\n'
+        "    return decode(request.body)\n")
+    for i in (1, 2, 3):
+        (tree / f"ctx{i}").mkdir()
+        (tree / f"ctx{i}/context.py").write_text(
+            f'def handle(x):\n    """Context handling for part {i}."""\n    return x\n')
+    snap = build(indexer, tree, tmp_path / "out", "--no-embeddings", "--name", "webkit")
+
+    def ranked(q: str, env: dict) -> list[tuple[str, float]]:
+        return [(r["path"], r["score"]) for r in search_code(server_bin, snap.dir, q, "keyword", 5, env)]
+
+    q = "multipart form data parsing"
+    assert ranked(q, {"CODE_INDEX_RANK": "-namedword"})[0][0] == "pkg/request.py"
+    assert ranked(q, {})[0][0] == "pkg/multipart.py"
+    # written capitalized, the word is the capitalized-name rule's, which the switch leaves on
+    assert ranked("Multipart form data parsing", {"CODE_INDEX_RANK": "-namedword"})[0][0] == "pkg/multipart.py"
+    # a name three files share names none: the same ranking with and without the rule
+    q = "context handling for the part"
+    assert ranked(q, {}) == ranked(q, {"CODE_INDEX_RANK": "-namedword"})
