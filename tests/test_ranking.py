@@ -76,11 +76,13 @@ def test_the_project_name_in_a_query_names_no_file(indexer, server_bin, tmp_path
 
     q = "acme-kit search functionality for finding plugins and aliases"
     assert top(q, {"CODE_INDEX_RANK": "-path"}) == "lib/search.bash"
-    assert top(q, {"CODE_INDEX_RANK": "-ownname"}) == "completion/acme-kit.completion.bash"
+    # (`namedword` off too: `search` alone names `lib/search.bash`, which would hide the effect)
+    assert top(q, {"CODE_INDEX_RANK": "-ownname,-namedword"}) == "completion/acme-kit.completion.bash"
     assert top(q, {}) == "lib/search.bash"
-    # a qualified name is a path, and its words count there
-    assert top("acme.kit search functionality for finding plugins and aliases", {}) == \
-        "completion/acme-kit.completion.bash"
+    # a qualified name is a path, and its words count there (`namedword` off,
+    # as above: with it, `search` names `lib/search.bash` first)
+    assert top("acme.kit search functionality for finding plugins and aliases",
+               {"CODE_INDEX_RANK": "-namedword"}) == "completion/acme-kit.completion.bash"
 
 
 def test_a_lowercase_word_names_the_one_file_named_so(indexer, server_bin, tmp_path):
