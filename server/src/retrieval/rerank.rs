@@ -272,7 +272,8 @@ pub(crate) fn unique_file_words(q: &str, stems: &HashMap<String, Vec<(u32, u32)>
         if w.chars().any(char::is_uppercase) {
             continue;
         }
-        let key: String = w.chars().filter(|c| *c != '_').collect();
+        // The word as the file names are keyed (`lua_ls` -> `luals`).
+        let key = norm_stem(w);
         if key.chars().count() >= UNIQUE_NAME_MIN
             && !out.contains(&key)
             && stems.get(&key).is_some_and(|f| f.len() == 1)
