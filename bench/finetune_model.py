@@ -226,7 +226,29 @@ def positive_text(tree: Path, t: dict) -> str:
     return naturalize("\n".join(head + body))
 
 
-def load_pairs(work: Path, per_repo: int, seed: int, extra: list[str] = (), per_repo_other: int = 0):
+def signature_form(tree: Path, t: dict) -> str | None:
+    """What the builder embeds for a function without a doc: `Container: `
+    then its declaration on one line, cut at 200 bytes (builder/src/embeddings/input.rs)."""
+    if t.get("kind") != "function":
+        return None
+    lines = (tree / t["path"]).read_text(errors="replace").splitlines()
+    head = []
+    for ln in lines[t["line"] - 1:t["end_line"]]:
+        head.append(ln.strip())
+        if ln.rstrip().endswith(":"):
+            break
+    sig = " ".join(head).rstrip(":").strip()
+    if "." in t["name"]:
+        sig = f"{t['name'].rsplit('.', 1)[0]}: {sig}"
+    out = naturalize(sig)
+    if len(out) > 200:
+        cut = out.rfind(" ", 0, 200)
+        out = out[:cut if cut > 100 else 200]
+    return out
+
+
+def load_pairs(work: Path, per_repo: int, seed: int, extra: list[str] = (), per_repo_other: int = 0,
+               sig_share: float = 0.0):
     rng = random.Random(seed)
     train, held = [], []
     for r in json.loads(REPOS.read_text()):
@@ -236,8 +258,13 @@ def load_pairs(work: Path, per_repo: int, seed: int, extra: list[str] = (), per_
             continue
         qs = [json.loads(x) for x in qf.read_text().splitlines()]
         rng.shuffle(qs)
-        pairs = [(r["name"], naturalize(t["query"]), positive_text(work / "trees" / r["name"], t), t["path"])
-                 for t in qs]
+        srng = random.Random(seed + 7)
+        pairs = []
+        for t in qs:
+            pos = positive_text(work / "trees" / r["name"], t)
+            if sig_share and srng.random() < sig_share:
+                pos = signature_form(work / "trees" / r["name"], t) or pos
+            pairs.append((r["name"], naturalize(t["query"]), pos, t["path"]))
         cut = max(1, len(pairs) // 20)
         held += pairs[:cut]
         train += pairs[cut:cut + cap]
@@ -294,7 +321,7 @@ def train(a):
         params = add_lora(model, a.lora)
     else:
         params = [{"params": list(model.parameters()), "lr": a.lr, "weight_decay": 0.01}]
-    pairs, held = load_pairs(Path(a.work), a.per_repo, a.seed, a.pairs, a.per_repo_other)
+    pairs, held = load_pairs(Path(a.work), a.per_repo, a.seed, a.pairs, a.per_repo_other, a.sig_share)
     print(f"{len(pairs)} training pairs, {len(held)} held out", flush=True)
     negs = bm25_negatives(pairs, a.hard, a.seed) if a.hard else [None] * len(pairs)
 
@@ -473,6 +500,9 @@ def main():
     p.add_argument("--pairs", action="append", default=[],
                    help="extra pairs, JSONL of {group, query, positive, path} (repeatable)")
     p.add_argument("--lora", type=int, default=0, help="rank of low-rank adapters (0: full fine-tune)")
+    p.add_argument("--sig-share", type=float, default=0.0,
+                   help="share of function pairs whose positive is the builder's input for a function "
+                        "without a doc (`Container: signature`) instead of its code (measured, not kept)")
     p.add_argument("--hard", type=int, default=0,
                    help="add a hard negative per pair: one of the N definitions BM25 ranks highest (0: none)")
     p.add_argument("--group", choices=["repo", "file"], default="repo",
