@@ -1091,3 +1091,59 @@ def test_vectors_are_reproducible(indexer, tmp_path):
     assert a.id == b.id
     assert (a.dir / "vectors.faiss").read_bytes() == (b.dir / "vectors.faiss").read_bytes()
     assert a.manifest == b.manifest
+
+
+def test_weights_are_versioned_by_their_digest(indexer, server_bin, model_dir, tmp_path, monkeypatch):
+    """A model id names a recipe; `embeddings.model_sha256` names the bytes
+    that made the vectors. Other weights put in the default model's place
+    (here the published MiniLM's int8 graph: a real, different model under
+    the default's file name) take no vector cached under the pinned weights,
+    and a server whose weights differ from a snapshot's says so
+    (MODEL_MISMATCH, with the fix) and answers by keyword instead of comparing
+    a query vector with vectors of another space."""
+    code, general = model_dir / "model-code-int8.onnx", model_dir / "model-int8.onnx"
+    if not (code.is_file() and general.is_file()):
+        pytest.skip("needs both int8 models (scripts/setup.sh)")
+    pinned = re.search(r'CODE_MODEL_SHA256="([0-9a-f]{64})"', (REPO_ROOT / "scripts/env.sh").read_text()).group(1)
+    tree = tmp_path / "tiny"
+    write_tiny(tree, "alpha")
+    cache = tmp_path / "cache"
+    b1 = build(indexer, tree, tmp_path / "o1", "--embedding-cache", cache)
+    n = b1.manifest["embeddings"]["count"]
+    assert b1.manifest["embeddings"]["model_sha256"] == sha256_file(code) == pinned
+
+    other = tmp_path / "other-model"
+    other.mkdir()
+    for f in model_dir.iterdir():
+        if f.is_file() and f.name != code.name:
+            (other / f.name).symlink_to(f)
+    (other / code.name).symlink_to(general)
+    monkeypatch.setenv("CODE_INDEX_MODEL_DIR", str(other))
+    b2 = build(indexer, tree, tmp_path / "o2", "--embedding-cache", cache)
+    assert b2.manifest["embeddings"]["model"] == MODEL_ID, "same id: the file name says which recipe"
+    assert b2.manifest["embeddings"]["model_sha256"] == sha256_file(general)
+    assert b2.info["embeddings"]["from_cache"] == 0, "vectors of the pinned weights must not be reused"
+    assert b2.info["embeddings"]["embedded"] == n
+    assert b2.id != b1.id
+    _, _, _, v1 = read_faiss_flat(b1.dir / "vectors.faiss")
+    _, _, _, v2 = read_faiss_flat(b2.dir / "vectors.faiss")
+    assert any(sum(x * y for x, y in zip(a, b)) < 0.99 for a, b in zip(v1, v2)), "other weights, other vectors"
+
+    # The server under the other weights, on the pinned weights' snapshot.
+    p = subprocess.run([str(server_bin), "search-code", "--index", str(b1.dir), "--mode", "semantic", "rectangle area"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["mode"] == "keyword" and out["semantic"] is False, out
+    assert "MODEL_MISMATCH" in out["notice"] and "CODE_INDEX_MODEL_DIR" in out["notice"], out["notice"]
+    assert out["results"], "it still answers, by keyword"
+    # ... and on its own snapshot it runs semantic.
+    own = json.loads(subprocess.run([str(server_bin), "search-code", "--index", str(b2.dir), "--mode", "semantic",
+                                     "rectangle area"], capture_output=True, text=True, timeout=300).stdout)
+    assert own["mode"] == "semantic" and "notice" not in own, own
+
+    # Back on the pinned weights: everything comes from the cache, and the snapshot is b1's.
+    monkeypatch.delenv("CODE_INDEX_MODEL_DIR")
+    b3 = build(indexer, tree, tmp_path / "o3", "--embedding-cache", cache)
+    assert b3.info["embeddings"]["from_cache"] == n and b3.info["embeddings"]["embedded"] == 0
+    assert b3.id == b1.id

@@ -81,6 +81,8 @@ codes! {
     ModelNotFound = "MODEL_NOT_FOUND",
     /// The offline model's files are there but cannot be loaded.
     ModelInvalid = "MODEL_INVALID",
+    /// The offline model's weights are not those a snapshot's vectors were made with.
+    ModelMismatch = "MODEL_MISMATCH",
     /// The offline model failed on an input (tokenizer or tensor error).
     EmbedFailed = "EMBED_FAILED",
     /// A remote model needs an API key and the environment has none.

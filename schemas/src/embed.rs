@@ -188,6 +188,125 @@ pub fn default_model_dir() -> PathBuf {
     crate::dirs::model_dir()
 }
 
+/// sha256 of the weights files scripts/setup.sh installs (scripts/env.sh
+/// pins the same values; a test checks that they agree).
+pub const MINILM_CODE_SHA256: &str =
+    "ba6cca8d4bf62498b43a082617b49779bf63d864b4c639c9003e480456979712";
+/// sha256 of [`MINILM_INT8_FILE`] as setup makes it.
+pub const MINILM_INT8_SHA256: &str =
+    "0bd2c289978a28385fe68d8ed411d88e88249306b4a28e125762986eaf44cb5f";
+/// sha256 of the pinned fp32 `model.safetensors`.
+pub const MINILM_FP32_SHA256: &str =
+    "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db";
+
+/// The weights file of a local model (in [`default_model_dir`]), and the
+/// sha256 setup pins for it; `None` for a remote model.
+pub fn weights_file(spec: &ModelSpec) -> Option<(PathBuf, &'static str)> {
+    let (file, pinned) = match spec.provider {
+        Provider::MiniLmInt8 => (MINILM_INT8_FILE, MINILM_INT8_SHA256),
+        Provider::MiniLmCode => (MINILM_CODE_FILE, MINILM_CODE_SHA256),
+        Provider::MiniLm => ("model.safetensors", MINILM_FP32_SHA256),
+        _ => return None,
+    };
+    Some((default_model_dir().join(file), pinned))
+}
+
+/// sha256 (hex) of a file, read in 1 MiB blocks.
+pub fn file_sha256(path: &Path) -> std::io::Result<String> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let mut f = std::fs::File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The sha256 of a local model's weights file as it is now (`None` for a
+/// remote model, or when the file cannot be read: opening the model then
+/// reports why). A model id names an architecture and a recipe; this names
+/// the bytes, so a snapshot records which weights made its vectors
+/// (`embeddings.model_sha256`) and a cached vector is never taken from
+/// other weights under the same id (about 0.2 s for the 58 MB int8 graph).
+pub fn weights_sha256(spec: &ModelSpec) -> Option<String> {
+    let (path, _) = weights_file(spec)?;
+    remembered_sha256(&path, &crate::dirs::cache_root().join(WEIGHTS_SHA256_FILE))
+}
+
+/// The file under the cache root where [`remembered_sha256`] keeps the
+/// digests it computed.
+pub const WEIGHTS_SHA256_FILE: &str = "weights.sha256";
+
+/// `path`'s sha256, remembered in `memo` (lines of path, size, mtime in
+/// nanoseconds, inode, digest) so that a build or a hook that opens the same
+/// unchanged file again does not read it again; a file whose size, mtime or
+/// inode changed is hashed anew. `memo` is best effort: when it cannot be
+/// read or written, the file is hashed every time.
+pub fn remembered_sha256(path: &Path, memo: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let md = std::fs::metadata(path).ok()?;
+    let stamp = format!(
+        "{}\t{}\t{}\t{}",
+        path.display(),
+        md.len(),
+        md.mtime() as i128 * 1_000_000_000 + md.mtime_nsec() as i128,
+        md.ino()
+    );
+    let old = std::fs::read_to_string(memo).unwrap_or_default();
+    for line in old.lines() {
+        if let Some((st, sha)) = line.rsplit_once('\t') {
+            if st == stamp && sha.len() == 64 {
+                return Some(sha.to_string());
+            }
+        }
+    }
+    let sha = file_sha256(path).ok()?;
+    // Keep the other files' lines (a few at most), replace this one's.
+    let me = format!("{}\t", path.display());
+    let mut out: Vec<&str> = old
+        .lines()
+        .filter(|l| !l.starts_with(&me))
+        .rev()
+        .take(31)
+        .collect();
+    out.reverse();
+    let mut text = out.join("\n");
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    text.push_str(&format!("{stamp}\t{sha}\n"));
+    if let Some(dir) = memo.parent() {
+        let tmp = dir.join(format!(".{WEIGHTS_SHA256_FILE}.{}", std::process::id()));
+        if std::fs::create_dir_all(dir).is_ok()
+            && std::fs::write(&tmp, text).is_ok()
+            && std::fs::rename(&tmp, memo).is_err()
+        {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+    Some(sha)
+}
+
+/// The id a model's cached vectors are kept under: its model id, and when
+/// its weights (`sha256`, from [`weights_sha256`]) are not the ones setup
+/// pins, `@sha256:` and their first 16 hex digits. The pinned weights keep the
+/// id they always had, so existing caches stay warm.
+pub fn cache_key_id(spec: &ModelSpec, sha256: Option<&str>) -> String {
+    let id = spec.id();
+    match (weights_file(spec), sha256) {
+        (Some((_, pinned)), Some(sha)) if sha != pinned => {
+            format!("{id}@sha256:{}", &sha[..sha.len().min(16)])
+        }
+        _ => id,
+    }
+}
+
 /// Create the embedder a spec names. Remote providers read their key and
 /// base URL from the environment (see [`Remote`]).
 pub fn open(spec: &ModelSpec) -> Result<Box<dyn Embedder>> {
@@ -864,6 +983,73 @@ impl Embedder for Remote {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pinned_weights_digests_are_those_setup_checks() {
+        let env = include_str!("../../scripts/env.sh");
+        for (var, sha) in [
+            ("CODE_MODEL_SHA256", MINILM_CODE_SHA256),
+            ("INT8_MODEL_SHA256", MINILM_INT8_SHA256),
+            ("MODEL_SAFETENSORS_SHA256", MINILM_FP32_SHA256),
+        ] {
+            assert!(
+                env.contains(&format!("{var}=\"{sha}\"")),
+                "{var} differs from scripts/env.sh"
+            );
+        }
+    }
+
+    #[test]
+    fn only_other_weights_change_the_cache_id() {
+        let code = ModelSpec::parse("minilm").unwrap();
+        assert_eq!(code.id(), MINILM_CODE_ID);
+        assert_eq!(
+            cache_key_id(&code, Some(MINILM_CODE_SHA256)),
+            MINILM_CODE_ID
+        );
+        assert_eq!(cache_key_id(&code, None), MINILM_CODE_ID);
+        let other = "9a62f1f7c8fe3d5b036983c992f4fa680fc78f36f1cc89709ef1e39040634484";
+        assert_eq!(
+            cache_key_id(&code, Some(other)),
+            format!("{MINILM_CODE_ID}@sha256:9a62f1f7c8fe3d5b")
+        );
+        // The published model's pinned weights are not the code model's.
+        let general = ModelSpec::parse("minilm-general").unwrap();
+        assert_eq!(
+            cache_key_id(&general, Some(MINILM_INT8_SHA256)),
+            general.id()
+        );
+        assert_ne!(
+            cache_key_id(&general, Some(MINILM_CODE_SHA256)),
+            general.id()
+        );
+    }
+
+    #[test]
+    fn a_remembered_digest_follows_the_file() {
+        let d = std::env::temp_dir().join(format!("ci-weights-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let (f, memo) = (d.join("w.onnx"), d.join("memo"));
+        std::fs::write(&f, b"abc").unwrap();
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        assert_eq!(remembered_sha256(&f, &memo).as_deref(), Some(abc));
+        assert!(std::fs::read_to_string(&memo).unwrap().contains(abc));
+        // Remembered: a memo line for this very file (stamp included) is taken
+        // as it stands, without reading the file.
+        let text = std::fs::read_to_string(&memo)
+            .unwrap()
+            .replace(abc, &"0".repeat(64));
+        std::fs::write(&memo, text).unwrap();
+        assert_eq!(remembered_sha256(&f, &memo), Some("0".repeat(64)));
+        // A new file in its place (other size, inode, mtime) is hashed anew.
+        std::fs::remove_file(&f).unwrap();
+        std::fs::write(&f, b"abcd").unwrap();
+        let abcd = "88d4266fd4e6338d13b845fcf289579d209c897823b9217da3e161936f031589";
+        assert_eq!(remembered_sha256(&f, &memo).as_deref(), Some(abcd));
+        assert_eq!(std::fs::read_to_string(&memo).unwrap().lines().count(), 1);
+        assert_eq!(remembered_sha256(&d.join("missing"), &memo), None);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 
     #[test]
     fn identifiers_read_as_words() {

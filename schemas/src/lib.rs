@@ -365,6 +365,10 @@ pub struct EmbeddingInfo {
     /// What was embedded per chunk.
     #[serde(default)]
     pub input: String,
+    /// sha256 of the local model's weights file that made the vectors
+    /// (absent for remote models and in snapshots built before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_sha256: Option<String>,
 }
 
 /// `manifest.json`: written last; its presence marks a complete snapshot.

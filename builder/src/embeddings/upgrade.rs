@@ -51,11 +51,13 @@ pub fn upgrade(
     let mut manifest = crate::snapshot::read_manifest(&src)?;
     let spec = ModelSpec::parse(model)?;
     let model_id = spec.id();
+    let sha256 = code_index_schemas::embed::weights_sha256(&spec);
+    let key_id = code_index_schemas::embed::cache_key_id(&spec, sha256.as_deref());
     let mut cache = match cache_dir {
-        Some(d) => Cache::open(d, &model_id)?,
+        Some(d) => Cache::open(d, &key_id)?,
         None => Cache::memory(),
     };
-    let items = snapshot_items(&src, &model_id)?;
+    let items = snapshot_items(&src, &key_id)?;
     let (todo, chunks) = counts(&items, &cache);
     announce(todo, items.len(), chunks, &model_id);
     if dry_run {
@@ -68,7 +70,8 @@ pub fn upgrade(
     let ids: Vec<i64> = items.iter().map(|p| p.id).collect();
     manifest.embeddings = None;
     if !ids.is_empty() {
-        let (file, info) = write_vectors(&tmp.dir, &ids, &data, dim, flat_max, &model_id)?;
+        let (file, mut info) = write_vectors(&tmp.dir, &ids, &data, dim, flat_max, &model_id)?;
+        info.model_sha256 = sha256;
         files.push(file);
         manifest.embeddings = Some(info);
     }
@@ -142,6 +145,7 @@ fn write_vectors(
         index: layout,
         count: ids.len() as u64,
         input: INPUT_DOC.into(),
+        model_sha256: None,
     };
     Ok((file, info))
 }

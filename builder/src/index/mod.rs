@@ -112,7 +112,8 @@ pub fn run(opts: &Options) -> Result<Summary> {
 
     let tmp = snapshot::begin(&opts.out, &b.name)?;
     let kv = kv_metadata(&b.name, &b.git, &b.cfg.hash);
-    let model_id = model.as_ref().map(|m| m.id());
+    // Inputs are keyed under the id the model's vectors are cached by.
+    let model_id = model.as_ref().map(|m| m.key_id.clone());
     let (a, bar) = analyse::analyse(&b, &tmp.dir, &kv, &walked, &modules, reuse.rows, model_id)?;
     b.timer.phase("analyze+write");
     b.timer.stages();

@@ -23,6 +23,10 @@ pub(super) struct Model {
     pub cache: Cache,
     /// Most vectors in an exact Flat index.
     pub flat_max: usize,
+    /// sha256 of the local model's weights file (`None`: a remote model).
+    pub sha256: Option<String>,
+    /// The id its vectors are cached under (`embed::cache_key_id`).
+    pub key_id: String,
 }
 
 impl Model {
@@ -38,14 +42,18 @@ pub(super) fn open_model(opts: &Options) -> Result<Option<Model>> {
     };
     let spec = code_index_schemas::embed::ModelSpec::parse(&eo.model)?;
     let embedder = code_index_schemas::embed::open(&spec)?;
+    let sha256 = code_index_schemas::embed::weights_sha256(&spec);
+    let key_id = code_index_schemas::embed::cache_key_id(&spec, sha256.as_deref());
     let cache = match &eo.cache_dir {
-        Some(d) => Cache::open(d, &spec.id())?,
+        Some(d) => Cache::open(d, &key_id)?,
         None => Cache::memory(),
     };
     Ok(Some(Model {
         embedder,
         cache,
         flat_max: eo.flat_max,
+        sha256,
+        key_id,
     }))
 }
 

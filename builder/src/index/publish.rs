@@ -37,20 +37,27 @@ pub(super) fn embed(
     pats: &[Pattern],
     previous: &Option<(PathBuf, Option<EmbeddingInfo>)>,
 ) -> Result<Vectors> {
-    let (Some(mut model), Some((model_id, mut items))) = (model, pending) else {
+    let (Some(mut model), Some((key_id, mut items))) = (model, pending) else {
         return Ok(Vectors::default());
     };
+    let model_id = model.id();
     for p in pats {
         items.push(Pending {
             id: p.id,
-            key: crate::embeddings::key(&model_id, &p.text),
+            key: crate::embeddings::key(&key_id, &p.text),
             input: p.text.clone(),
             reused: false,
         });
     }
     // Unchanged files of a previous snapshot with the same model: its vectors seed the cache.
     if let Some((pdir, Some(pe))) = previous {
-        if pe.model == model_id && pe.input == INPUT_DOC {
+        // Same weights: the recorded sha256, or, for a snapshot from before it
+        // was recorded, the pinned weights (as the embedding cache assumes).
+        let same_weights = match &pe.model_sha256 {
+            Some(s) => Some(s) == model.sha256.as_ref(),
+            None => key_id == model_id,
+        };
+        if pe.model == model_id && same_weights && pe.input == INPUT_DOC {
             crate::embeddings::seed_from_snapshot(&mut model.cache, pdir, &items);
         }
     }
@@ -79,6 +86,7 @@ pub(super) fn embed(
             index: layout,
             count: ids.len() as u64,
             input: INPUT_DOC.into(),
+            model_sha256: model.sha256.clone(),
         });
     }
     out.stats = Some(stats);

@@ -68,6 +68,9 @@ pub struct Engine {
     /// Per snapshot (same order as `State::snaps`): vectors, or why none.
     pub vectors: Vec<Result<SnapVectors, String>>,
     embedders: Mutex<HashMap<String, OpenedModel>>,
+    /// Per model id: the sha256 of the weights file it was opened from
+    /// (`None`: a remote model, or not opened yet).
+    weights: Mutex<HashMap<String, Option<String>>>,
     query_cache: Mutex<Vec<CachedQuery>>,
     /// (snapshot, file) → range of its chunks in `chunks` (pattern chunks excluded).
     pub file_chunks: HashMap<(u32, u32), (usize, usize)>,
@@ -255,6 +258,7 @@ impl Engine {
             keyword_sources,
             vectors,
             embedders: Mutex::new(HashMap::new()),
+            weights: Mutex::new(HashMap::new()),
             query_cache: Mutex::new(Vec::new()),
             build_seconds: t0.elapsed().as_secs_f64(),
         }

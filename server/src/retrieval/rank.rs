@@ -280,17 +280,26 @@ impl Ctx<'_> {
         let mut any = false;
         for &si in snaps {
             match &eng.vectors[si] {
-                Ok(sv) => match eng.query_vector(&sv.model, q) {
+                Ok(sv) => match eng.query_vector(&sv.model, q).and_then(|v| {
+                    eng.check_weights(sv).map(|_| v).map_err(|m| {
+                        embed::EmbedError::new(
+                            code_index_schemas::diag::Code::ModelMismatch,
+                            m,
+                            "point CODE_INDEX_MODEL_DIR at the model the snapshot was built with, or rebuild it",
+                        )
+                    })
+                }) {
                     Ok(qv) => {
                         any = true;
                         all.extend(eng.semantic(si, &qv, allowed, CANDIDATES));
                     }
                     Err(e) => why.push(format!(
-                        "{}: cannot embed the query with {} ({}: {})",
+                        "{}: cannot embed the query with {} ({}: {}; {})",
                         self.snaps[si].repo(),
                         sv.model,
                         e.code,
-                        e.message
+                        e.message,
+                        e.hint
                     )),
                 },
                 Err(e) => why.push(format!("{}: {e}", self.snaps[si].repo())),

@@ -8,6 +8,8 @@ use super::*;
 /// Per-snapshot vectors.
 pub struct SnapVectors {
     pub model: String,
+    /// sha256 of the weights that made the vectors (`embeddings.model_sha256`).
+    pub model_sha256: Option<String>,
     pub vectors: Vectors,
     /// Vector row → chunk index.
     pub chunk_of_row: Vec<u32>,
@@ -35,6 +37,7 @@ pub(crate) fn load_vectors(
         .collect();
     Ok(SnapVectors {
         model: info.model.clone(),
+        model_sha256: info.model_sha256.clone(),
         vectors,
         chunk_of_row,
     })
@@ -105,11 +108,37 @@ impl Engine {
         if let Some(r) = m.get(model) {
             return r.clone();
         }
-        let r = ModelSpec::parse(model)
-            .and_then(|spec| embed::open(&spec))
-            .map(Arc::from);
+        let r = ModelSpec::parse(model).and_then(|spec| {
+            // The digest of the bytes the session is about to load.
+            let sha = embed::weights_sha256(&spec);
+            crate::guard::lock(&self.weights).insert(model.to_string(), sha);
+            embed::open(&spec)
+        });
+        let r = r.map(Arc::from);
         m.insert(model.to_string(), r.clone());
         r
+    }
+
+    /// Whether this server's weights for `sv`'s model are the ones that made
+    /// its vectors; `Err` says how they differ.
+    /// A snapshot that records no digest (remote models, older snapshots)
+    /// passes. Call after [`Engine::embedder`] opened the model.
+    pub fn check_weights(&self, sv: &SnapVectors) -> Result<(), String> {
+        let Some(want) = &sv.model_sha256 else {
+            return Ok(());
+        };
+        let have = crate::guard::lock(&self.weights)
+            .get(&sv.model)
+            .cloned()
+            .flatten();
+        match have {
+            Some(have) if &have != want => Err(format!(
+                "its vectors were made by weights with sha256 {}…, this server's model file has {}…",
+                &want[..want.len().min(12)],
+                &have[..have.len().min(12)]
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// The query's vector under `model` (cached).
