@@ -70,8 +70,7 @@ pub fn upgrade(
     let ids: Vec<i64> = items.iter().map(|p| p.id).collect();
     manifest.embeddings = None;
     if !ids.is_empty() {
-        let (file, mut info) = write_vectors(&tmp.dir, &ids, &data, dim, flat_max, &model_id)?;
-        info.model_sha256 = sha256;
+        let (file, info) = write_vectors(&tmp.dir, &ids, &data, dim, flat_max, &model_id, sha256)?;
         files.push(file);
         manifest.embeddings = Some(info);
     }
@@ -133,6 +132,7 @@ fn write_vectors(
     dim: usize,
     flat_max: usize,
     model_id: &str,
+    model_sha256: Option<String>,
 ) -> Result<(ManifestFile, EmbeddingInfo)> {
     let vpath = dir.join(VECTORS_FILE);
     let layout = code_index_schemas::vectors::write(&vpath, ids, data, dim, flat_max)?;
@@ -145,7 +145,7 @@ fn write_vectors(
         index: layout,
         count: ids.len() as u64,
         input: INPUT_DOC.into(),
-        model_sha256: None,
+        model_sha256,
     };
     Ok((file, info))
 }

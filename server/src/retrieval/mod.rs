@@ -52,7 +52,8 @@ pub(crate) const CANDIDATES: usize = 300;
 /// Most results a query keeps (pages are cut from these).
 pub(crate) const MAX_RESULTS: usize = 200;
 
-type OpenedModel = Result<Arc<dyn Embedder>, embed::EmbedError>;
+/// An opened embedder and the sha256 of its weights file (`None`: remote).
+type OpenedModel = Result<(Arc<dyn Embedder>, Option<String>), embed::EmbedError>;
 /// (model id, query, vector).
 type CachedQuery = (String, String, Arc<Vec<f32>>);
 
@@ -68,9 +69,6 @@ pub struct Engine {
     /// Per snapshot (same order as `State::snaps`): vectors, or why none.
     pub vectors: Vec<Result<SnapVectors, String>>,
     embedders: Mutex<HashMap<String, OpenedModel>>,
-    /// Per model id: the sha256 of the weights file it was opened from
-    /// (`None`: a remote model, or not opened yet).
-    weights: Mutex<HashMap<String, Option<String>>>,
     query_cache: Mutex<Vec<CachedQuery>>,
     /// (snapshot, file) → range of its chunks in `chunks` (pattern chunks excluded).
     pub file_chunks: HashMap<(u32, u32), (usize, usize)>,
@@ -258,7 +256,6 @@ impl Engine {
             keyword_sources,
             vectors,
             embedders: Mutex::new(HashMap::new()),
-            weights: Mutex::new(HashMap::new()),
             query_cache: Mutex::new(Vec::new()),
             build_seconds: t0.elapsed().as_secs_f64(),
         }

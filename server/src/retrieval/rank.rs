@@ -280,15 +280,10 @@ impl Ctx<'_> {
         let mut any = false;
         for &si in snaps {
             match &eng.vectors[si] {
-                Ok(sv) => match eng.query_vector(&sv.model, q).and_then(|v| {
-                    eng.check_weights(sv).map(|_| v).map_err(|m| {
-                        embed::EmbedError::new(
-                            code_index_schemas::diag::Code::ModelMismatch,
-                            m,
-                            "point CODE_INDEX_MODEL_DIR at the model the snapshot was built with, or rebuild it",
-                        )
-                    })
-                }) {
+                Ok(sv) => match eng
+                    .check_weights(sv)
+                    .and_then(|_| eng.query_vector(&sv.model, q))
+                {
                     Ok(qv) => {
                         any = true;
                         all.extend(eng.semantic(si, &qv, allowed, CANDIDATES));

@@ -102,8 +102,9 @@ const SCAN_BLOCK: usize = 4096;
 pub(crate) const NO_CHUNK: u32 = u32::MAX;
 
 impl Engine {
-    /// The embedder for a model id (opened once; failures are remembered).
-    pub fn embedder(&self, model: &str) -> Result<Arc<dyn Embedder>, embed::EmbedError> {
+    /// The embedder for a model id and the sha256 of the weights file it was
+    /// opened from (opened once; failures are remembered).
+    fn opened(&self, model: &str) -> OpenedModel {
         let mut m = crate::guard::lock(&self.embedders);
         if let Some(r) = m.get(model) {
             return r.clone();
@@ -111,31 +112,32 @@ impl Engine {
         let r = ModelSpec::parse(model).and_then(|spec| {
             // The digest of the bytes the session is about to load.
             let sha = embed::weights_sha256(&spec);
-            crate::guard::lock(&self.weights).insert(model.to_string(), sha);
-            embed::open(&spec)
+            Ok((Arc::from(embed::open(&spec)?), sha))
         });
-        let r = r.map(Arc::from);
         m.insert(model.to_string(), r.clone());
         r
     }
 
+    /// The embedder for a model id (opened once; failures are remembered).
+    pub fn embedder(&self, model: &str) -> Result<Arc<dyn Embedder>, embed::EmbedError> {
+        self.opened(model).map(|(e, _)| e)
+    }
+
     /// Whether this server's weights for `sv`'s model are the ones that made
-    /// its vectors; `Err` says how they differ.
+    /// its vectors (`MODEL_MISMATCH` when not, opening the model if need be).
     /// A snapshot that records no digest (remote models, older snapshots)
-    /// passes. Call after [`Engine::embedder`] opened the model.
-    pub fn check_weights(&self, sv: &SnapVectors) -> Result<(), String> {
-        let Some(want) = &sv.model_sha256 else {
-            return Ok(());
-        };
-        let have = crate::guard::lock(&self.weights)
-            .get(&sv.model)
-            .cloned()
-            .flatten();
-        match have {
-            Some(have) if &have != want => Err(format!(
-                "its vectors were made by weights with sha256 {}…, this server's model file has {}…",
-                &want[..want.len().min(12)],
-                &have[..have.len().min(12)]
+    /// passes.
+    pub fn check_weights(&self, sv: &SnapVectors) -> Result<(), embed::EmbedError> {
+        let (_, have) = self.opened(&sv.model)?;
+        match (&sv.model_sha256, have) {
+            (Some(want), Some(have)) if &have != want => Err(embed::EmbedError::new(
+                code_index_schemas::diag::Code::ModelMismatch,
+                format!(
+                    "its vectors were made by weights with sha256 {}…, this server's model file has {}…",
+                    &want[..want.len().min(12)],
+                    &have[..have.len().min(12)]
+                ),
+                "point CODE_INDEX_MODEL_DIR at the model the snapshot was built with, or rebuild it",
             )),
             _ => Ok(()),
         }
