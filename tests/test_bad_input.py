@@ -66,6 +66,8 @@ CASES: list[tuple[str, dict, str]] = [
     ("grep", {"pattern": "x", "path": "../.."}, "INVALID_ARGUMENT"),
     ("grep", {"pattern": "x", "path": "django/../../etc"}, "INVALID_ARGUMENT"),
     ("grep", {"pattern": "x", "path": "C:\\Windows"}, "INVALID_ARGUMENT"),
+    ("grep", {"pattern": "x", "path": "django/no/such/dir"}, "NOT_FOUND"),
+    ("find_definitions", {"symbol": "save", "path": "no_such_dir"}, "NOT_FOUND"),
     ("grep", {"pattern": "x", "lang": "klingon"}, "UNKNOWN_LANG"),
     ("grep", {"pattern": "x", "lang": "Python"}, "UNKNOWN_LANG"),
     ("grep", {"pattern": "x", "repo": "nope"}, "UNKNOWN_REPO"),
@@ -284,6 +286,71 @@ def test_bad_input_matrix(server_bin, django_snapshot):
     failures, slow = session_run(server_bin, django_snapshot.dir, body)
     assert not failures, f"{len(failures)} of {len(CASES) + len(RESOURCE_CASES)} cases failed:\n" + "\n".join(failures)
     assert not slow, slow
+
+
+def test_paths_cursors_and_pages_as_agents_send_them(server_bin, django_snapshot):
+    """What agents really send: `./` and `\\` paths mean the repo path; a path the
+    index lacks is NOT_FOUND with a hint, not an empty success; an empty
+    cursor is the first page; the text of every paged tool carries its
+    next_cursor; find_references pages stay within the structured budget."""
+
+    async def body(s):
+        failures = []
+        scope = "django/db/models"
+        base = await s.call_tool("grep", {"pattern": "def get_or_create", "path": scope})
+        want = [(m["path"], m["line"]) for m in base.structured_content["matches"]]
+        assert want, "the scoped grep finds get_or_create"
+        for p in ["./" + scope, scope.replace("/", "\\"), scope + "/", "./django/./db//models"]:
+            r = await s.call_tool("grep", {"pattern": "def get_or_create", "path": p})
+            got = [(m["path"], m["line"]) for m in (r.structured_content or {}).get("matches", [])]
+            if got != want:
+                failures.append(f"grep path {p!r}: {got} != {want}")
+        r = await s.call_tool("find_definitions", {"symbol": "QuerySet", "path": "./django/db/models/query.py"})
+        if not r.structured_content or not r.structured_content.get("symbols"):
+            failures.append(f"find_definitions with ./ path: {r.content[0].text[:200]}")
+        for p, hint_has in [("django/db/modelz", '"django/db"'), ("Django/db", '"django/db"')]:
+            r = await s.call_tool("search_symbols", {"query": "save", "path": p})
+            b = body_of(r)
+            if b.get("code") != "NOT_FOUND" or hint_has not in b.get("hint", ""):
+                failures.append(f"path {p!r}: {b or r.content[0].text[:200]}")
+        a = await s.call_tool("grep", {"pattern": "import", "limit": 3})
+        b = await s.call_tool("grep", {"pattern": "import", "limit": 3, "cursor": ""})
+        if b.is_error or b.structured_content["matches"] != a.structured_content["matches"]:
+            failures.append(f"an empty cursor is not the first page: {b.content[0].text[:200]}")
+        paged = [
+            ("grep", {"pattern": "TODO", "limit": 2}),
+            ("grep", {"pattern": "TODO", "count_only": True, "limit": 3}),
+            ("search_files", {"pattern": "**/*.py", "limit": 5}),
+            ("search_symbols", {"query": "save", "limit": 3}),
+            ("find_definitions", {"symbol": "save", "limit": 2}),
+            ("find_references", {"symbol": "save", "limit": 2}),
+            ("search", {"query": "lang:python import", "limit": 3}),
+            ("search_code", {"query": "parse a date string", "mode": "keyword", "limit": 3}),
+        ]
+        for tool, args in paged:
+            r = await s.call_tool(tool, args)
+            cur = (r.structured_content or {}).get("next_cursor")
+            if not cur:
+                failures.append(f"{tool} {args}: expected a next page")
+            elif cur not in r.content[0].text:
+                failures.append(f"{tool} {args}: the text lacks its next_cursor")
+        r = await s.call_tool("grep", {"pattern": "TODO", "count_only": True, "limit": 3})
+        if len(r.structured_content["counts"]) != 3:
+            failures.append(f"count_only limit 3: {len(r.structured_content['counts'])} files")
+        # A common name: many definitions, many usages; each page within budget.
+        r = await s.call_tool("find_references", {"symbol": "get", "limit": 50})
+        sc = r.structured_content
+        size = len(json.dumps(sc))
+        if size > 40_000 or len(sc["definitions"]) > 20 or sc["total_definitions"] <= 20:
+            failures.append(f"find_references get: {size} bytes, {len(sc['definitions'])} of {sc['total_definitions']} definitions")
+        r2 = await s.call_tool("find_references", {"symbol": "get", "limit": 50, "cursor": sc["next_cursor"]})
+        sc2 = r2.structured_content
+        if sc2["definitions"] or sc2["files"][0]["path"] <= sc["files"][-1]["path"]:
+            failures.append("find_references page 2 repeats definitions or does not go on")
+        return failures
+
+    failures = session_run(server_bin, django_snapshot.dir, body)
+    assert not failures, "\n".join(failures)
 
 
 def server_pid(binary: Path) -> int:

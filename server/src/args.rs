@@ -384,6 +384,29 @@ pub(crate) fn check_path(p: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// A checked `path` in the form the snapshot stores: `/` separators, no
+/// `.`, `..` or empty segments (`./src\\net//http` is `src/net/http`); a
+/// trailing `/` is kept, since it asks for a directory.
+pub(crate) fn normalize_path(p: &str) -> String {
+    let p = p.replace('\\', "/");
+    let dir = p.ends_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for s in p.split('/') {
+        match s {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    let mut out = parts.join("/");
+    if dir && !out.is_empty() {
+        out.push('/');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -510,6 +533,16 @@ mod path_tests {
             let _ = check_path(p);
         }
         assert!(check_path("a/../..").is_err() && check_path("a/./../b").is_ok());
+        for (p, n) in [
+            ("./src/net/http", "src/net/http"),
+            ("src\\net\\http\\", "src/net/http/"),
+            (".//a/./b//c.go", "a/b/c.go"),
+            ("a/../b", "b"),
+            ("./", ""),
+            ("src/", "src/"),
+        ] {
+            assert_eq!(normalize_path(p), n, "{p:?}");
+        }
         let part = prop_oneof![
             Just("..".to_string()),
             Just(".".to_string()),
@@ -529,6 +562,12 @@ mod path_tests {
                 Ok(()) => {
                     prop_assert!(!absolute);
                     prop_assert!(depth_after(&p).is_some(), "{p:?} leaves the repo");
+                    let n = normalize_path(&p);
+                    prop_assert!(!n.starts_with('/') && !n.contains('\\') && !n.contains("//"));
+                    let trimmed = n.trim_end_matches('/');
+                    prop_assert!(!trimmed.split('/').any(|x| x == "." || x == ".."), "{n:?}");
+                    prop_assert_eq!(normalize_path(&n), n.clone());
+                    prop_assert!(check_path(&n).is_ok());
                 }
                 Err(e) => {
                     prop_assert_eq!(e.code, codes::INVALID_ARGUMENT);

@@ -79,19 +79,43 @@ impl Server {
         if let Some(Value::String(l)) = args.get("lang").filter(|l| l.as_str() != Some("")) {
             self.state().check_lang(l)?;
         }
+        if args.get("cursor").and_then(Value::as_str) == Some("") {
+            // An empty cursor is how many clients say "the first page".
+            args.remove("cursor");
+        }
         if let Some(Value::String(p)) = args.get("path") {
             crate::args::check_path(p).map_err(|e| self.state().suggest_relative(p, e))?;
+            let norm = crate::args::normalize_path(p);
+            if !matches!(req.name.as_ref(), "read_file" | "related_files") {
+                let repo = args.get("repo").and_then(Value::as_str);
+                self.state().check_path_exists(&norm, repo)?;
+            }
+            args.insert("path".into(), Value::String(norm));
         }
         Ok(())
     }
 }
 
-pub(crate) fn ok<T: Serialize>(out: &T, text: String) -> Result<CallToolResult, ErrorData> {
+pub(crate) fn ok<T: Serialize>(out: &T, mut text: String) -> Result<CallToolResult, ErrorData> {
     let v =
         serde_json::to_value(out).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    with_cursor(&v, &mut text);
     let mut r = CallToolResult::structured(v);
     r.content = vec![ContentBlock::text(text)];
     Ok(r)
+}
+
+/// The text of a page that has a `next_cursor` ends with it, so a client
+/// that shows the model only the text can still ask for the next page.
+fn with_cursor(v: &Value, text: &mut String) {
+    if let Some(c) = v.get("next_cursor").and_then(Value::as_str) {
+        if !text.contains(c) {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!("next_cursor: {c}\n"));
+        }
+    }
 }
 
 fn fail(e: ToolError) -> Result<CallToolResult, ErrorData> {
@@ -116,6 +140,7 @@ pub(crate) fn ok_marked<T: Serialize>(
     }
     let mut v =
         serde_json::to_value(out).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    with_cursor(&v, &mut text);
     let mut marked = std::collections::BTreeSet::new();
     mark_overlaid(st, &mut v, &mut marked);
     if !marked.is_empty() {

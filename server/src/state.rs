@@ -182,6 +182,69 @@ impl State {
         e
     }
 
+    /// A `path` scope (already normalized) must name a file or a directory
+    /// of the repos the call reads: an empty answer for a path the index
+    /// does not hold would read as "nothing here". An unknown `repo` is left
+    /// to the tool, which says so.
+    pub fn check_path_exists(&self, p: &str, repo: Option<&str>) -> Result<(), ToolError> {
+        let p = p.trim_matches('/');
+        if p.is_empty() {
+            return Ok(());
+        }
+        let Ok(snaps) = self.select(repo) else {
+            return Ok(());
+        };
+        let dir = format!("{p}/");
+        let holds = |s: &Snapshot| {
+            let i = s.files.partition_point(|f| f.path.as_str() < p);
+            let j = s.files.partition_point(|f| f.path.as_str() < dir.as_str());
+            s.files.get(i).is_some_and(|f| f.path == p)
+                || s.files.get(j).is_some_and(|f| f.path.starts_with(&dir))
+        };
+        if snaps.iter().any(|s| holds(s)) {
+            return Ok(());
+        }
+        // The nearest directory the index holds, and a case-insensitive twin.
+        let lower = p.to_lowercase();
+        let twin = snaps.iter().find_map(|s| {
+            s.files.iter().find_map(|f| {
+                let fl = f.path.to_lowercase();
+                (fl == lower || fl.starts_with(&format!("{lower}/"))).then(|| {
+                    let n = p.len().min(f.path.len());
+                    f.path.get(..n).unwrap_or(&f.path).to_string()
+                })
+            })
+        });
+        let mut near = p;
+        let parent = loop {
+            match near.rsplit_once('/') {
+                Some((head, _)) => {
+                    near = head;
+                    let d = format!("{near}/");
+                    if snaps.iter().any(|s| {
+                        let i = s.files.partition_point(|f| f.path.as_str() < d.as_str());
+                        s.files.get(i).is_some_and(|f| f.path.starts_with(&d))
+                    }) {
+                        break Some(near);
+                    }
+                }
+                None => break None,
+            }
+        };
+        let hint = match (twin, parent) {
+            (Some(t), _) => format!("paths are case-sensitive: use {t:?}"),
+            (None, Some(d)) => format!(
+                "the nearest indexed directory is {d:?}; list its files with search_files {{\"pattern\": \"{d}/**\"}}, or drop `path`"
+            ),
+            (None, None) => "paths are relative to the repository root, e.g. \"src/\"; find files with search_files, or drop `path`".to_string(),
+        };
+        Err(ToolError::new(
+            codes::NOT_FOUND,
+            format!("path {p:?} matches no indexed file or directory"),
+            hint,
+        ))
+    }
+
     /// A `lang` value must name a language of the loaded files.
     pub fn check_lang(&self, l: &str) -> Result<(), ToolError> {
         if self.langs.iter().any(|x| x == l) {

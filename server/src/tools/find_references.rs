@@ -17,8 +17,11 @@ use crate::state::State;
 pub const DESCRIPTION: &str = "Where is X used? Usages grouped by file with the enclosing symbol: parsed references (\"reference\", with their role: call, type, field, import)\n\
     plus whole-word text matches the parser did not classify (\"text\": comments, strings, templates). {\"symbol\": \"get_or_create\"}.";
 
-/// Most definitions find_references lists beside the usages.
+/// Most definitions find_references reads to tell definitions from usages.
 const MAX_DEFINITIONS: usize = 200;
+/// Most definitions it lists, on the first page only (find_definitions pages
+/// through all of them).
+const LISTED_DEFINITIONS: usize = 20;
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct UsageOut {
@@ -41,12 +44,22 @@ pub struct FileUsagesOut {
     pub line: u64,
     pub end_line: u64,
     pub usages: Vec<UsageOut>,
+    /// Usages in this file left off the page to keep it within budget (narrow with `path`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_usages: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ReferencesOut {
     pub symbol: String,
+    /// The name's definitions (at most 20, on the first page only; find_definitions lists them all).
     pub definitions: Vec<SymbolRow>,
+    /// How many definitions the name has (up to 200 counted).
+    pub total_definitions: u64,
     pub files: Vec<FileUsagesOut>,
     pub total_files: u64,
     pub total_usages: u64,
@@ -114,12 +127,23 @@ pub fn run(st: &State, a: SymbolArgs) -> Result<(ReferencesOut, String), ToolErr
         definitions.len()
     );
     let (files_out, end) = files_page(by_file, offset, limit, &mut text);
+    let total_definitions = definitions.len() as u64;
+    let mut definitions = definitions;
+    if offset > 0 {
+        definitions.clear();
+    } else if definitions.len() > LISTED_DEFINITIONS {
+        definitions.truncate(LISTED_DEFINITIONS);
+        text.push_str(&format!(
+            "({total_definitions} definitions; the first {LISTED_DEFINITIONS} are listed: find_definitions pages through them)\n"
+        ));
+    }
     let next_cursor = ((end as u64) < total_files).then(|| cursor::encode(&fp, &[end as u64]));
-    let hint = (total_usages == 0 && definitions.is_empty()).then(|| not_found_hint(st, &simple));
+    let hint = (total_usages == 0 && total_definitions == 0).then(|| not_found_hint(st, &simple));
     Ok((
         ReferencesOut {
             symbol: a.symbol,
             definitions,
+            total_definitions,
             files: files_out,
             total_files,
             total_usages,
@@ -197,11 +221,15 @@ fn files_page(
 ) -> (Vec<FileUsagesOut>, usize) {
     let mut files_out = Vec::new();
     let mut end = offset;
+    let mut json_bytes = 0;
     for ((repo, path), mut usages) in by_file.into_iter().skip(offset).take(limit) {
         usages.sort_by_key(|u| (u.line, u.column));
+        let first = files_out.is_empty();
         let mut piece = format!("{path}\n");
+        let mut piece_json = path.len() + repo.len() + 80;
+        let mut kept = 0;
         for u in &usages {
-            piece.push_str(&format!(
+            let line = format!(
                 "  {}:{} [{}{}] {}\n",
                 u.line,
                 u.column,
@@ -211,18 +239,42 @@ fn files_page(
                     .map(|e| format!(" in {e}"))
                     .unwrap_or_default(),
                 u.text.trim()
-            ));
+            );
+            let line_json = serde_json::to_string(u).map_or(0, |j| j.len() + 1);
+            // One file alone may hold more usages than a page: cut it.
+            if first
+                && kept > 0
+                && (text.len() + piece.len() + line.len() > RESPONSE_BUDGET_BYTES
+                    || piece_json + line_json > STRUCTURED_BUDGET_BYTES / 2)
+            {
+                break;
+            }
+            piece.push_str(&line);
+            piece_json += line_json;
+            kept += 1;
         }
-        if !files_out.is_empty() && text.len() + piece.len() > RESPONSE_BUDGET_BYTES {
+        if !first
+            && (text.len() + piece.len() > RESPONSE_BUDGET_BYTES
+                || json_bytes + piece_json > STRUCTURED_BUDGET_BYTES / 2)
+        {
             break;
         }
+        let more_usages = (usages.len() - kept) as u64;
+        usages.truncate(kept);
+        if more_usages > 0 {
+            piece.push_str(&format!(
+                "  ... {more_usages} more usage(s) in this file: narrow with path {path:?} and grep\n"
+            ));
+        }
         text.push_str(&piece);
+        json_bytes += piece_json;
         files_out.push(FileUsagesOut {
             repo,
             path,
             line: usages.first().map(|u| u.line).unwrap_or(1),
             end_line: usages.last().map(|u| u.end_line).unwrap_or(1),
             usages,
+            more_usages,
         });
         end += 1;
     }

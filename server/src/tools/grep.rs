@@ -96,7 +96,7 @@ pub struct FileCount {
 pub struct GrepOut {
     /// Matches in (repo, path, line) order; context lines are nested in their match.
     pub matches: Vec<GrepMatch>,
-    /// With count_only: matches per file, in path order, paged by the response budget (`limit` does not apply; `returned` counts files).
+    /// With count_only: matches per file, in path order, `limit` files a page (when given) within the response budget; `returned` counts files.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub counts: Option<Vec<FileCount>>,
     pub returned: u64,
@@ -124,7 +124,7 @@ pub fn run(st: &Arc<State>, a: GrepArgs) -> Result<(GrepOut, String), ToolError>
     let (compiled, files) = grep::compile_scoped(&req, &snaps)?;
     let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
     if a.count_only.unwrap_or(false) {
-        return count_page(st, &req, &compiled, &files, &snaps, a.cursor.as_deref(), t0);
+        return count_page(st, &req, &compiled, &files, &snaps, &a, t0);
     }
     let fp = cursor::fingerprint("grep", &req.normalized(), &ids);
     let start = match &a.cursor {
@@ -360,11 +360,12 @@ fn count_page(
     compiled: &grep::Compiled,
     files: &[(&str, &FileEntry)],
     snaps: &[&Snapshot],
-    cursor_arg: Option<&str>,
+    a: &GrepArgs,
     t0: Instant,
 ) -> Result<(GrepOut, String), ToolError> {
+    let (cursor_arg, per_page) = (a.cursor.as_deref(), a.limit.map(|l| l as usize));
     let ids: Vec<&str> = snaps.iter().map(|s| s.id()).collect();
-    // Counts per file in path order, paged by the response budget.
+    // Counts per file in path order, `limit` files a page (when given) within the response budget.
     let fp = cursor::fingerprint("grep-count", &req.normalized(), &ids);
     let offset = offset_of(cursor_arg, &fp)?;
     // Pages index one list: counted once, then served from the cache.
@@ -394,7 +395,8 @@ fn count_page(
         // repo, path, count and the JSON punctuation.
         let json_len = repo.len() + path.len() + 48;
         if !out_counts.is_empty()
-            && (text.len() + line.len() > RESPONSE_BUDGET_BYTES
+            && (per_page.is_some_and(|n| out_counts.len() >= n)
+                || text.len() + line.len() > RESPONSE_BUDGET_BYTES
                 || json_bytes + json_len > STRUCTURED_BUDGET_BYTES)
         {
             break;
