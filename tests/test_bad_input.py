@@ -140,6 +140,8 @@ CASES: list[tuple[str, dict, str]] = [
     ("search", {"query": "x", "limit": 0}, "INVALID_ARGUMENT"),
     ("search", {"query": "x", "cursor": "garbage"}, "INVALID_CURSOR"),
     ("search", {"query": "repo:django sym:get_or_create"}, OK),
+    ("search", {"query": "repo:nope sym:get_or_create"}, "UNKNOWN_REPO"),
+    ("search", {"query": 'regex:"def\\s+get_or_create\\(self"'}, OK),
     # list_repos / health
     ("list_repos", {"x": 1}, "INVALID_ARGUMENT"),
     ("changes", {"limit": 0}, "INVALID_ARGUMENT"),
@@ -337,6 +339,12 @@ def test_paths_cursors_and_pages_as_agents_send_them(server_bin, django_snapshot
         r = await s.call_tool("grep", {"pattern": "TODO", "count_only": True, "limit": 3})
         if len(r.structured_content["counts"]) != 3:
             failures.append(f"count_only limit 3: {len(r.structured_content['counts'])} files")
+        # A quoted regex reads as written: the same hits as unquoted.
+        q1 = await s.call_tool("search", {"query": r'regex:"def\s+get_or_create\(self"'})
+        q2 = await s.call_tool("search", {"query": r"regex:def\s+get_or_create\(self"})
+        n1, n2 = (q1.structured_content or {}).get("total_hits"), (q2.structured_content or {}).get("total_hits")
+        if not n1 or n1 != n2:
+            failures.append(f"quoted regex: {n1} hits, unquoted {n2}")
         # A common name: many definitions, many usages; each page within budget.
         r = await s.call_tool("find_references", {"symbol": "get", "limit": 50})
         sc = r.structured_content

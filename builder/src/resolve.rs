@@ -193,8 +193,13 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
     // Imports first: their targets guide name resolution.
     let mut imported: Vec<u32> = Vec::new();
     let mut imported_dirs: Vec<String> = Vec::new();
+    // Go: the name a file calls each imported package by, and its directory.
+    let mut go_names: HashMap<&str, Option<String>> = HashMap::new();
     for e in f.edges.iter().filter(|e| e.kind == "imports") {
         let dst = resolve_import(idx, f, &e.dst_name, modules);
+        if f.lang == Lang::Go {
+            go_names.insert(go_package_name(&e.dst_name), dst.clone());
+        }
         if let Some(d) = &dst {
             match idx.paths.get(d.as_str()) {
                 Some(&i) => imported.push(i),
@@ -233,7 +238,12 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
         } else {
             let name = simple_name(&e.dst_name);
             let class_like = e.kind != "calls";
-            match find_symbol(idx, fi, f, name, class_like, &imported, &imported_dirs) {
+            let found = if f.lang == Lang::Go {
+                find_go(idx, fi, f, &e.dst_name, class_like, &go_names)
+            } else {
+                find_symbol(idx, fi, f, name, class_like, &imported, &imported_dirs)
+            };
+            match found {
                 Some((a, b)) => {
                     let tf = &idx.files[a as usize];
                     let s = &tf.symbols[b as usize];
@@ -341,6 +351,88 @@ fn find_symbol(
         return Some(*ok[0]);
     }
     None
+}
+
+/// The name Go code calls an imported package by, by convention the last
+/// element of its path: `net/http` → `http`, `math/rand/v2` → `rand`,
+/// `gopkg.in/yaml.v3` → `yaml`, `github.com/mattn/go-sqlite3` → `sqlite3`.
+/// (An import that renames the package is not seen: its calls stay
+/// unresolved or resolve as methods.)
+fn go_package_name(spec: &str) -> &str {
+    let mut parts = spec.rsplit('/');
+    let mut last = parts.next().unwrap_or(spec);
+    let is_version =
+        |x: &str| x.len() > 1 && x.starts_with('v') && x[1..].bytes().all(|b| b.is_ascii_digit());
+    if is_version(last) {
+        last = parts.next().unwrap_or(last);
+    }
+    if let Some((head, v)) = last.rsplit_once('.') {
+        if is_version(v) {
+            last = head;
+        }
+    }
+    last.strip_prefix("go-").unwrap_or(last)
+}
+
+/// Go's scoping, which a bare name cannot tell: `pkg.F` is `F` of the
+/// package the file imports as `pkg` (nothing else; unresolved when that
+/// package is outside the repository); `x.M` for any other `x` is a
+/// method `M` (of the same file, the same package, or the only one of that
+/// name); a bare `F` is a function or type of the file's own package
+/// (builtins such as `len` stay unresolved).
+fn find_go(
+    idx: &Index,
+    fi: u32,
+    f: &FileFacts,
+    written: &str,
+    class_like: bool,
+    go_names: &HashMap<&str, Option<String>>,
+) -> Option<SymRef> {
+    let w = written.trim_start_matches('*');
+    let w = if class_like {
+        w.split('[').next().unwrap_or(w)
+    } else {
+        w
+    };
+    let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
+    let not_method = |r: &&SymRef| kind_ok(sym(r).kind, class_like) && sym(r).kind != "method";
+    let in_dir = |d: &str, n: &str| -> Option<SymRef> {
+        idx.by_dir_name
+            .get(&(d, n))?
+            .iter()
+            .find(not_method)
+            .copied()
+    };
+    let Some((q, name)) = w.rsplit_once('.') else {
+        return in_dir(dir_of(&f.path), w);
+    };
+    let plain = !q.is_empty() && q.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if plain {
+        if let Some(dir) = go_names.get(q) {
+            return in_dir(dir.as_deref()?, name);
+        }
+    }
+    if class_like {
+        return None;
+    }
+    let methods: Vec<SymRef> = idx
+        .by_name
+        .get(name)?
+        .iter()
+        .filter(|r| sym(r).kind == "method")
+        .copied()
+        .collect();
+    let here = dir_of(&f.path);
+    methods
+        .iter()
+        .find(|r| r.0 == fi)
+        .or_else(|| {
+            methods
+                .iter()
+                .find(|r| dir_of(&idx.files[r.0 as usize].path) == here)
+        })
+        .or_else(|| (methods.len() == 1).then(|| &methods[0]))
+        .copied()
 }
 
 fn exists<'a>(idx: &'a Index, p: &str) -> Option<&'a str> {

@@ -38,6 +38,10 @@
 //! - schema 1, feature 10: `heads.bin`, a keyword index over definition
 //!   heads and the chunks each starts in, read in place by `search_code`'s
 //!   `head` stage (format in [`heads`]).
+//! - schema 1, feature 11: Go calls follow Go's scoping: `edges.dst_name`
+//!   keeps what a call selects from (`net.Listen`, `srv.Serve`), `pkg.F`
+//!   resolves only into the package imported as `pkg`, `x.M` only to a
+//!   method, a bare name only within the file's own package.
 
 use std::sync::Arc;
 
@@ -65,7 +69,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 10;
+pub const FEATURE_VERSION: u32 = 11;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
@@ -273,7 +277,7 @@ pub fn edges_table() -> Table {
             c("src_path", Utf8, false, "File where the relation is written."),
             c("src_symbol", Utf8, true, "qualified_name of the enclosing source symbol (NULL: the file itself)."),
             c("src_symbol_id", Int64, true, "symbol_id of src_symbol."),
-            c("dst_name", Utf8, false, "Target as written: module specifier, callee name, base type name, or contained symbol's qualified name."),
+            c("dst_name", Utf8, false, "Target as written: module specifier, callee name (Go: with what it selects from, `net.Listen`, `srv.Serve`; `(…).Close` when that spans lines or is long), base type name, or contained symbol's qualified name."),
             c("dst_path", Utf8, true, "Resolved target file (for Go imports: the package directory); NULL when unresolved or external."),
             c("dst_symbol_id", Int64, true, "symbol_id of the resolved target symbol (join symbols for its qualified_name, kind, signature)."),
             c("line", Int32, false, "1-based line of the relation in src_path."),

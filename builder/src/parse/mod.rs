@@ -283,10 +283,14 @@ impl<'s> Walk<'s> {
             let name = text(callee, self.src);
             if !name.is_empty() {
                 self.callees.insert(callee.start_byte());
+                let dst_name = match rules.qualified_calls {
+                    true => qualified_callee(&at, callee, name, self.src),
+                    false => name.to_string(),
+                };
                 self.out.edges.push(RawEdge {
                     kind: "calls",
                     src_symbol: self.enclosing(),
-                    dst_name: name.to_string(),
+                    dst_name,
                     line: line(callee),
                 });
             }
@@ -550,5 +554,26 @@ fn first_paragraph(raw: &str) -> Option<String> {
         None
     } else {
         Some(truncate_chars(&s, 300))
+    }
+}
+
+/// A call's callee as written when it selects the name from something:
+/// `net.Listen`, `s.mu.Lock`; `(…).Close` when that something is longer than
+/// a line's worth or spans lines; the bare name otherwise.
+fn qualified_callee(at: &At, callee: Node, name: &str, src: &[u8]) -> String {
+    let Some(f) = at.node.child_by_field_name("function") else {
+        return name.to_string();
+    };
+    if f.kind() != "selector_expression" || f.child_by_field_name("field") != Some(callee) {
+        return name.to_string();
+    }
+    let Some(operand) = f.child_by_field_name("operand") else {
+        return name.to_string();
+    };
+    let o = text(operand, src);
+    if o.is_empty() || o.len() > 80 || o.contains('\n') {
+        format!("(…).{name}")
+    } else {
+        format!("{o}.{name}")
     }
 }

@@ -25,6 +25,10 @@ pub struct LangRules {
     pub calls: &'static [CallRule],
     /// How the name is found inside a callee expression (`a.b.c` → `c`).
     pub callee: CalleePath,
+    /// A call through a selector keeps what it selects from in the edge's
+    /// `dst_name` (`net.Listen`, `srv.Serve`), so resolution can tell a
+    /// package's function from a method (Go).
+    pub qualified_calls: bool,
     /// Which leaves are references, and of what kind.
     pub refs: RefRules,
     /// What directly precedes a definition and belongs to it (its chunk
@@ -47,6 +51,7 @@ impl LangRules {
             names: &[],
             steps: &[],
         },
+        qualified_calls: false,
         refs: RefRules::NONE,
         lead: Lead::NONE,
         doc: Doc::CommentsAbove,

@@ -55,7 +55,7 @@ const CASES: &[Case] = &[
         ],
         edges: &[
             ("imports", "net/http"),
-            ("calls", "Errorf"),
+            ("calls", "fmt.Errorf"),
             ("extends", "fmt.Stringer"),
         ],
         docs: &[("Server", "Server serves.")],

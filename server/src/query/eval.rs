@@ -93,6 +93,19 @@ pub fn search(
     let partial = std::sync::atomic::AtomicBool::new(false);
     let atoms = super::atoms(&q.expr);
     let mut compiled = compile_atoms(q, &atoms, store, check_lang, budget)?;
+    for c in &compiled {
+        if let Compiled::Repo(re) = c {
+            if !snaps.iter().any(|s| re.is_match(s.repo())) {
+                let mut known: Vec<&str> = snaps.iter().map(|s| s.repo()).collect();
+                known.dedup();
+                return Err(ToolError::new(
+                    codes::UNKNOWN_REPO,
+                    format!("repo:{} matches no loaded repo", re.as_str()),
+                    format!("use one of: {}", known.join(", ")),
+                ));
+            }
+        }
+    }
     // Each content atom's candidate files, from the snapshots' n-gram indexes:
     // a file outside them cannot hold the atom, so it is not scanned for it.
     for c in compiled.iter_mut() {

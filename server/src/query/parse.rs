@@ -26,7 +26,9 @@ fn tokenize(s: &str) -> Result<Vec<Tok>, ToolError> {
         let mut v = String::new();
         while *i < chars.len() {
             match chars[*i] {
-                '\\' if *i + 1 < chars.len() => {
+                // `\"` and `\\` are escapes; any other backslash is kept, so a
+                // quoted regex reads as written (`"func\s+\(srv"`).
+                '\\' if matches!(chars.get(*i + 1), Some('"' | '\\')) => {
                     v.push(chars[*i + 1]);
                     *i += 2;
                 }
@@ -218,7 +220,7 @@ impl Parser {
                 if self.peek() != Some(&Tok::RParen) {
                     return Err(ToolError::invalid_argument(
                         "unbalanced parentheses",
-                        "close every ( with )",
+                        "close every ( with ); a space ends a term, so quote a regex that holds one: regex:\"func\\s+\\(s \\*T\\)\"",
                     ));
                 }
                 self.pos += 1;
@@ -238,7 +240,7 @@ impl Parser {
             }
             Some(Tok::RParen) => Err(ToolError::invalid_argument(
                 "unbalanced parentheses",
-                "remove the extra )",
+                "remove the extra ); a space ends a term, so quote a regex that holds one: regex:\"func\\s+\\(s \\*T\\)\"",
             )),
             Some(Tok::Or) | None => Ok(None),
         }
@@ -337,7 +339,7 @@ pub fn parse(s: &str) -> Result<Query, ToolError> {
     if p.pos < p.toks.len() {
         return Err(ToolError::invalid_argument(
             "unbalanced parentheses",
-            "close every ( with ) and remove extra )",
+            "close every ( with ) and remove extra ); a space ends a term, so quote a regex that holds one: regex:\"func\\s+\\(s \\*T\\)\"",
         ));
     }
     let expr = match e {

@@ -13,6 +13,12 @@ fn parses_fields_negation_or_and_groups() {
         render(&q.expr),
         r#"(regex:"def\\s+(save|delete)\\(" file:"models")"#
     );
+    // Quoted, a regex keeps its backslashes; `\"` and `\\` are the escapes.
+    let q = parse(r#"regex:"func\s+\(srv \*Server\)" "a\"b\\c""#).unwrap();
+    assert_eq!(
+        render(&q.expr),
+        r#"(regex:"func\\s+\\(srv \\*Server\\)" content:"a\"b\\c")"#
+    );
     assert_eq!(render(&parse("--foo").unwrap().expr), r#"content:"foo""#);
     assert_eq!(
         render(&parse("std::vec").unwrap().expr),
