@@ -379,7 +379,8 @@ fn go_package_name(spec: &str) -> &str {
 /// package is outside the repository); `x.M` for any other `x` is a
 /// method `M` (of the same file, the same package, or the only one of that
 /// name); a bare `F` is a function or type of the file's own package
-/// (builtins such as `len` stay unresolved).
+/// (builtins such as `len` stay unresolved); cgo's `C.f` is a C function
+/// beside the file.
 fn find_go(
     idx: &Index,
     fi: u32,
@@ -404,11 +405,21 @@ fn find_go(
             .copied()
     };
     let Some((q, name)) = w.rsplit_once('.') else {
-        return in_dir(dir_of(&f.path), w);
+        // The file's own definition first (a directory of standalone
+        // programs, such as Go's test/, defines a name in many files).
+        let own = idx
+            .by_dir_name
+            .get(&(dir_of(&f.path), w))
+            .and_then(|v| v.iter().filter(not_method).find(|r| r.0 == fi).copied());
+        return own.or_else(|| in_dir(dir_of(&f.path), w));
     };
     let plain = !q.is_empty() && q.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     if plain {
         if let Some(dir) = go_names.get(q) {
+            if q == "C" && dir.is_none() {
+                // cgo: `C.f` is a C function of the package's own C files.
+                return in_dir(dir_of(&f.path), name);
+            }
             return in_dir(dir.as_deref()?, name);
         }
     }
