@@ -339,6 +339,15 @@ def test_paths_cursors_and_pages_as_agents_send_them(server_bin, django_snapshot
         r = await s.call_tool("grep", {"pattern": "TODO", "count_only": True, "limit": 3})
         if len(r.structured_content["counts"]) != 3:
             failures.append(f"count_only limit 3: {len(r.structured_content['counts'])} files")
+        # Names as agents copy them: a module (or package directory) before the name,
+        # Go's method expressions.
+        for sym, want in [("query.QuerySet", ("django/db/models/query.py", "QuerySet")),
+                          ("models.QuerySet", ("django/db/models/query.py", "QuerySet")),
+                          ("(*QuerySet).get_or_create", ("django/db/models/query.py", "QuerySet.get_or_create"))]:
+            r = await s.call_tool("find_definitions", {"symbol": sym})
+            got = [(x["path"], x["qualified_name"]) for x in (r.structured_content or {}).get("symbols", [])]
+            if want not in got:
+                failures.append(f"find_definitions {sym!r}: {got[:5]}")
         # A quoted regex reads as written: the same hits as unquoted.
         q1 = await s.call_tool("search", {"query": r'regex:"def\s+get_or_create\(self"'})
         q2 = await s.call_tool("search", {"query": r"regex:def\s+get_or_create\(self"})

@@ -13,15 +13,33 @@ use crate::error::{codes, ToolError};
 /// on the end of `qualified_name` at a dot; a bare name every definition of
 /// that name.
 pub(super) fn definition_condition(name: &str) -> (&'static str, Vec<Value>) {
-    let q = name.replace("::", ".");
-    if q.contains('.') {
-        (
-            "(qualified_name = ? OR ends_with(qualified_name, ?))",
-            vec![Value::Text(q.clone()), Value::Text(format!(".{q}"))],
-        )
-    } else {
-        ("name = ?", vec![Value::Text(q)])
+    let q = written_name(name);
+    match q.split_once('.') {
+        // `Server.ListenAndServe` as a qualified name, or `http.Server.ListenAndServe`
+        // / `query.QuerySet`: a package directory or module file, then the name in it.
+        Some((pkg, rest)) => (
+            "(qualified_name = ? OR ends_with(qualified_name, ?) OR (qualified_name = ? AND \
+             (regexp_extract(path, '([^/]+)/[^/]*$', 1) = ? OR regexp_extract(path, '([^/.]+)[^/]*$', 1) = ?)))",
+            vec![
+                Value::Text(q.clone()),
+                Value::Text(format!(".{q}")),
+                Value::Text(rest.to_string()),
+                Value::Text(pkg.to_string()),
+                Value::Text(pkg.to_string()),
+            ],
+        ),
+        None => ("name = ?", vec![Value::Text(q)]),
     }
+}
+
+/// A name as agents copy it from docs and stack traces, in the index's
+/// form: `a::b::C` → `a.b.C`; Go's `(*Server).ListenAndServe` and
+/// `net/http.(*Server).Serve` → `Server.ListenAndServe`, `http.Server.Serve`.
+pub(crate) fn written_name(name: &str) -> String {
+    let q = name.trim().replace("::", ".");
+    let q = q.rsplit('/').next().unwrap_or(&q).to_string();
+    let q = q.replace("(*", "").replace(['(', ')'], "");
+    q.trim_matches('.').to_string()
 }
 
 /// A definition row.
@@ -298,5 +316,24 @@ impl Store {
                 tier: val_i64(&r[5]),
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::written_name;
+
+    #[test]
+    fn names_as_agents_write_them() {
+        for (w, n) in [
+            ("(*Server).ListenAndServe", "Server.ListenAndServe"),
+            ("net/http.(*Server).Serve", "http.Server.Serve"),
+            ("(Server).Close", "Server.Close"),
+            ("serde::de::Deserialize", "serde.de.Deserialize"),
+            (" QuerySet.get ", "QuerySet.get"),
+            ("save", "save"),
+        ] {
+            assert_eq!(written_name(w), n, "{w}");
+        }
     }
 }
