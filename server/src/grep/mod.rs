@@ -140,7 +140,7 @@ static MATCHERS: crate::recent::Recent<RegexMatcher> = crate::recent::Recent::ne
 
 fn build_matcher(b: &RegexMatcherBuilder, req: &GrepRequest) -> Result<RegexMatcher, ToolError> {
     b.build(&req.pattern).map_err(|e| {
-        let msg = e.to_string();
+        let msg = unwrap_pattern(&e.to_string(), &req.pattern);
         if msg.contains("exceeds size limit") {
             // Worded as ripgrep words it; our limit is rg's --regex-size-limit 10M
             // (rg's default is 100M), so one request cannot take that much memory.
@@ -152,6 +152,8 @@ fn build_matcher(b: &RegexMatcherBuilder, req: &GrepRequest) -> Result<RegexMatc
         }
         let hint = if msg.contains("literal \"\\n\"") || msg.contains("'\\n'") {
             "the pattern can match a newline: pass multiline: true to search across lines"
+        } else if msg.contains("look-around") || msg.contains("backreferences") {
+            "Rust regex (as rg without -P) has no look-around or backreferences: match the context instead (`func Listen` for `(?<=func )Listen`), then narrow by reading the lines"
         } else if req.fixed_string {
             "check the literal"
         } else {
@@ -159,6 +161,34 @@ fn build_matcher(b: &RegexMatcherBuilder, req: &GrepRequest) -> Result<RegexMatc
         };
         ToolError::new(codes::INVALID_PATTERN, format!("invalid pattern: {msg}"), hint)
     })
+}
+
+/// A parse error shows the pattern as the matcher wrapped it, `(?:PAT)`;
+/// show it as written, as rg does, with the carets moved to match.
+fn unwrap_pattern(msg: &str, pattern: &str) -> String {
+    let wrapped = format!("(?:{pattern})");
+    if pattern.contains('\n') || !msg.contains(&wrapped) {
+        return msg.to_string();
+    }
+    let mut out = Vec::new();
+    let mut lines = msg.lines();
+    while let Some(l) = lines.next() {
+        if l.trim_start() == wrapped {
+            let indent = l.len() - l.trim_start().len();
+            out.push(format!("{}{pattern}", &l[..indent]));
+            if let Some(c) = lines.next() {
+                let shift = if c.len() >= indent + 3 && c[indent..indent + 3].trim().is_empty() {
+                    format!("{}{}", &c[..indent], &c[indent + 3..])
+                } else {
+                    c.to_string()
+                };
+                out.push(shift);
+            }
+        } else {
+            out.push(l.to_string());
+        }
+    }
+    out.join("\n")
 }
 
 /// Files at least this large in total get full DFAs (as ripgrep always

@@ -294,3 +294,26 @@ fn extension_globs_select_as_the_override_matcher() {
         assert!(ext_globs(&globs).is_none(), "{globs:?}");
     }
 }
+
+#[test]
+fn unsupported_regex_errors_read_as_rg_writes_them() {
+    for (pat, word) in [
+        ("(?<=func )Listen", "look-around"),
+        (r"(\w+) \1", "backreferences"),
+    ] {
+        let Err(e) = compile(&req(pat)) else {
+            panic!("{pat} compiled")
+        };
+        assert_eq!(e.code, crate::error::codes::INVALID_PATTERN);
+        assert!(
+            e.message.contains(&format!("\n    {pat}\n")),
+            "{}",
+            e.message
+        );
+        assert!(!e.message.contains("(?:"), "{}", e.message);
+        assert!(
+            e.message.contains(word) && e.hint.contains("look-around"),
+            "{e:?}"
+        );
+    }
+}
