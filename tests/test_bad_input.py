@@ -19,6 +19,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError as McpError
 
+from helpers import build
+
 pytestmark = pytest.mark.corpus
 
 CODES = {
@@ -368,6 +370,34 @@ def test_paths_cursors_and_pages_as_agents_send_them(server_bin, django_snapshot
 
     failures = session_run(server_bin, django_snapshot.dir, body)
     assert not failures, "\n".join(failures)
+
+
+def test_a_server_started_before_the_first_build(server_bin, indexer, corpora, tmp_path):
+    """The README's .mcp.json points at a snapshots directory that the first
+    build fills: the server starts on it empty, answers every tool with a
+    coded NOT_FOUND that says how to build one, and serves the first
+    snapshot written there without a restart."""
+    snaps = tmp_path / "snapshots"  # does not exist yet
+
+    async def main():
+        params = StdioServerParameters(command=str(server_bin), args=["serve", "--index", str(snaps)])
+        async with stdio_client(params) as (r, w):
+            async with ClientSession(r, w) as s:
+                await s.initialize()
+                res = await s.call_tool("grep", {"pattern": "mergeMap"})
+                b = body_of(res)
+                assert res.is_error and b.get("code") == "NOT_FOUND" and "code-indexer index" in b.get("hint", ""), b
+                res = await s.call_tool("list_repos", {})
+                assert not res.is_error and res.structured_content["repos"] == [], res.content[0].text
+                build(indexer, corpora / "ts-rxjs", snaps, "--no-embeddings")
+                for _ in range(50):
+                    res = await s.call_tool("grep", {"pattern": "export function mergeMap"})
+                    if not res.is_error:
+                        break
+                    await asyncio.sleep(0.2)
+                assert not res.is_error and res.structured_content["matches"], res.content[0].text
+
+    asyncio.run(main())
 
 
 def server_pid(binary: Path) -> int:

@@ -48,7 +48,7 @@ fn line(base: &std::path::Path, overlay: Option<&std::path::Path>) -> String {
 fn pointers(roots: &[PathBuf]) -> Option<(Vec<PathBuf>, String)> {
     let mut bases = Vec::new();
     for r in roots {
-        bases.extend(snapshot::discover(r).ok()?);
+        bases.extend(snapshot::discover_in(r, true).ok()?);
     }
     bases.sort();
     bases.dedup();
@@ -114,6 +114,10 @@ impl Live {
         let Some((bases, now)) = pointers(&self.roots) else {
             return cur;
         };
+        if bases.is_empty() && !cur.snaps.is_empty() {
+            // A root emptied for a moment (a rename): keep serving.
+            return cur;
+        }
         if now == w.1 {
             return cur;
         }

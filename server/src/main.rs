@@ -150,13 +150,16 @@ fn main() -> ExitCode {
 }
 
 fn load_all(index: &[PathBuf]) -> Result<Vec<snapshot::Snapshot>, Box<dyn std::error::Error>> {
-    Ok(load_roots(index)?.0)
+    Ok(load_roots(index, false)?.0)
 }
 
 /// The snapshots the `--index` arguments name, with their overlays, and the
-/// directories to read again for new ones (a download's is fixed).
+/// directories to read again for new ones (a download's is fixed). With
+/// `allow_empty` (`serve`), a directory without a snapshot yet is watched
+/// too: the server starts empty and serves what a build writes there.
 fn load_roots(
     index: &[PathBuf],
+    allow_empty: bool,
 ) -> Result<(Vec<snapshot::Snapshot>, Vec<PathBuf>), Box<dyn std::error::Error>> {
     let (mut snaps, mut roots) = (Vec::new(), Vec::new());
     for i in index {
@@ -168,7 +171,15 @@ fn load_roots(
             continue;
         }
         let i = i.canonicalize().unwrap_or_else(|_| i.clone());
-        for d in snapshot::discover(&i)? {
+        let found = snapshot::discover_in(&i, allow_empty)?;
+        if found.is_empty() {
+            tracing::warn!(
+                "no snapshot in {} yet: tools answer NOT_FOUND until `code-indexer index --out {}` or `code-indexer sync` writes one there (served without a restart)",
+                i.display(),
+                i.display()
+            );
+        }
+        for d in found {
             snaps.push(snapshot::load(&d)?);
         }
         roots.push(i);
@@ -200,7 +211,7 @@ fn cache_dir() -> PathBuf {
 fn serve(index: &[PathBuf], synonyms: Option<&PathBuf>) -> Result<(), Box<dyn std::error::Error>> {
     use rmcp::ServiceExt;
     let started = std::time::Instant::now();
-    let (snaps, roots) = load_roots(index)?;
+    let (snaps, roots) = load_roots(index, true)?;
     tracing::info!(
         "code-index-mcp {}: {} snapshot(s) loaded in {:.2}s: {}",
         env!("CARGO_PKG_VERSION"),

@@ -76,6 +76,13 @@ impl Server {
         };
         let args = req.arguments.get_or_insert_with(JsonObject::new);
         crate::args::check(&req.name, schema, args)?;
+        if self.state().snaps.is_empty() && !matches!(req.name.as_ref(), "health" | "list_repos") {
+            return Err(ToolError::new(
+                crate::error::codes::NOT_FOUND,
+                "no snapshot is loaded yet",
+                "build one: `code-indexer index <repo> --out <the server's --index directory>`, or `code-indexer sync` in the repository; the server serves it within a second, no restart",
+            ));
+        }
         if let Some(Value::String(l)) = args.get("lang").filter(|l| l.as_str() != Some("")) {
             self.state().check_lang(l)?;
         }

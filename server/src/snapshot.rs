@@ -297,6 +297,16 @@ impl Snapshot {
 /// Snapshot directories named by an `--index` argument: a snapshot itself,
 /// `<out>/<repo>/` (its `latest`), or `<out>/` holding several repos.
 pub fn discover(arg: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    discover_in(arg, false)
+}
+
+/// [`discover`], or with `allow_empty` none at all when `arg` is a directory
+/// that holds no snapshot yet or does not exist yet (a server started
+/// before the first build serves what appears there later).
+pub fn discover_in(arg: &Path, allow_empty: bool) -> Result<Vec<PathBuf>, LoadError> {
+    if allow_empty && !arg.exists() {
+        return Ok(Vec::new());
+    }
     if !arg.exists() {
         return Err(err(
             format!("--index {} does not exist", arg.display()),
@@ -360,7 +370,7 @@ pub fn discover(arg: &Path) -> Result<Vec<PathBuf>, LoadError> {
             found.push(s);
         }
     }
-    if found.is_empty() {
+    if found.is_empty() && !allow_empty {
         return Err(err(
             format!("no snapshot found in {}", arg.display()),
             "pass a directory with manifest.json, or <out>/<repo>/ holding a `latest` file (written by `code-indexer index`)",

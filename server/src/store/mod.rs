@@ -482,6 +482,13 @@ impl Store {
     /// queries run on it. When the store reads the Parquet files directly
     /// and the cache cannot be built, it goes on reading them (logged).
     pub fn finish_deferred(&self, snaps: &[Snapshot], cache_dir: &std::path::Path) {
+        if snaps.is_empty() {
+            // No snapshot yet (a server started before the first build): no tables.
+            let (lock, cv) = &self.state;
+            *lock.lock().unwrap_or_else(|p| p.into_inner()) = Some(Ok(()));
+            cv.notify_all();
+            return;
+        }
         let result = Self::open(snaps, cache_dir, false).map(|loaded| {
             let conn = loaded.conn.into_inner().unwrap_or_else(|p| p.into_inner());
             *self.conn.lock().unwrap_or_else(|p| p.into_inner()) = conn;
