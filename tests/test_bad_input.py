@@ -374,10 +374,11 @@ def test_paths_cursors_and_pages_as_agents_send_them(server_bin, django_snapshot
 
 def test_a_server_started_before_the_first_build(server_bin, indexer, corpora, tmp_path):
     """The README's .mcp.json points at a snapshots directory that the first
-    build fills: the server starts on it empty, answers every tool with a
+    build fills: the server starts on it while it is empty, answers every tool with a
     coded NOT_FOUND that says how to build one, and serves the first
     snapshot written there without a restart."""
-    snaps = tmp_path / "snapshots"  # does not exist yet
+    snaps = tmp_path / "snapshots"
+    snaps.mkdir()  # empty: the first build has not run yet
 
     async def main():
         params = StdioServerParameters(command=str(server_bin), args=["serve", "--index", str(snaps)])

@@ -301,16 +301,13 @@ pub fn discover(arg: &Path) -> Result<Vec<PathBuf>, LoadError> {
 }
 
 /// [`discover`], or with `allow_empty` none at all when `arg` is a directory
-/// that holds no snapshot yet or does not exist yet (a server started
-/// before the first build serves what appears there later).
+/// that holds no snapshot yet (a server started before the first build
+/// serves what appears there later).
 pub fn discover_in(arg: &Path, allow_empty: bool) -> Result<Vec<PathBuf>, LoadError> {
-    if allow_empty && !arg.exists() {
-        return Ok(Vec::new());
-    }
     if !arg.exists() {
         return Err(err(
             format!("--index {} does not exist", arg.display()),
-            "pass a snapshot directory, <out>/<repo>/ or <out>/ as written by code-indexer",
+            "pass a snapshot directory, <out>/<repo>/ or <out>/ as written by code-indexer (create an empty directory to serve the snapshots a later build writes there)",
         ));
     }
     if arg.is_file() {
