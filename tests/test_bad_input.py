@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -350,6 +351,12 @@ def test_paths_cursors_and_pages_as_agents_send_them(server_bin, django_snapshot
             got = [(x["path"], x["qualified_name"]) for x in (r.structured_content or {}).get("symbols", [])]
             if want not in got:
                 failures.append(f"find_definitions {sym!r}: {got[:5]}")
+        # A relationship answer says how many results come from the code graph.
+        r = await s.call_tool("search_code", {"query": "what calls get_or_create", "limit": 50})
+        m = re.search(r"(\d+) from the code graph", r.content[0].text)
+        page_graph = sum(h["why"].startswith("calls ") for h in r.structured_content["results"])
+        if not m or not page_graph or not page_graph <= int(m.group(1)) <= r.structured_content["total_count"]:
+            failures.append(f"relationship header: {r.content[0].text[:200]} ({page_graph} graph hits on the page)")
         # A quoted regex reads as written: the same hits as unquoted.
         q1 = await s.call_tool("search", {"query": r'regex:"def\s+get_or_create\(self"'})
         q2 = await s.call_tool("search", {"query": r"regex:def\s+get_or_create\(self"})

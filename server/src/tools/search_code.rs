@@ -192,8 +192,30 @@ pub fn run(st: &State, a: SearchCodeArgs) -> Result<(SearchCodeOut, String), Too
     } else {
         (Vec::new(), Vec::new(), None)
     };
+    // A relationship query's answers come from the call/import/base graph;
+    // what follows them is ranked by text, and the header says how many are which.
+    let graph = if ranked.query_type == "relationship" {
+        let from_graph = ranked
+            .hits
+            .iter()
+            .filter(|h| {
+                [
+                    "calls ",
+                    "extends/implements ",
+                    "imports ",
+                    "called by ",
+                    "imported by ",
+                ]
+                .iter()
+                .any(|p| h.2.starts_with(p))
+            })
+            .count();
+        format!(": {from_graph} from the code graph, the rest ranked by text")
+    } else {
+        String::new()
+    };
     let header = format!(
-        "{} results ({} query, {} mode{}){}\n",
+        "{} results{graph} ({} query, {} mode{}){}\n",
         total,
         ranked.query_type,
         ranked.mode,
