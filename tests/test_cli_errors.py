@@ -363,3 +363,36 @@ def test_server_environment_errors_are_coded(indexer, small_repo, tmp_path, env,
     assert m and m.group(1) == code, run.stderr
     assert any(name in line for line in run.stderr.splitlines() if "hint:" in line), run.stderr
     assert "panicked" not in run.stderr
+
+
+def test_sync_outside_a_repository_refuses(cli, tmp_path):
+    """`sync` with no argument, run where there is no .git or config (here
+    or above), must not index the whole directory (/tmp, $HOME)."""
+    d = tmp_path / "nogit" / "sub"
+    d.mkdir(parents=True)
+    (d / "a.py").write_text("def f():\n    return 1\n")
+    home = tmp_path / "home"
+    env = {**os.environ, "HOME": str(home), "CODE_INDEX_HOME": str(home / ".cache/code-index")}
+    env.pop("CODE_INDEX_SNAPSHOTS", None)
+    run = cli("sync", "--no-embeddings", check=False, cwd=d, env=env)
+    assert_coded_error(run)
+    assert "not inside a repository" in run.stderr and f"code-indexer sync {d}" in run.stderr, run.stderr
+    assert not list(home.rglob("manifest.json")), "a snapshot was written"
+
+
+def test_output_piped_into_head_stops_quietly(indexer, server_bin, tmp_path):
+    """`| head` closes the pipe early: the commands stop like rg or cat do,
+    not with a Rust panic (exit 101). The outputs are far larger than a pipe's buffer."""
+    repo = tmp_path / "big"
+    repo.mkdir()
+    (repo / "big.py").write_text("".join(f"def f{i}():\n    return {i}\n" for i in range(20000)))
+    snap = build(indexer, repo, tmp_path / "out", "--no-embeddings")
+    for cmd in (
+        [indexer, "sql", snap.dir, "SELECT name FROM symbols", "--max-rows", "100000"],
+        [server_bin, "grep", "--index", snap.dir, "return", "--limit", "1000"],
+        [server_bin, "sql", "--index", snap.dir, "--max-rows", "100000", "SELECT name FROM symbols"],
+    ):
+        p = subprocess.run(["bash", "-c", '"$@" | head -c 1 >/dev/null; echo "${PIPESTATUS[0]}" >&2', "x", *map(str, cmd)],
+                           capture_output=True, text=True, timeout=120)
+        status = p.stderr.strip().splitlines()[-1]
+        assert "panicked" not in p.stderr and status in ("0", "141"), (cmd[1], status, p.stderr[-500:])

@@ -366,6 +366,12 @@ fn threads(n: Option<usize>) -> usize {
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // Piped into `head`, stop quietly when the reader goes, as rg and cat do
+    // (Rust ignores SIGPIPE, so the next print would panic).
+    // SAFETY: first thing, before any thread; restores the default action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     // SAFETY: called once, first thing, before any tree-sitter object exists;
     // the four functions are one allocator family (mimalloc) with malloc's alignment.
     unsafe {
@@ -809,14 +815,32 @@ fn cmd_invalidate_file(
 
 /// The repository root for a `sync`/`watch` argument: the directory itself
 /// when it holds `.git` or `.code-index.yaml`, else the nearest such ancestor,
-/// else the directory (a tree without git or config).
+/// else the directory named (a tree without git or config). Without an
+/// argument, the working directory must be inside such a repository: a
+/// command run from `/tmp` or `$HOME` must not index all of it.
 fn repo_root(arg: Option<PathBuf>) -> Result<PathBuf> {
+    let named = arg.is_some();
     let p = arg.unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
     let p = index::check_repo(&p)?;
-    Ok(p.ancestors()
+    match p
+        .ancestors()
         .find(|a| a.join(".git").exists() || a.join(CONFIG_FILE).is_file())
-        .unwrap_or(&p)
-        .to_path_buf())
+    {
+        Some(root) => Ok(root.to_path_buf()),
+        None if named => Ok(p),
+        None => Err(Error::new(
+            codes::REPO_NOT_FOUND,
+            format!(
+                "'{}' is not inside a repository (no .git or {CONFIG_FILE} here or above)",
+                p.display()
+            ),
+            format!(
+                "run it in a git checkout, or name the tree to index: `code-indexer sync {}`",
+                p.display()
+            ),
+        )
+        .at(&p)),
+    }
 }
 
 fn sync_options(
@@ -1172,7 +1196,14 @@ fn cmd_sql(snapshot: &Path, query: &str, max_rows: usize, timeout: f64, json: bo
     if status.success() {
         Ok(())
     } else {
-        std::process::exit(status.code().unwrap_or(2));
+        // Killed by a signal (SIGPIPE under `| head`): exit as a shell reports it.
+        use std::os::unix::process::ExitStatusExt;
+        std::process::exit(
+            status
+                .code()
+                .or(status.signal().map(|s| 128 + s))
+                .unwrap_or(2),
+        );
     }
 }
 

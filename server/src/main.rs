@@ -137,7 +137,16 @@ fn main() -> ExitCode {
     // one-shot commands only their warnings.
     let stderr_level = match cli.cmd {
         Cmd::Serve { .. } => "info",
-        _ => "warn",
+        _ => {
+            // A one-shot command piped into `head` stops quietly when the
+            // reader goes, as rg and cat do (Rust's default would panic on
+            // the next write). `serve` keeps handling the closed pipe itself.
+            // SAFETY: first thing, one thread; restores the default action.
+            unsafe {
+                libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            }
+            "warn"
+        }
     };
     code_index_schemas::ops::init_logging("code-index-mcp", stderr_level);
     match run(cli) {
