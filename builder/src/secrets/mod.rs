@@ -88,6 +88,9 @@ fn rules() -> &'static [Rule] {
         vec![
             // Provider formats.
             rule("private_key", r"-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?-----END (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----", 0, Format),
+            // An Ed25519 private key as bare base64 PKCS#8 (v2 with its public key,
+            // or v1), as `code-indexer keygen` and `openssl … -outform DER | base64` write it.
+            rule("private_key", r"\b((?:MFECAQEwBQYDK2VwBCIEI[A-Za-z0-9+/]{64,}|MC4CAQAwBQYDK2VwBCIEI[A-Za-z0-9+/]{22,})={0,2})", 1, Format),
             rule("aws_access_key_id", r"\b((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})\b", 1, Format),
             rule("aws_secret_access_key", r#"(?i)aws_?secret(?:_?access)?_?key["']?\s*(?:[:=]|:=|=>)\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)"#, 1, Context),
             // The secret key passed right after its key id: `new BasicAWSCredentials("AKIA…", "…")`.

@@ -211,3 +211,18 @@ fn fingerprints_do_not_depend_on_the_secret() {
     assert_eq!(a[0].fingerprint("a.py"), b[0].fingerprint("a.py"));
     assert_ne!(a[0].fingerprint("a.py"), a[0].fingerprint("b.py"));
 }
+
+#[test]
+fn keygen_secret_keys_are_secrets() {
+    for _ in 0..20 {
+        let (secret, _public) = code_index_schemas::signing::generate().unwrap();
+        let src = format!("{secret}\n");
+        assert_eq!(
+            secrets_of("code-index.key", &src),
+            vec![secret.clone()],
+            "{secret}"
+        );
+        let src = format!("CODE_INDEX_SIGNING_KEY={secret}\n");
+        assert_eq!(secrets_of(".env", &src).concat(), secret);
+    }
+}
