@@ -407,11 +407,13 @@ fn find_go(
     let Some((q, name)) = w.rsplit_once('.') else {
         // The file's own definition first (a directory of standalone
         // programs, such as Go's test/, defines a name in many files).
-        let own = idx
-            .by_dir_name
-            .get(&(dir_of(&f.path), w))
-            .and_then(|v| v.iter().filter(not_method).find(|r| r.0 == fi).copied());
-        return own.or_else(|| in_dir(dir_of(&f.path), w));
+        let v = idx.by_dir_name.get(&(dir_of(&f.path), w))?;
+        let mut own_pkg = v.iter().filter(not_method);
+        return own_pkg
+            .clone()
+            .find(|r| r.0 == fi)
+            .or_else(|| own_pkg.next())
+            .copied();
     };
     let plain = !q.is_empty() && q.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     if plain {

@@ -135,19 +135,17 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // The server says what it loads on stderr (an MCP client's log); the
     // one-shot commands only their warnings.
-    let stderr_level = match cli.cmd {
-        Cmd::Serve { .. } => "info",
-        _ => {
-            // A one-shot command piped into `head` stops quietly when the
-            // reader goes, as rg and cat do (Rust's default would panic on
-            // the next write). `serve` keeps handling the closed pipe itself.
-            // SAFETY: first thing, one thread; restores the default action.
-            unsafe {
-                libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-            }
-            "warn"
+    let serving = matches!(cli.cmd, Cmd::Serve { .. });
+    if !serving {
+        // A one-shot command piped into `head` stops quietly when the reader
+        // goes, as rg and cat do (Rust's default would panic on the next
+        // write). `serve` keeps handling the closed pipe itself.
+        // SAFETY: sets the process-wide disposition back to the default; no handler runs.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         }
-    };
+    }
+    let stderr_level = if serving { "info" } else { "warn" };
     code_index_schemas::ops::init_logging("code-index-mcp", stderr_level);
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,

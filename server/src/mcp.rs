@@ -76,7 +76,9 @@ impl Server {
         };
         let args = req.arguments.get_or_insert_with(JsonObject::new);
         crate::args::check(&req.name, schema, args)?;
-        if self.state().snaps.is_empty() && !matches!(req.name.as_ref(), "health" | "list_repos") {
+        // One state for all the checks (a snapshot swap between them would mix two).
+        let st = self.state();
+        if st.snaps.is_empty() && !matches!(req.name.as_ref(), "health" | "list_repos") {
             return Err(ToolError::new(
                 crate::error::codes::NOT_FOUND,
                 "no snapshot is loaded yet",
@@ -84,18 +86,18 @@ impl Server {
             ));
         }
         if let Some(Value::String(l)) = args.get("lang").filter(|l| l.as_str() != Some("")) {
-            self.state().check_lang(l)?;
+            st.check_lang(l)?;
         }
         if args.get("cursor").and_then(Value::as_str) == Some("") {
             // An empty cursor is how many clients say "the first page".
             args.remove("cursor");
         }
         if let Some(Value::String(p)) = args.get("path") {
-            crate::args::check_path(p).map_err(|e| self.state().suggest_relative(p, e))?;
+            crate::args::check_path(p).map_err(|e| st.suggest_relative(p, e))?;
             let norm = crate::args::normalize_path(p);
             if !matches!(req.name.as_ref(), "read_file" | "related_files") {
                 let repo = args.get("repo").and_then(Value::as_str);
-                self.state().check_path_exists(&norm, repo)?;
+                st.check_path_exists(&norm, repo)?;
             }
             args.insert("path".into(), Value::String(norm));
         }
