@@ -396,3 +396,58 @@ def test_output_piped_into_head_stops_quietly(indexer, server_bin, tmp_path):
                            capture_output=True, text=True, timeout=120)
         status = p.stderr.strip().splitlines()[-1]
         assert "panicked" not in p.stderr and status in ("0", "141"), (cmd[1], status, p.stderr[-500:])
+
+
+@pytest.mark.parametrize("sig", ["INT", "TERM"])
+def test_an_interrupted_build_leaves_nothing_behind(indexer, corpora, tmp_path, sig):
+    """Ctrl-C (or SIGTERM) during `index` removes the snapshot being written
+    (no `.tmp-<pid>` left until the next build), exits 130, and leaves the
+    earlier snapshot and `latest` byte for byte; a first build leaves no
+    empty repository directory."""
+    import signal
+    import time
+    tree = tmp_path / "tree"
+    subprocess.run(["cp", "-a", str(corpora / "django"), str(tree)], check=True)
+    out = tmp_path / "out"
+
+    def interrupted():
+        p = subprocess.Popen([str(indexer), "index", str(tree), "--out", str(out), "--no-embeddings"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 60
+        while not list(out.glob("*/.tmp-*")) and time.time() < deadline and p.poll() is None:
+            time.sleep(0.01)
+        assert p.poll() is None, "the build finished before it could be interrupted"
+        p.send_signal(getattr(signal, "SIG" + sig))
+        _, err = p.communicate(timeout=60)
+        return p.returncode, err
+
+    rc, err = interrupted()
+    assert rc == 130 and "interrupted" in err and "panicked" not in err, (rc, err)
+    assert not out.exists() or not any(out.rglob("*")), sorted(out.rglob("*"))[:5]
+    # With an earlier snapshot.
+    build(indexer, tree, out, "--no-embeddings")
+    before = snapshot_state(out)
+    (tree / "django" / "added_probe.py").write_text("def probe():\n    return 1\n")
+    rc, err = interrupted()
+    assert rc == 130, err
+    assert snapshot_state(out) == before
+
+
+def test_diff_refuses_a_damaged_snapshot(indexer, small_repo, tmp_path):
+    """`diff` checks every table against its manifest's sha256, as `status`
+    and the server do: a damaged table is a coded error, not a diff of garbage."""
+    out = tmp_path / "out"
+    a = build(indexer, small_repo, out, "--no-embeddings")
+    (small_repo / "pkg" / "more.py").write_text("def more():\n    return 2\n")
+    b = build(indexer, small_repo, out, "--no-embeddings")
+    ok = subprocess.run([str(indexer), "diff", str(a.dir), str(b.dir), "--json"], capture_output=True, text=True)
+    assert ok.returncode == 0 and "more.py" in ok.stdout, ok.stderr
+    # chunks.parquet is a table diff never reads: its damage must be found all the same.
+    p = b.dir / "chunks.parquet"
+    data = bytearray(p.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    p.write_bytes(bytes(data))
+    for args in ([a.dir, b.dir], [b.dir, a.dir]):
+        r = subprocess.run([str(indexer), "diff", *map(str, args), "--json"], capture_output=True, text=True)
+        assert r.returncode == 2 and "E_SNAPSHOT_INVALID" in r.stderr and "chunks.parquet" in r.stderr and "hint:" in r.stderr, r.stderr
+        assert r.stdout == ""

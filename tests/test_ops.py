@@ -213,10 +213,27 @@ def test_cache_stats_and_invalidate(indexer, tmp_path):
     assert s["snapshots"]["repo"]["snapshots"] == 1 and s["snapshots"]["repo"]["overlays"] == 1
     assert s["table_caches"]["files"] == 1 and s["table_caches"]["bytes"] == 1000
     assert "hit rate" in run("cache", "stats").stdout
+    # The metrics line measures the metrics file (and its rotations), not the
+    # folder it sits in.
+    (tmp_path / "unrelated.bin").write_bytes(b"0" * 2_000_000)
+    m = s["metrics"]
+    assert m["files"] == 1 and m["bytes"] == (tmp_path / "m.jsonl").stat().st_size, m
+    # Table caches: one listing this repo, one another's, one with no list (an
+    # older server's): invalidate drops this repo's and the unlisted one.
+    tables = tmp_path / "server" / "tables"
+    (tables / "mine.duckdb").write_bytes(b"0")
+    (tables / "mine.repos").write_text("other\nrepo\n")
+    (tables / "theirs.duckdb").write_bytes(b"0")
+    (tables / "theirs.repos").write_text("other\n")
     p = run("invalidate", str(repo), "--json")
     assert p.returncode == 0, p.stderr
     removed = json.loads(p.stdout)["removed"]
     assert any(r.startswith("overlay:") for r in removed) and any(r.endswith("x.duckdb") for r in removed)
+    assert any(r.endswith("mine.duckdb") for r in removed) and not (tables / "mine.repos").exists()
+    assert (tables / "theirs.duckdb").is_file() and (tables / "theirs.repos").is_file()
+    # A name with nothing to invalidate is an error naming the ones there are.
+    p = run("invalidate", "nosuchrepo")
+    assert p.returncode == 2 and "E_NO_SNAPSHOT" in p.stderr and "known repositories there: repo" in p.stderr, p.stderr
     assert not (out / "repo" / ".overlays").exists() or not any((out / "repo" / ".overlays").iterdir())
     assert (out / "repo" / "latest").is_file()
     # The next sync builds the edit the dropped overlay held.

@@ -215,3 +215,44 @@ def test_invalidate_file_errors(indexer, tmp_path):
     p = subprocess.run([str(indexer), "invalidate-file", str(repo / "a.py"), "--index", str(out / "repo")], capture_output=True, text=True)
     assert p.returncode == 2 and "E_CONFIG_CHANGED" in p.stderr, p.stderr
     assert not (out / "repo" / ".overlays").exists()
+
+
+def test_invalidate_a_deleted_directory(indexer, server_bin, tmp_path):
+    """`rm -r dir`: a file of the deleted directory, or the directory itself,
+    is invalidated (its files leave the served view); the parent that no
+    longer exists must not make the file look outside the repository."""
+    repo = tmp_path / "repo"
+    (repo / "pkg" / "sub").mkdir(parents=True)
+    git_init(repo)
+    (repo / "a.py").write_text("def alpha_kept():\n    return 1\n")
+    (repo / "pkg" / "c.py").write_text("def gamma_gone():\n    return 3\n")
+    (repo / "pkg" / "sub" / "b.py").write_text("def beta_gone():\n    return 2\n")
+    out = tmp_path / "out"
+    build(indexer, repo, out, "--no-embeddings")
+
+    def served(pattern):
+        p = subprocess.run([str(server_bin), "grep", "--index", str(out / "repo"), pattern], capture_output=True, text=True, check=True)
+        return sorted({m["path"] for m in json.loads(p.stdout)["matches"]})
+
+    assert served("_gone") == ["pkg/c.py", "pkg/sub/b.py"]
+    import shutil
+    shutil.rmtree(repo / "pkg" / "sub")
+    p = subprocess.run([str(indexer), "invalidate-file", str(repo / "pkg" / "sub" / "b.py"), "--index", str(out / "repo"), "--json"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)[0]["replaces"] == ["pkg/sub/b.py"]
+    assert served("_gone") == ["pkg/c.py"]
+    # The hook form, for a file of a deleted directory, relative to the checkout.
+    shutil.rmtree(repo / "pkg")
+    hook = json.dumps({"tool_input": {"file_path": str(repo / "pkg" / "c.py")}})
+    p = subprocess.run([str(indexer), "invalidate-file", "--index", str(out / "repo")], input=hook, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert served("_gone") == [] and served("alpha_kept") == ["a.py"]
+    # A directory stands for every file under it, deleted or on disk.
+    (repo / "newdir").mkdir()
+    (repo / "newdir" / "d.py").write_text("def delta_new():\n    return 4\n")
+    p = subprocess.run([str(indexer), "invalidate-file", str(repo / "newdir"), "--index", str(out / "repo"), "--json"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)[0]["replaces"] == ["newdir/d.py", "pkg/c.py", "pkg/sub/b.py"]
+    assert served("delta_new") == ["newdir/d.py"]

@@ -283,3 +283,11 @@ def test_a_table_cache_built_under_an_overlay_keeps_the_bases_rows(indexer, tmp_
     assert count() == [[2]]
     shutil.rmtree(out / "repo" / ".overlays")
     assert count() == [[1]]
+    # Each table cache lists the repositories it holds, so `invalidate <repo>`
+    # can drop only that repository's.
+    lists = list((tmp_path / "cache" / "tables").glob("*.repos"))
+    assert lists and all(p.read_text() == "repo\n" and p.with_suffix(".duckdb").is_file() for p in lists), lists
+    p = subprocess.run([str(indexer), "invalidate", "repo", "--index", str(out / "repo"), "--json"],
+                       capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    assert not list((tmp_path / "cache" / "tables").glob("*.duckdb"))

@@ -41,6 +41,18 @@ pub fn usage(dir: &Path) -> Usage {
     u
 }
 
+/// Add `base` and its rotated predecessors (`base.N`) to `u`.
+fn add_rotated(u: &mut Usage, base: &Path) {
+    let dir = base.parent().unwrap_or(Path::new("."));
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if (p == base || code_index_schemas::ops::is_rotated_of(&p, base)) && p.is_file() {
+            u.files += 1;
+            u.bytes += e.metadata().map(|m| m.len()).unwrap_or(0);
+        }
+    }
+}
+
 #[derive(Debug, Serialize, Default)]
 pub struct RepoSnapshots {
     pub snapshots: u64,
@@ -110,8 +122,12 @@ pub fn stats(snapshots_dir: &Path) -> Stats {
         );
     }
     if let Some(m) = code_index_schemas::ops::metrics_file() {
-        let dir = m.path.parent().map(Path::to_path_buf).unwrap_or_default();
-        s.metrics = Some(usage(&dir));
+        let mut u = Usage {
+            path: m.path.display().to_string(),
+            ..Usage::default()
+        };
+        add_rotated(&mut u, &m.path);
+        s.metrics = Some(u);
         if let Ok((events, _)) = crate::metrics::read(&m.path) {
             for e in &events {
                 match e.v["event"].as_str() {
@@ -133,8 +149,18 @@ pub fn stats(snapshots_dir: &Path) -> Stats {
     }
     s.embedding_hit_rate = rate(s.embedding_hits, s.embedding_lookups);
     s.query_cache_hit_rate = rate(s.query_cache_hits, s.searches);
-    s.logs = code_index_schemas::ops::log_file("code-indexer", &Default::default())
-        .map(|l| usage(l.path.parent().unwrap_or(Path::new("."))));
+    s.logs = code_index_schemas::ops::log_file("code-indexer", &Default::default()).map(|l| {
+        let dir = l.path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let mut u = Usage {
+            path: dir.display().to_string(),
+            ..Usage::default()
+        };
+        for bin in ["code-indexer", "code-index-mcp"] {
+            let r = code_index_schemas::ops::Rotating::new(dir.join(format!("{bin}.log")), 1.0, 1);
+            add_rotated(&mut u, &r.path);
+        }
+        u
+    });
     s
 }
 
@@ -196,16 +222,41 @@ pub struct Invalidated {
 }
 
 /// Drop `repo_dir`'s (`<out>/<repo>/`) overlays and sync state, the
-/// server's downloads of the repository, and the server's table caches
-/// (keyed by sets of snapshots, so all of them: they rebuild on the next
-/// start). Snapshots and the embedding cache (shared, keyed by content)
-/// stay.
+/// server's downloads of the repository, and the server's table caches that
+/// hold it (a cache lists its repositories in `<key>.repos`; one without
+/// that list is dropped too). Snapshots and the embedding cache (shared,
+/// keyed by content) stay. A repository with neither snapshots nor
+/// downloads is an error: nothing of that name exists to invalidate.
 pub fn invalidate(repo_dir: &Path) -> Result<Invalidated> {
     use code_index_schemas::dirs;
     let repo = repo_dir
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
+    let downloads = dirs::server_cache().join("downloads").join(&repo);
+    if repo.is_empty() || (!repo_dir.is_dir() && !downloads.is_dir()) {
+        let parent = repo_dir.parent().unwrap_or(Path::new("."));
+        let known: Vec<String> = std::fs::read_dir(parent)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| !crate::snapshot::list(&e.path()).is_empty())
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .collect();
+        return Err(crate::error::Error::new(
+            crate::error::codes::NO_SNAPSHOT,
+            format!(
+                "no repository {:?} in {} and none downloaded",
+                repo,
+                parent.display()
+            ),
+            if known.is_empty() {
+                "pass a repository's checkout, or its name under the snapshots directory (CODE_INDEX_SNAPSHOTS), or --index <out>/<repo>".to_string()
+            } else {
+                format!("known repositories there: {}", known.join(", "))
+            },
+        ));
+    }
     let mut removed = crate::snapshot::clear_overlays(repo_dir, false);
     let mut rm = |p: PathBuf| {
         let gone = if p.is_dir() {
@@ -218,15 +269,26 @@ pub fn invalidate(repo_dir: &Path) -> Result<Invalidated> {
         }
     };
     rm(repo_dir.join(".sync.json"));
-    if !repo.is_empty() {
-        rm(dirs::server_cache().join("downloads").join(&repo));
-    }
+    rm(downloads);
     for e in std::fs::read_dir(dirs::server_tables())
         .into_iter()
         .flatten()
         .flatten()
     {
-        rm(e.path());
+        let p = e.path();
+        if p.extension().is_none_or(|x| x != "duckdb") {
+            continue;
+        }
+        let list = p.with_extension(code_index_schemas::dirs::TABLE_CACHE_REPOS_EXT);
+        let holds = match std::fs::read_to_string(&list) {
+            Ok(t) => t.lines().any(|l| l == repo),
+            Err(_) => true,
+        };
+        if holds {
+            rm(p.with_extension("duckdb.wal"));
+            rm(p);
+            let _ = std::fs::remove_file(list);
+        }
     }
     Ok(Invalidated { repo, removed })
 }

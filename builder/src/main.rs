@@ -390,6 +390,16 @@ fn main() -> ExitCode {
         }));
     }
     let cli = Cli::parse();
+    if !matches!(cli.cmd, Cmd::Watch { .. }) {
+        // Interrupted (Ctrl-C, SIGTERM): remove the snapshot being written
+        // rather than leave its temp directory until the next build.
+        let _ = ctrlc::set_handler(|| {
+            if code_index_builder::snapshot::abandon_builds() > 0 {
+                eprintln!("code-indexer: interrupted; the unfinished snapshot was removed (earlier snapshots are untouched)");
+            }
+            std::process::exit(130);
+        });
+    }
     // The log file gets what commands did; the terminal keeps its own output.
     code_index_schemas::ops::init_logging("code-indexer", "off");
     match run(cli) {
@@ -966,7 +976,8 @@ fn cmd_watch(
         let stop = stop.clone();
         ctrlc::set_handler(move || {
             if stop.swap(true, Ordering::SeqCst) {
-                // A second signal: stop now (the next build removes the temp directory).
+                // A second signal: stop now, removing the build in progress.
+                code_index_builder::snapshot::abandon_builds();
                 std::process::exit(130);
             }
             eprintln!("code-indexer watch: stopping (after the build in progress, if any)");
@@ -1092,6 +1103,11 @@ fn cmd_diff(old: &Path, new: Option<&Path>, limit: usize, json: bool) -> Result<
             )
         })?,
     };
+    // Damaged tables would diff as garbage: check every file's size and
+    // sha256 against its manifest first, as `status`, `sql` and the server do.
+    for d in [&old, &new] {
+        code_index_schemas::download::verify_dir(d, |_| Ok(()))?;
+    }
     let (om, nm) = (read_manifest(&old)?, read_manifest(&new)?);
     let scope: Option<std::collections::BTreeSet<String>> = nm
         .overlay

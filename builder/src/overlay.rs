@@ -22,15 +22,10 @@ use crate::snapshot;
 
 /// The repository holding `abs` (the nearest ancestor with `.git` or
 /// `.code-index.yaml`) and `abs` relative to it, `/`-separated. `abs` need
-/// not exist (a deleted file): its parent is resolved instead.
+/// not exist (a deleted file, or a file in a deleted directory): its nearest
+/// existing ancestor is resolved and the rest joined back.
 pub fn find_repo(abs: &Path) -> Option<(PathBuf, String)> {
-    let abs = match abs.canonicalize() {
-        Ok(p) => p,
-        Err(_) => {
-            let parent = abs.parent()?.canonicalize().ok()?;
-            parent.join(abs.file_name()?)
-        }
-    };
+    let abs = resolve_existing_prefix(abs)?;
     let root = abs
         .ancestors()
         .skip(1)
@@ -38,6 +33,79 @@ pub fn find_repo(abs: &Path) -> Option<(PathBuf, String)> {
     let rel = abs.strip_prefix(root).ok()?;
     let rel = rel.to_string_lossy().replace('\\', "/");
     (!rel.is_empty()).then(|| (root.to_path_buf(), rel))
+}
+
+/// `p` with its longest existing prefix canonicalized (symlinks and `..`
+/// resolved) and the components that no longer exist joined back.
+fn resolve_existing_prefix(p: &Path) -> Option<PathBuf> {
+    let mut missing: Vec<&std::ffi::OsStr> = Vec::new();
+    let mut cur = p;
+    loop {
+        if let Ok(c) = cur.canonicalize() {
+            let mut out = c;
+            for m in missing.iter().rev() {
+                if *m == ".." {
+                    out.pop();
+                } else if *m != "." {
+                    out.push(m);
+                }
+            }
+            return Some(out);
+        }
+        missing.push(cur.file_name().or_else(|| {
+            // `..` or `.` as the last component has no file_name.
+            cur.components().next_back().map(|c| c.as_os_str())
+        })?);
+        cur = cur.parent()?;
+    }
+}
+
+/// The paths `given` stands for: a path the working tree holds as a
+/// directory, or one the snapshot holds files under (a deleted directory),
+/// stands for every file under it in either; any other path for itself.
+pub fn expand_dirs(root: &Path, given: &[String], indexed: &BTreeSet<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for g in given {
+        let g = g.trim_end_matches('/');
+        let prefix = format!("{g}/");
+        let abs = root.join(g);
+        let under_snapshot: Vec<&String> = indexed
+            .range(prefix.clone()..)
+            .take_while(|p| p.starts_with(&prefix))
+            .collect();
+        if abs.is_dir() || (!abs.exists() && !indexed.contains(g) && !under_snapshot.is_empty()) {
+            out.extend(under_snapshot.into_iter().cloned());
+            if abs.is_dir() {
+                for e in walkdir_files(&abs) {
+                    if let Ok(rel) = e.strip_prefix(root) {
+                        out.push(rel.to_string_lossy().replace('\\', "/"));
+                    }
+                }
+            }
+        } else {
+            out.push(g.to_string());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Every regular file under `dir` (not following symlinks; `.git` skipped).
+fn walkdir_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let Ok(t) = e.file_type() else { continue };
+            if t.is_dir() && e.file_name() != ".git" {
+                stack.push(e.path());
+            } else if t.is_file() {
+                out.push(e.path());
+            }
+        }
+    }
+    out
 }
 
 /// The repository's name as a build would give it (config `name`, else the
@@ -121,7 +189,8 @@ pub fn invalidate(
             "rebuild the snapshot (`code-indexer index <repo> --out <out> --previous <out>/<repo>`); overlays need the snapshot's own rules",
         ));
     }
-    let mut replaces: BTreeSet<String> = paths.iter().cloned().collect();
+    let indexed: BTreeSet<String> = crate::previous::hashes(&base_dir)?.into_keys().collect();
+    let mut replaces: BTreeSet<String> = expand_dirs(root, paths, &indexed).into_iter().collect();
     if let Some(cur) = code_index_schemas::overlay_in_force(&base_dir) {
         if let Some(o) = snapshot::read_manifest(&cur)?.overlay {
             replaces.extend(o.replaces);

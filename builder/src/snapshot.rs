@@ -19,14 +19,49 @@ pub struct TempSnapshot {
     pub dir: PathBuf,
     pub repo_dir: PathBuf,
     committed: bool,
+    /// `repo_dir` did not exist before this build: a failed first build
+    /// removes it again (when empty) rather than leave an empty directory.
+    created_repo_dir: bool,
 }
 
 impl Drop for TempSnapshot {
     fn drop(&mut self) {
+        let mut live = LIVE.lock().unwrap_or_else(|p| p.into_inner());
+        live.retain(|d| d != &self.dir);
         if !self.committed {
             let _ = fs::remove_dir_all(&self.dir);
+            if self.created_repo_dir {
+                let _ = fs::remove_dir(&self.repo_dir);
+            }
         }
     }
+}
+
+/// The temp directories of builds in progress in this process. Committing
+/// (the rename into place) holds this lock, so an interrupt either removes a
+/// temp directory before its rename or finds it gone after.
+static LIVE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Remove the temp directories of the builds in progress, and keep any other
+/// build from committing: for an interrupt (SIGINT/SIGTERM) that then exits.
+/// The lock stays held, so a build that reaches its commit waits for the exit.
+pub fn abandon_builds() -> usize {
+    let live = LIVE.lock().unwrap_or_else(|p| p.into_inner());
+    for d in live.iter() {
+        // Writers may still add files while this removes: retry a few times.
+        for _ in 0..5 {
+            if fs::remove_dir_all(d).is_ok() || !d.exists() {
+                break;
+            }
+        }
+        // The repository's directory, when this build was its first (empty).
+        if let Some(p) = d.parent() {
+            let _ = fs::remove_dir(p);
+        }
+    }
+    let n = live.len();
+    std::mem::forget(live);
+    n
 }
 
 fn pid_alive(pid: u32) -> bool {
@@ -36,6 +71,7 @@ fn pid_alive(pid: u32) -> bool {
 /// Create `<out>/<repo>/.tmp-<pid>/`, removing temp dirs of dead builds.
 pub fn begin(out: &Path, repo_name: &str) -> Result<TempSnapshot> {
     let repo_dir = out.join(repo_name);
+    let created_repo_dir = !repo_dir.exists();
     fs::create_dir_all(&repo_dir).map_err(|e| {
         Error::io(
             codes::OUT_DIR,
@@ -69,10 +105,14 @@ pub fn begin(out: &Path, repo_name: &str) -> Result<TempSnapshot> {
             "pass a writable --out directory",
         )
     })?;
+    LIVE.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(dir.clone());
     Ok(TempSnapshot {
         dir,
         repo_dir,
         committed: false,
+        created_repo_dir,
     })
 }
 
@@ -159,6 +199,17 @@ pub fn set_latest(repo_dir: &Path, id: &str) -> Result<()> {
 /// Rename the temp dir to `dest`; a complete `dest` already there has the
 /// same id, so the same bytes: it is kept and the temp dir dropped.
 fn move_into_place(tmp: &mut TempSnapshot, dest: &Path) -> Result<()> {
+    let mut live = LIVE.lock().unwrap_or_else(|p| p.into_inner());
+    if !live.contains(&tmp.dir) {
+        // Abandoned by an interrupt (which holds the lock until exit), or
+        // never registered: nothing to commit.
+        return Err(Error::new(
+            codes::WRITE,
+            format!("the build in {} was interrupted", tmp.dir.display()),
+            "run the build again",
+        ));
+    }
+    live.retain(|d| d != &tmp.dir);
     if dest.join(MANIFEST_FILE).is_file() {
         let _ = fs::remove_dir_all(&tmp.dir);
     } else {

@@ -194,18 +194,21 @@ impl TableWriter {
         let arrays: Vec<ArrayRef> = self.cols.iter_mut().map(|c| c.take()).collect();
         let batch = RecordBatch::try_new(self.table.schema(), arrays).map_err(|e| self.err(e))?;
         let w = self.writer.as_mut().unwrap();
-        w.write(&batch)
-            .map_err(|e| Error::new(codes::WRITE, e.to_string(), "check free space"))?;
+        let path = self.path.clone();
+        let werr = move |e: parquet::errors::ParquetError| {
+            Error::new(
+                codes::WRITE,
+                format!("cannot write {}: {e}", path.display()),
+                "check free space in the --out directory",
+            )
+        };
+        w.write(&batch).map_err(&werr)?;
         self.group_rows += self.buffered;
         self.group_bytes += self.buffered_bytes;
         self.buffered = 0;
         self.buffered_bytes = 0;
         if self.group_bytes >= GROUP_BYTES {
-            self.writer
-                .as_mut()
-                .unwrap()
-                .flush()
-                .map_err(|e| Error::new(codes::WRITE, e.to_string(), "check free space"))?;
+            self.writer.as_mut().unwrap().flush().map_err(&werr)?;
             self.group_rows = 0;
             self.group_bytes = 0;
         }

@@ -29,6 +29,10 @@ pub const CACHE_IN_HOME: &str = ".cache/code-index";
 pub const ENV_CACHE: &str = "CODE_INDEX_CACHE";
 /// Replaces `<root>/snapshots`.
 pub const ENV_SNAPSHOTS: &str = "CODE_INDEX_SNAPSHOTS";
+/// Beside each table cache `<key>.duckdb` in [`Dirs::server_tables`], the
+/// server writes `<key>.repos`: the names of the repositories it holds, one
+/// per line, so `code-indexer invalidate <repo>` drops only that repo's.
+pub const TABLE_CACHE_REPOS_EXT: &str = "repos";
 /// The offline model's directory.
 pub const ENV_MODEL_DIR: &str = "CODE_INDEX_MODEL_DIR";
 /// The offline model's directory name under `<root>/models`.

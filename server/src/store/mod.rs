@@ -178,6 +178,8 @@ fn prune_table_cache(dir: &std::path::Path, current: &std::path::Path) {
     for (_, p) in caches.into_iter().skip(TABLE_CACHES_KEPT) {
         let _ = std::fs::remove_file(&p);
         let _ = std::fs::remove_file(p.with_extension("duckdb.wal"));
+        let _ =
+            std::fs::remove_file(p.with_extension(code_index_schemas::dirs::TABLE_CACHE_REPOS_EXT));
     }
     // Builds a stopped server left (`.<key>.<pid>.tmp`, and its `.wal`).
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
@@ -412,6 +414,13 @@ impl Store {
                     .map_err(err)?;
             }
             std::fs::rename(&tmp, &db).map_err(io)?;
+        }
+        let list = db.with_extension(code_index_schemas::dirs::TABLE_CACHE_REPOS_EXT);
+        if !list.is_file() {
+            let mut repos: Vec<&str> = snaps.iter().map(|s| s.manifest.repo.as_str()).collect();
+            repos.sort();
+            repos.dedup();
+            let _ = std::fs::write(&list, repos.join("\n") + "\n");
         }
         prune_table_cache(cache_dir, &db);
         Ok(db)
