@@ -451,3 +451,32 @@ def test_diff_refuses_a_damaged_snapshot(indexer, small_repo, tmp_path):
         r = subprocess.run([str(indexer), "diff", *map(str, args), "--json"], capture_output=True, text=True)
         assert r.returncode == 2 and "E_SNAPSHOT_INVALID" in r.stderr and "chunks.parquet" in r.stderr and "hint:" in r.stderr, r.stderr
         assert r.stdout == ""
+
+
+def test_init_lists_source_modules_first_and_says_what_it_left_out(cli, tmp_path):
+    """More modules than the starter file lists: it says how many it lists of
+    how many, puts source packages before test apps and larger before smaller,
+    and its navigation docs are text files, not the docs folder's images."""
+    repo = tmp_path / "proj"
+    (repo / "src" / "core").mkdir(parents=True)
+    (repo / "src" / "core" / "__init__.py").write_text("")
+    for i in range(5):
+        (repo / "src" / "core" / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    for t in range(60):
+        d = repo / "tests" / f"app{t:02}"
+        d.mkdir(parents=True)
+        (d / "__init__.py").write_text("")
+        (d / "test_x.py").write_text("def test_x():\n    assert True\n")
+    (repo / "docs" / "img").mkdir(parents=True)
+    (repo / "docs" / "guide.md").write_text("# Guide\n")
+    (repo / "docs" / "img" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))
+    (repo / "docs" / "style.css").write_text("body { color: red }\n")
+    run = cli("init", repo)
+    text = (repo / ".code-index.yaml").read_text()
+    listed = re.findall(r"^  - path: (\S+)", text, re.M)
+    inferred = int(re.search(r"\((\d+) modules inferred, (\d+) listed", run.stdout).group(1))
+    assert inferred >= 61 and len(listed) == 50 and f"50 of the {inferred} inferred modules" in text, (run.stdout, text[:800])
+    assert listed[0] == "src/core", listed[:3]
+    docs = re.search(r"# navigation docs found: (.*)", text).group(1)
+    assert "guide.md" in docs and "logo.png" not in docs and "style.css" not in docs, docs
+    assert isinstance(yaml.safe_load(text), dict)

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from helpers import rg_lines
 from mcp import ClientSession, StdioServerParameters
@@ -351,6 +352,21 @@ def test_sql_cli_is_read_only_and_bounded(server_bin, django):
         assert p.returncode == 2 and word in p.stderr and "hint:" in p.stderr, (q, p.stderr)
     p = sql("SELECT count(*) FROM refs a, refs b", "--timeout", "1")
     assert p.returncode == 2 and "BUDGET_EXCEEDED" in p.stderr
+    # Errors in the user's words: no DuckDB internals, no wrapped query, no internal tables.
+    for q, want in [("DELETE FROM symbols", "only a read-only SELECT is allowed"), ("COPY files TO 'x.csv'", "only a read-only SELECT"),
+                    ("", "the query is empty"), ("  ;", "the query is empty"), ("SELEC path FROM files", "SQL syntax error"),
+                    ("SELECT * FROM symbolz", "symbolz")]:
+        p = sql(q)
+        assert p.returncode == 2 and want in p.stderr and "hint:" in p.stderr, (q, p.stderr)
+        assert "serialized to json" not in p.stderr and "LIMIT 101" not in p.stderr and "ov_" not in p.stderr, (q, p.stderr)
+    # Every table the schema documents is queryable; patterns agrees with pyarrow.
+    p = sql("SELECT count(*) AS n, count(DISTINCT pattern_id) AS k FROM patterns")
+    assert p.returncode == 0, p.stderr
+    t = pq.read_table(django.table("patterns"), columns=["pattern_id"]).column("pattern_id").to_pylist()
+    assert json.loads(p.stdout)["rows"] == [[len(t), len(set(t))]] and len(t) > 0
+    # No rows still names the columns.
+    p = sql("SELECT path, language FROM files LIMIT 0")
+    assert p.returncode == 0 and json.loads(p.stdout) == {"columns": ["path", "language"], "rows": [], "truncated": False}, p.stdout
 
 
 def test_search_query_language(server_bin, django):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import build, run_cli
+from helpers import build, git_init, run_cli
 from test_faults import publish, serve_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -202,3 +203,28 @@ def test_signed_publish_and_download(indexer, server_bin, corpora, tmp_path):
         assert r.returncode != 0 and "E_SIGNATURE_MISSING" in r.stderr, r.stderr
     finally:
         srv.shutdown()
+
+
+def test_keygen_keeps_keys_out_of_checkouts_and_status_names_the_signer(indexer, repo, tmp_path):
+    """The secret key never lands in a checkout by default: `--out` inside a
+    git work tree is refused, and the default is ~/.config/code-index/keys.
+    keygen prints the key id that `sign` and `status` use."""
+    git_init(repo)
+    r = run_cli(indexer, "keygen", "--out", repo / "keys", check=False)
+    assert r.returncode == 2 and "E_OUT_DIR" in r.stderr and "inside the git checkout" in r.stderr and "hint:" in r.stderr, r.stderr
+    assert not (repo / "keys").exists()
+    home = tmp_path / "home"
+    env = {**os.environ, "HOME": str(home)}
+    env.pop("XDG_CONFIG_HOME", None)
+    k = subprocess.run([str(indexer), "keygen"], cwd=repo, capture_output=True, text=True, env=env)
+    assert k.returncode == 0, k.stderr
+    key = home / ".config" / "code-index" / "keys" / "code-index.key"
+    assert key.is_file() and (key.stat().st_mode & 0o777) == 0o600 and not list(repo.rglob("code-index.key"))
+    key_id = re.search(r"key id:\s+([0-9a-f]{16})", k.stderr).group(1)
+    snap = build(indexer, repo, tmp_path / "out", "--no-embeddings")
+    st = lambda: run_cli(indexer, "status", snap.dir, check=False)
+    assert "signed    no" in st().stdout
+    s = run_cli(indexer, "sign", snap.dir, "--key", key)
+    assert key_id in s.stdout
+    assert f"signed    by key {key_id}" in st().stdout
+    assert json.loads(run_cli(indexer, "status", snap.dir, "--json").stdout)["signed_by"] == key_id

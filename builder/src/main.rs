@@ -192,9 +192,10 @@ enum Cmd {
     },
     /// Make an ed25519 key pair for signing snapshots (the secret half is a CI secret).
     Keygen {
-        /// Directory for code-index.key (secret) and code-index.pub.
-        #[arg(long, default_value = ".")]
-        out: PathBuf,
+        /// Directory for code-index.key (secret) and code-index.pub; refused inside a git
+        /// checkout [default: $XDG_CONFIG_HOME/code-index/keys, else ~/.config/code-index/keys].
+        #[arg(long)]
+        out: Option<PathBuf>,
         /// Overwrite existing key files.
         #[arg(long)]
         force: bool,
@@ -327,7 +328,9 @@ struct SyncBuildArgs {
 struct UpgradeArgs {
     /// A snapshot directory, or <out>/<repo>/ (uses `latest`).
     snapshot: PathBuf,
-    /// minilm (int8, default), minilm-fp32, voyage:<model>, openai:<model>, ollama:<model>.
+    /// The model to embed with: minilm (MiniLM tuned on code, int8, onnxruntime: what `index`
+    /// uses by default), minilm-general (MiniLM as published, int8), minilm-fp32 (candle),
+    /// voyage:<model>, openai:<model>, ollama:<model>.
     #[arg(long)]
     model: String,
     /// Where the new snapshot goes (default: beside the old one).
@@ -421,7 +424,7 @@ fn run(cli: Cli) -> Result<()> {
             repo,
             json,
         } => cmd_status(&snapshot, repo.as_deref(), json),
-        Cmd::Keygen { out, force } => cmd_keygen(&out, force),
+        Cmd::Keygen { out, force } => cmd_keygen(out, force),
         Cmd::Sign { snapshot, key } => cmd_sign(&snapshot, key.as_deref()),
         Cmd::Secrets {
             repo,
@@ -640,7 +643,16 @@ fn cmd_upgrade_embeddings(a: UpgradeArgs) -> Result<()> {
             dry_run,
         },
         &mut |todo, total, chunks, m| {
-            if dry_run {
+            if dry_run && json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({
+                        "dry_run": true, "model": m, "inputs_to_embed": todo,
+                        "inputs": total, "from_cache": total - todo, "chunks": chunks,
+                    }))
+                    .unwrap()
+                )
+            } else if dry_run {
                 println!(
                     "would embed {todo} of {total} inputs ({chunks} chunks, their signatures and definition windows) with {m}"
                 )
@@ -990,12 +1002,14 @@ fn cmd_watch(
             )
         })?;
     }
-    eprintln!(
-        "code-indexer watch: {} repositor{} every {:?}",
-        opts.len(),
-        if opts.len() == 1 { "y" } else { "ies" },
-        interval
-    );
+    if !once {
+        eprintln!(
+            "code-indexer watch: {} repositor{} every {:?}",
+            opts.len(),
+            if opts.len() == 1 { "y" } else { "ies" },
+            interval
+        );
+    }
     sync::watch(&opts, interval, once, &stop, |o, r| match r {
         Ok(s) if json => println!("{}", serde_json::to_string(s).unwrap()),
         Ok(s) if s.action != "up-to-date" || !s.removed.is_empty() => print_synced(s),
@@ -1277,8 +1291,37 @@ fn cmd_secrets(repo: &Path, list: bool, json: bool, reveal: bool) -> Result<()> 
     Ok(())
 }
 
-fn cmd_keygen(out: &Path, force: bool) -> Result<()> {
+fn cmd_keygen(out: Option<PathBuf>, force: bool) -> Result<()> {
     use code_index_schemas::signing;
+    let out = match out {
+        Some(o) => o,
+        None => std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| code_index_schemas::dirs::home().map(|h| h.join(".config")))
+            .ok_or_else(|| {
+                Error::new(
+                    codes::OUT_DIR,
+                    "no default key directory: HOME is not set",
+                    "pass --out <dir> outside any git checkout",
+                )
+            })?
+            .join("code-index/keys"),
+    };
+    let out = out.as_path();
+    // A secret key inside a checkout is one `git add -A` from being published.
+    let abs = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    if let Some(root) = abs.ancestors().find(|a| a.join(".git").exists()) {
+        return Err(Error::new(
+            codes::OUT_DIR,
+            format!(
+                "{} is inside the git checkout {}: the secret key could be committed or indexed",
+                out.display(),
+                root.display()
+            ),
+            "pass --out a directory outside any checkout (default: ~/.config/code-index/keys)",
+        ));
+    }
     let (secret, public) = signing::generate()?;
     let (key, pubf) = (out.join("code-index.key"), out.join("code-index.pub"));
     if !force && (key.exists() || pubf.exists()) {
@@ -1303,9 +1346,11 @@ fn cmd_keygen(out: &Path, force: bool) -> Result<()> {
     println!("{public}");
     eprintln!(
         "secret key: {} (store its content as the CI secret CODE_INDEX_SIGNING_KEY; never commit it)\n\
-         public key: {} (give it to `code-index-mcp serve --trust-key` or CODE_INDEX_TRUSTED_KEYS)",
+         public key: {} (give it to `code-index-mcp serve --trust-key` or CODE_INDEX_TRUSTED_KEYS)\n\
+         key id:     {} (what `sign`, `status` and the server's errors call it)",
         key.display(),
-        pubf.display()
+        pubf.display(),
+        public.key_id()
     );
     Ok(())
 }
@@ -1400,9 +1445,10 @@ fn cmd_init(repo: &Path, force: bool) -> Result<()> {
             )
         })?;
     println!(
-        "wrote {} ({} modules inferred, {} test files, {} navigation docs)",
+        "wrote {} ({} modules inferred, {} listed; {} test files, {} navigation docs)",
         target.display(),
         tree.roots.len(),
+        listed_modules(&tree.roots).len(),
         tree.tests,
         tree.docs.len()
     );
@@ -1412,8 +1458,8 @@ fn cmd_init(repo: &Path, force: bool) -> Result<()> {
 
 /// What `init` infers from the tree's paths.
 struct Inferred<'a> {
-    /// Files per module root.
-    roots: std::collections::BTreeMap<String, usize>,
+    /// Files and test files per module root.
+    roots: std::collections::BTreeMap<String, (usize, usize)>,
     /// Files matching the default test patterns.
     tests: usize,
     /// The first navigation docs found (at most 10).
@@ -1430,13 +1476,24 @@ impl<'a> Inferred<'a> {
         };
         for p in paths {
             let lang = code_index_builder::language::Lang::detect(p);
+            let is_test = cfg.tests.is_match(p);
             if let Some(r) = modules.of(p, lang).module_root {
-                *t.roots.entry(r).or_default() += 1;
+                let e = t.roots.entry(r).or_default();
+                e.0 += 1;
+                e.1 += usize::from(is_test);
             }
-            if cfg.tests.is_match(p) {
+            if is_test {
                 t.tests += 1;
             }
-            if cfg.nav_docs.is_match(p) && t.docs.len() < 10 {
+            // Navigation docs are text: the docs folder's images and style sheets are not.
+            let text_doc = Path::new(p)
+                .extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| {
+                    ["md", "markdown", "mdx", "rst", "txt", "adoc", "org"]
+                        .contains(&x.to_ascii_lowercase().as_str())
+                });
+            if text_doc && cfg.nav_docs.is_match(p) && t.docs.len() < 10 {
                 t.docs.push(p);
             }
         }
@@ -1471,8 +1528,16 @@ fn starter_config(root: &Path, name: &str, tree: &Inferred) -> String {
     if roots.is_empty() {
         y.push_str("modules: []\n");
     } else {
+        let listed = listed_modules(roots);
+        let all = roots.keys().filter(|r| !r.is_empty()).count();
         y.push_str("modules:                       # inferred from __init__.py, package.json, Cargo.toml, go.mod\n");
-        for (r, n) in roots.iter().filter(|(r, _)| !r.is_empty()).take(50) {
+        if listed.len() < all {
+            y.push_str(&format!(
+                "  # {} of the {all} inferred modules, source before tests, largest first; every build infers\n  # the others the same way: list one here only to describe it\n",
+                listed.len()
+            ));
+        }
+        for (r, n) in listed {
             y.push_str(&format!(
                 "  - path: {}\n    description: \"\"   # {n} files\n",
                 yaml_str(r)
@@ -1494,6 +1559,25 @@ fn starter_config(root: &Path, name: &str, tree: &Inferred) -> String {
     y.push_str("secrets:\n  ignore: []                   # path globs whose findings are not redacted\n  ignore_values: []\n");
     y
 }
+
+/// The modules the starter file lists (at most [`INIT_MODULES`]): those not
+/// made mostly of tests first, then by size, then by path.
+fn listed_modules(
+    roots: &std::collections::BTreeMap<String, (usize, usize)>,
+) -> Vec<(&str, usize)> {
+    let mut v: Vec<(&str, usize, usize)> = roots
+        .iter()
+        .filter(|(r, _)| !r.is_empty())
+        .map(|(r, &(n, t))| (r.as_str(), n, t))
+        .collect();
+    v.sort_by_key(|&(r, n, t)| (t * 2 > n, std::cmp::Reverse(n), r));
+    v.into_iter()
+        .take(INIT_MODULES)
+        .map(|(r, n, _)| (r, n))
+        .collect()
+}
+
+const INIT_MODULES: usize = 50;
 
 fn yaml_str(s: &str) -> String {
     if s.chars()

@@ -24,6 +24,10 @@ pub struct Status {
     pub repo_branch: Option<String>,
     /// Data files whose size or sha256 no longer match the manifest.
     pub damaged_files: Vec<String>,
+    /// The key id of `manifest.sig` (as `keygen` and `sign` print it); None
+    /// when the snapshot is not signed. Verified by the server against the
+    /// keys it trusts.
+    pub signed_by: Option<String>,
 }
 
 pub fn status(snapshot_arg: &Path, repo: Option<&Path>) -> Result<Status> {
@@ -67,6 +71,10 @@ pub fn status(snapshot_arg: &Path, repo: Option<&Path>) -> Result<Status> {
         working_tree_changes,
         repo_branch,
         damaged_files: damaged,
+        signed_by: std::fs::read(dir.join(code_index_schemas::signing::SIGNATURE_FILE))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<code_index_schemas::signing::Signature>(&b).ok())
+            .map(|s| s.key_id),
     })
 }
 
@@ -117,6 +125,10 @@ pub fn render(s: &Status) -> String {
             .map(|e| format!("{} dim {} {}", e.model, e.dimension, e.metric))
             .unwrap_or_else(|| "none (built with --no-embeddings)".into())
     ));
+    out.push_str(&match &s.signed_by {
+        Some(k) => format!("signed    by key {k} (manifest.sig; the server checks it against the keys it trusts)\n"),
+        None => "signed    no (`code-indexer sign` adds manifest.sig)\n".to_string(),
+    });
     match (s.behind_head, s.commits_behind) {
         (Some(false), _) => out.push_str("freshness up to date with the repo's HEAD\n"),
         (Some(true), Some(n)) => out.push_str(&format!("freshness BEHIND: HEAD has {n} commit(s) the snapshot lacks; rebuild with `code-indexer index`\n")),

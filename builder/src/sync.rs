@@ -69,6 +69,8 @@ pub struct SyncOptions {
 #[derive(Debug, Serialize)]
 pub struct Synced {
     pub repo: String,
+    /// `<out>/<repo>/`: the folder of the repository's snapshots (what
+    /// `--index` takes), not its checkout.
     pub repo_dir: String,
     /// `up-to-date` (nothing built or downloaded), `built`, `first-build`,
     /// or `downloaded`.

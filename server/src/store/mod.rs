@@ -67,7 +67,7 @@ type TableSpec = (
     &'static str,
     &'static [&'static str],
 );
-const TABLES: [TableSpec; 5] = [
+const TABLES: [TableSpec; 6] = [
     (
         "symbols",
         "symbols.parquet",
@@ -85,6 +85,7 @@ const TABLES: [TableSpec; 5] = [
     ),
     ("chunks", "chunks.parquet", "*", "path", &[]),
     ("files", "files.parquet", "* EXCLUDE (content)", "path", &[]),
+    ("patterns", "patterns.parquet", "*", "path", &[]),
 ];
 
 fn load_error(e: duckdb::Error) -> LoadError {
@@ -389,7 +390,7 @@ impl Store {
             .collect();
         ids.sort();
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-        let key = crate::cursor::fingerprint("tables-v2", env!("CARGO_PKG_VERSION"), &ids);
+        let key = crate::cursor::fingerprint("tables-v3", env!("CARGO_PKG_VERSION"), &ids);
         std::fs::create_dir_all(cache_dir).map_err(io)?;
         let db = cache_dir.join(format!("{key}.duckdb"));
         // Mark it used before anything else, so a parallel start's pruning keeps it.
@@ -696,7 +697,11 @@ mod tests {
         for t in opened {
             assert!(t.join().unwrap().is_ok());
         }
-        let dbs: Vec<_> = std::fs::read_dir(cache.path()).unwrap().flatten().collect();
+        let dbs: Vec<_> = std::fs::read_dir(cache.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "duckdb"))
+            .collect();
         assert_eq!(dbs.len(), 1, "{dbs:?}");
     }
 
@@ -731,7 +736,14 @@ mod tests {
         assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
         direct.finish_deferred(&snaps, cache.path());
         assert_eq!(direct.reads_from(), "cache");
-        assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 1);
+        // The cache and the list of the repositories it holds.
+        let mut names: Vec<String> = std::fs::read_dir(cache.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.path().extension().unwrap().to_string_lossy().to_string())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["duckdb", "repos"]);
         assert_eq!(slugify_rows(&direct), want);
         // The cached tables refuse file access; the views needed it.
         assert!(direct

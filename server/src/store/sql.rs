@@ -26,6 +26,13 @@ impl Store {
         max_rows: usize,
         timeout: Duration,
     ) -> Result<SqlResult, ToolError> {
+        const TABLES_HINT: &str = "tables: files, symbols, refs (or \"references\"), edges, chunks, patterns; columns in schemas/SCHEMA.md";
+        if query.trim().trim_end_matches(';').trim().is_empty() {
+            return Err(ToolError::invalid_argument(
+                "the query is empty",
+                "write one SELECT, e.g. SELECT path, language FROM files LIMIT 5",
+            ));
+        }
         let conn = self.conn()?;
         // Exactly one SELECT: DuckDB's own parser says so (json_serialize_sql
         // refuses anything else and lists the statements).
@@ -40,10 +47,16 @@ impl Store {
                 .get("error_message")
                 .and_then(|m| m.as_str())
                 .unwrap_or("not a SELECT");
-            return Err(ToolError::invalid_argument(
-                format!("only one read-only SELECT is allowed: {msg}"),
-                "write a single SELECT (tables: files, symbols, refs/references, edges, chunks; see schemas/SCHEMA.md)",
-            ));
+            // DuckDB refuses to serialize anything but a SELECT; any other
+            // message is the parser's (a syntax error), worth showing.
+            return Err(if msg.starts_with("Only SELECT statements") {
+                ToolError::invalid_argument(
+                    "only a read-only SELECT is allowed (no INSERT, UPDATE, DELETE, CREATE, DROP, COPY, ATTACH, SET, PRAGMA, …)",
+                    format!("write one SELECT ({TABLES_HINT})"),
+                )
+            } else {
+                ToolError::invalid_argument(format!("SQL syntax error: {msg}"), TABLES_HINT)
+            });
         }
         if parsed
             .get("statements")
@@ -53,7 +66,7 @@ impl Store {
         {
             return Err(ToolError::invalid_argument(
                 "only one statement is allowed",
-                "remove the extra statements",
+                "remove the extra statements (a `;` ends one)",
             ));
         }
         let handle = conn.interrupt_handle();
@@ -88,6 +101,11 @@ impl Store {
                     .collect();
                 rows_out.push(vals);
             }
+            drop(rows);
+            if columns.is_empty() {
+                // No rows: the statement still knows its columns.
+                columns = stmt.column_names();
+            }
             let truncated = rows_out.len() > max_rows;
             rows_out.truncate(max_rows);
             Ok(SqlResult {
@@ -101,12 +119,31 @@ impl Store {
         result.map_err(|e| {
             let m = e.to_string();
             if m.contains("INTERRUPT") || m.to_lowercase().contains("interrupt") {
-                ToolError::new(codes::BUDGET_EXCEEDED, format!("query ran longer than {:?}", timeout), "add filters or a LIMIT")
+                ToolError::new(
+                    codes::BUDGET_EXCEEDED,
+                    format!("query ran longer than {:?}", timeout),
+                    "add filters or a LIMIT",
+                )
             } else {
-                ToolError::invalid_argument(format!("SQL error: {m}"), "tables: files, symbols, refs/references, edges, chunks (see schemas/SCHEMA.md)")
+                ToolError::invalid_argument(format!("SQL error: {}", user_message(&m)), TABLES_HINT)
             }
         })
     }
+}
+
+/// DuckDB's message for the user's query: its first line, and a "Did you
+/// mean" that names a table the user can query. The `LINE 1:` excerpt shows
+/// the query as wrapped (with the row limit), so it is left out.
+fn user_message(m: &str) -> String {
+    let mut lines = m.lines().filter(|l| !l.trim().is_empty());
+    let mut out = lines.next().unwrap_or("").to_string();
+    if let Some(dym) = lines.find(|l| l.starts_with("Did you mean")) {
+        if !dym.contains("ov_") && !dym.contains("base.") {
+            out.push(' ');
+            out.push_str(dym);
+        }
+    }
+    out
 }
 
 fn to_json(v: Value) -> serde_json::Value {
