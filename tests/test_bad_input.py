@@ -496,3 +496,120 @@ def test_concurrent_clients_and_a_burst(server_bin, django_snapshot):
     warm = rss[0]
     assert max(rss) <= warm * 2, f"RSS (kB) after each burst of 200 calls: {rss}"
     assert idle <= warm * 1.5, f"idle RSS {idle} kB after 1,000 calls, {warm} kB once warm (bursts: {rss})"
+
+
+def test_two_repos_with_the_same_paths_are_told_apart(server_bin, indexer, tmp_path):
+    """Two loaded repositories hold the same path: the text channel says which
+    repository each result is from (the structured `repo` always did), and
+    read_file says which one answered and that the other holds the path too.
+    With one repository selected, no labels."""
+    out = tmp_path / "out"
+    for name, body in (("alpha", "return 1"), ("beta", "return 2")):
+        repo = tmp_path / name
+        (repo / "pkg").mkdir(parents=True)
+        (repo / "pkg" / "common.py").write_text(f"def shared_fn():\n    {body}\n\n\nclass SharedThing:\n    pass\n")
+        (repo / "pkg" / f"{name}_only.py").write_text("from pkg.common import shared_fn\n\n\ndef caller():\n    return shared_fn()\n")
+        build(indexer, repo, out, "--no-embeddings")
+
+    async def body(s):
+        failures = []
+        labelled = [
+            ("grep", {"pattern": "shared_fn", "repo": "all"}),
+            ("grep", {"pattern": "shared_fn", "repo": "all", "count_only": True}),
+            ("find_definitions", {"symbol": "shared_fn", "repo": "all"}),
+            ("search_symbols", {"query": "Shared", "repo": "all"}),
+            ("search_files", {"pattern": "**/common.py", "repo": "all"}),
+            ("find_references", {"symbol": "shared_fn", "repo": "all"}),
+            ("search", {"query": "shared_fn"}),
+            ("search_code", {"query": "shared_fn", "repo": "all", "mode": "keyword"}),
+        ]
+        for tool, args in labelled:
+            r = await s.call_tool(tool, args)
+            t = r.content[0].text
+            repos = {x["repo"] for k in ("matches", "counts", "symbols", "files", "hits", "results")
+                     for x in (r.structured_content or {}).get(k, [])}
+            if r.is_error or repos != {"alpha", "beta"}:
+                failures.append(f"{tool}: expected results from both repos: {t[:200]}")
+                continue
+            # Every result line follows the label of its own repo.
+            a, b = t.find("== repo alpha =="), t.find("== repo beta ==")
+            if a < 0 or b < 0:
+                failures.append(f"{tool}: no repo labels in the text: {t[:300]}")
+        for tool, args in labelled[:1] + labelled[2:3]:
+            r = await s.call_tool(tool, {**args, "repo": "alpha"})
+            if "== repo" in r.content[0].text:
+                failures.append(f"{tool} with one repo selected: labelled anyway")
+        r = await s.call_tool("read_file", {"path": "pkg/common.py"})
+        first = r.content[0].text.splitlines()[0]
+        other = "beta" if r.structured_content["repo"] == "alpha" else "alpha"
+        if f"(repo {r.structured_content['repo']}; also in {other}: pass repo" not in first:
+            failures.append(f"read_file of an ambiguous path: {first}")
+        r = await s.call_tool("read_file", {"path": "pkg/alpha_only.py"})
+        if "(repo alpha)" not in r.content[0].text.splitlines()[0]:
+            failures.append(f"read_file names its repo: {r.content[0].text.splitlines()[0]}")
+        return failures
+
+    failures = session_run(server_bin, out, body)
+    assert not failures, "\n".join(failures)
+
+
+def test_read_file_truncated_kinds_and_empty_patterns(server_bin, django_snapshot):
+    """`truncated` is true exactly when not every line asked for came back;
+    kinds are accepted in any case and by common aliases; an empty file
+    pattern is an error like grep's; related_files can leave tests out."""
+    big = django_snapshot.repo / "django/db/models/query.py"
+    n = len(big.read_text().splitlines())
+
+    async def body(s):
+        failures = []
+        r = await s.call_tool("read_file", {"path": "django/db/models/query.py", "start_line": 10, "end_line": 12})
+        sc = r.structured_content
+        if sc["truncated"] or (sc["line"], sc["end_line"]) != (10, 12):
+            failures.append(f"a range returned whole is not truncated: {sc['line']}-{sc['end_line']} {sc['truncated']}")
+        r = await s.call_tool("read_file", {"path": "django/db/models/query.py", "start_line": 1, "end_line": n})
+        sc = r.structured_content
+        if not sc["truncated"] or sc["end_line"] >= n or f"continue with start_line {sc['end_line'] + 1}" not in r.content[0].text:
+            failures.append(f"a range cut by the budget: end {sc['end_line']} of {n}, truncated {sc['truncated']}")
+        r = await s.call_tool("read_file", {"path": "django/db/models/query.py", "start_line": n - 5})
+        if r.structured_content["truncated"] or r.structured_content["end_line"] != n:
+            failures.append("the end of the file asked for without end_line is not truncated")
+        want = await s.call_tool("search_symbols", {"query": "QuerySet", "kind": "class"})
+        for k in ("Class", "CLASS", "classes"):
+            got = await s.call_tool("search_symbols", {"query": "QuerySet", "kind": k})
+            if got.is_error or got.structured_content["symbols"] != want.structured_content["symbols"]:
+                failures.append(f"kind {k!r}: {got.content[0].text[:200]}")
+        want = await s.call_tool("find_definitions", {"symbol": "slugify", "kind": "function"})
+        for k in ("func", "def", "fn", "Function"):
+            got = await s.call_tool("find_definitions", {"symbol": "slugify", "kind": k})
+            if got.is_error or got.structured_content["symbols"] != want.structured_content["symbols"]:
+                failures.append(f"kind {k!r}: {got.content[0].text[:200]}")
+        bad = await s.call_tool("search_symbols", {"query": "QuerySet", "kind": "klass"})
+        if body_of(bad).get("code") != "INVALID_ARGUMENT":
+            failures.append("an unknown kind is still refused")
+        r = await s.call_tool("search_files", {"pattern": " "})
+        if body_of(r).get("code") != "INVALID_ARGUMENT":
+            failures.append(f"empty search_files pattern: {r.content[0].text[:200]}")
+        r = await s.call_tool("grep", {"pattern": "zzqqxx_never_there"})
+        if r.content[0].text.lower().count("no matches") != 1:
+            failures.append(f"grep's no-match text repeats itself: {r.content[0].text[:200]}")
+        q = "django/db/models/query.py"
+        allf = (await s.call_tool("related_files", {"path": q, "limit": 50})).structured_content["files"]
+        ex = (await s.call_tool("related_files", {"path": q, "limit": 50, "include_tests": "exclude"})).structured_content["files"]
+        only = (await s.call_tool("related_files", {"path": q, "limit": 50, "include_tests": "only"})).structured_content["files"]
+        is_test = lambda p: p.startswith("tests/")
+        if not any(is_test(f["path"]) for f in allf):
+            failures.append("query.py has tests among its related files")
+        if any(is_test(f["path"]) for f in ex) or not ex:
+            failures.append(f"include_tests exclude: {[f['path'] for f in ex][:5]}")
+        if not only or not all(is_test(f["path"]) for f in only):
+            failures.append(f"include_tests only: {[f['path'] for f in only][:5]}")
+        nontest = [f["path"] for f in allf if not is_test(f["path"])]
+        if [f["path"] for f in ex][:len(nontest)] != nontest[:len(ex)]:
+            failures.append("exclude keeps the order of the non-test files")
+        r = await s.call_tool("related_files", {"path": q, "include_tests": "maybe"})
+        if body_of(r).get("code") != "INVALID_ARGUMENT":
+            failures.append("a bad include_tests value is refused")
+        return failures
+
+    failures = session_run(server_bin, django_snapshot.dir, body)
+    assert not failures, "\n".join(failures)

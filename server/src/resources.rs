@@ -58,6 +58,7 @@ pub fn relevant_markdown(
                 path: p.to_string(),
                 repo: repo.map(String::from),
                 limit: Some(8),
+                include_tests: None,
             },
         )?;
         md.push_str(&format!("## Read next for `{}`\n", out.path));

@@ -185,10 +185,7 @@ pub fn count(files: &[(&str, &FileEntry)], c: &Compiled) -> Counts {
     let began = Instant::now();
     let mut out = Vec::new();
     for part in files.chunks(512) {
-        let counts: Vec<u64> = part
-            .par_iter()
-            .map(|(repo, f)| c.search_file(repo, f).len() as u64)
-            .collect();
+        let counts: Vec<u64> = part.par_iter().map(|(_, f)| c.count_file(f)).collect();
         for ((repo, f), n) in part.iter().zip(counts) {
             if n > 0 {
                 out.push((repo.to_string(), f.path.clone(), n));

@@ -33,6 +33,46 @@ impl Compiled {
     }
 }
 
+impl Compiled {
+    /// How many matches `search_file` would return in one file (respecting
+    /// max_count), without building them: `count_only`'s pass over every
+    /// candidate file.
+    pub fn count_file(&self, f: &FileEntry) -> u64 {
+        let mut sink = Count {
+            n: 0,
+            deadline: Instant::now() + self.req.per_file_limit.unwrap_or(PER_FILE_LIMIT),
+            cut: false,
+        };
+        let mut searcher: Searcher = self.searcher.build();
+        let _ = f.with_bytes(|b| searcher.search_slice(&self.matcher, b, &mut sink));
+        if sink.cut {
+            self.cut_files
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        sink.n
+    }
+}
+
+struct Count {
+    n: u64,
+    deadline: Instant,
+    cut: bool,
+}
+
+impl Sink for Count {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _s: &Searcher, _m: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        // The same deadline checks as `Collect`, so a cut file counts alike.
+        if self.n % 64 == 63 && Instant::now() > self.deadline {
+            self.cut = true;
+            return Ok(false);
+        }
+        self.n += 1;
+        Ok(true)
+    }
+}
+
 struct Collect<'a> {
     matcher: &'a RegexMatcher,
     repo: &'a str,

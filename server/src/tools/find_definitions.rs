@@ -25,13 +25,14 @@ pub fn run(st: &State, a: SymbolArgs) -> Result<(SymbolsOut, String), ToolError>
     );
     let offset = offset_of(a.cursor.as_deref(), &fp)?;
     let (rows, total) = definitions(st, &a, limit, offset)?;
+    let labels = RepoLabels::new(st, a.repo.as_deref());
     let (rows, text, next_cursor) = budget_page(
         rows,
         total,
         offset,
         &fp,
         format!("{total} definition(s) of {}\n", a.symbol),
-        symbol_line,
+        |r| labels.line(&r.repo, symbol_line(r)),
     );
     let hint = if total == 0 {
         Some(not_found_hint(st, &a.symbol))

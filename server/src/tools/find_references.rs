@@ -126,7 +126,8 @@ pub fn run(st: &State, a: SymbolArgs) -> Result<(ReferencesOut, String), ToolErr
         "{total_usages} usage(s) of {simple} in {total_files} file(s); {} definition(s)\n",
         definitions.len()
     );
-    let (files_out, end) = files_page(by_file, offset, limit, &mut text);
+    let labels = RepoLabels::new(st, a.repo.as_deref());
+    let (files_out, end) = files_page(by_file, offset, limit, &labels, &mut text);
     let total_definitions = definitions.len() as u64;
     let mut definitions = definitions;
     if offset > 0 {
@@ -217,6 +218,7 @@ fn files_page(
     by_file: BTreeMap<(String, String), Vec<UsageOut>>,
     offset: usize,
     limit: usize,
+    labels: &RepoLabels,
     text: &mut String,
 ) -> (Vec<FileUsagesOut>, usize) {
     let mut files_out = Vec::new();
@@ -225,7 +227,7 @@ fn files_page(
     for ((repo, path), mut usages) in by_file.into_iter().skip(offset).take(limit) {
         usages.sort_by_key(|u| (u.line, u.column));
         let first = files_out.is_empty();
-        let mut piece = format!("{path}\n");
+        let mut piece = labels.line(&repo, format!("{path}\n"));
         let mut piece_json = path.len() + repo.len() + 80;
         let mut kept = 0;
         for u in &usages {

@@ -142,8 +142,16 @@ pub fn run(st: &Arc<State>, a: GrepArgs) -> Result<(GrepOut, String), ToolError>
         None => (0, 0),
     };
     let page = page_from(st, &fp, repo_arg, &req, &compiled, &files, start);
-    let (out, mut text, next) =
-        cut_to_budget(st, &fp, &req, page.matches, page.positions, page.next);
+    let labels = RepoLabels::new(st, a.repo.as_deref());
+    let (out, mut text, next) = cut_to_budget(
+        st,
+        &fp,
+        &req,
+        &labels,
+        page.matches,
+        page.positions,
+        page.next,
+    );
     let next_cursor = next.map(|n| cursor::encode(&fp, &[n.0, n.1]));
     let hint = if out.is_empty() && !page.partial && start != (0, 0) {
         Some("no further matches after the previous page".to_string())
@@ -312,6 +320,7 @@ fn cut_to_budget(
     st: &State,
     fp: &str,
     req: &GrepRequest,
+    labels: &RepoLabels,
     matches: Vec<GrepMatch>,
     positions: Vec<(u64, u64)>,
     mut next: Option<(u64, u64)>,
@@ -322,7 +331,7 @@ fn cut_to_budget(
     let mut out = Vec::new();
     let mut json_bytes = 0usize;
     for (m, pos) in matches.into_iter().zip(positions) {
-        let mut piece = String::new();
+        let mut piece = labels.line(&m.repo, String::new());
         for c in &m.before {
             piece.push_str(&format!("{}-{}- {}\n", m.path, c.line, c.text));
         }
@@ -390,8 +399,9 @@ fn count_page(
     );
     let mut out_counts = Vec::new();
     let mut json_bytes = 0usize;
+    let labels = RepoLabels::new(st, a.repo.as_deref());
     for (repo, path, n) in counts.iter().skip(offset) {
-        let line = format!("{path}: {n}\n");
+        let line = labels.line(repo, format!("{path}: {n}\n"));
         // repo, path, count and the JSON punctuation.
         let json_len = repo.len() + path.len() + 48;
         if !out_counts.is_empty()
@@ -511,7 +521,12 @@ fn empty_hint(req: &GrepRequest) -> String {
     if tips.is_empty() {
         tips.push("try a shorter or more general pattern, or search_files for file names");
     }
-    format!("No matches; {}.", tips.join("; "))
+    // The text already says "no matches": the hint says what to try.
+    let mut h = tips.join("; ");
+    if let Some(c) = h.get(..1) {
+        h = c.to_uppercase() + &h[1..];
+    }
+    format!("{h}.")
 }
 
 #[cfg(test)]

@@ -163,18 +163,40 @@ pub(crate) fn symbol_line(r: &SymbolRow) -> String {
     )
 }
 
-pub(crate) fn check_kind(kind: Option<&str>) -> Result<(), ToolError> {
-    match kind {
-        Some(k) if !code_index_schemas::SYMBOL_KINDS.contains(&k) => {
-            Err(ToolError::invalid_argument(
-                format!("unknown kind {k:?}"),
-                format!(
-                    "use one of: {}",
-                    code_index_schemas::SYMBOL_KINDS.join(", ")
-                ),
-            ))
-        }
-        _ => Ok(()),
+/// The symbol kind `kind` names: one of the kinds in any case (`Struct`),
+/// or a common alias (`func`, `fn`, `def` → function; `const` → constant;
+/// `var` → variable; `ctor` → constructor; `enum_member`… are not aliases).
+pub(crate) fn kind_of(kind: Option<&str>) -> Result<Option<String>, ToolError> {
+    let Some(k) = kind else { return Ok(None) };
+    let l = k.trim().to_ascii_lowercase();
+    let canonical = match l.as_str() {
+        "func" | "fn" | "def" | "fun" | "functions" => "function",
+        "methods" | "meth" => "method",
+        "classes" | "cls" => "class",
+        "structs" => "struct",
+        "const" | "constants" => "constant",
+        "var" | "let" | "variables" => "variable",
+        "ctor" | "init" => "constructor",
+        "iface" | "interfaces" => "interface",
+        "traits" => "trait",
+        "enums" => "enum",
+        "macros" => "macro",
+        "prop" | "properties" => "property",
+        "fields" => "field",
+        other => other,
+    };
+    match code_index_schemas::SYMBOL_KINDS
+        .iter()
+        .find(|&&x| x == canonical)
+    {
+        Some(x) => Ok(Some(x.to_string())),
+        None => Err(ToolError::invalid_argument(
+            format!("unknown kind {k:?}"),
+            format!(
+                "use one of: {}",
+                code_index_schemas::SYMBOL_KINDS.join(", ")
+            ),
+        )),
     }
 }
 
@@ -208,10 +230,9 @@ pub(crate) fn definitions(
             "pass a name like \"get_or_create\" or \"QuerySet.get_or_create\"",
         ));
     }
-    check_kind(a.kind.as_deref())?;
     let filter = SymbolFilter {
         repos: repo_names(st, a.repo.as_deref())?,
-        kind: a.kind.clone(),
+        kind: kind_of(a.kind.as_deref())?,
         lang: None,
         path: a.path.clone(),
     };

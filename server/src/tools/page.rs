@@ -67,3 +67,37 @@ pub(crate) fn limit_of(v: Option<u32>, default: u32, max: usize) -> Result<usize
 
 /// Most results per page of a listing tool (grep, search, symbols, files).
 pub const MAX_LIMIT: usize = crate::grep::MAX_LIMIT;
+
+/// With a selection of more than one repository, a line `== repo <name> ==`
+/// before each run of results from one repository, so the text channel says
+/// where a path is (two repos may hold the same path); nothing otherwise.
+pub(crate) struct RepoLabels {
+    on: bool,
+    last: std::cell::RefCell<Option<String>>,
+}
+
+impl RepoLabels {
+    /// Labels for the repositories `repo` selects (as the tools' `repo`).
+    pub(crate) fn new(st: &crate::state::State, repo: Option<&str>) -> RepoLabels {
+        let on = st.select(repo).is_ok_and(|v| {
+            let mut names: Vec<&str> = v.iter().map(|s| s.repo()).collect();
+            names.sort_unstable();
+            names.dedup();
+            names.len() > 1
+        });
+        RepoLabels {
+            on,
+            last: std::cell::RefCell::new(None),
+        }
+    }
+
+    /// `line`, after the repository's label when it starts a new run.
+    pub(crate) fn line(&self, repo: &str, line: String) -> String {
+        let mut last = self.last.borrow_mut();
+        if !self.on || last.as_deref() == Some(repo) {
+            return line;
+        }
+        *last = Some(repo.to_string());
+        format!("== repo {repo} ==\n{line}")
+    }
+}

@@ -10,7 +10,7 @@ use crate::state::State;
 
 /// The tool's description (what the agent reads in tools/list).
 pub const DESCRIPTION: &str = "Read lines of a file from the snapshot (never from disk): {\"path\": \"src/app.py\", \"start_line\": 120, \"end_line\": 180}.\n\
-    Output is capped (about 400 lines / 24 KB); truncated: true means call again from end_line + 1.";
+    Returns start_line..end_line (default 400 lines) within 24 KB; truncated: true means the lines asked for (to end_line, or to the end of the file without it) did not all fit: call again from end_line + 1.";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadFileArgs {
@@ -35,7 +35,9 @@ pub struct ReadFileOut {
     pub line: u64,
     pub end_line: u64,
     pub total_lines: u64,
-    /// More lines follow end_line: call again with start_line = end_line + 1.
+    /// Not every line asked for came back (the range to `end_line`, or to the
+    /// end of the file when `end_line` was omitted, went past the budget, or
+    /// the one line is clipped): call again with start_line = end_line + 1.
     pub truncated: bool,
     /// The one line returned was longer than the response budget and is cut
     /// (minified code); grep within it instead.
@@ -126,17 +128,57 @@ pub fn run(st: &State, a: ReadFileArgs) -> Result<(ReadFileOut, String), ToolErr
         content.push_str(l);
         end += 1;
     }
+    let asked_end = a.end_line.map_or(total, |e| e.min(total));
     let out = ReadFileOut {
         repo: repo.to_string(),
         path: f.path.clone(),
         line: start,
         end_line: end,
         total_lines: total,
-        truncated: end < total,
+        truncated: clipped || end < asked_end,
         clipped,
         content: content.clone(),
     };
-    let mut text = format!("{}:{}-{} of {}\n{}", f.path, start, end, total, content);
+    // With more than one repository loaded, say which one answered, and
+    // whether another holds the same path.
+    let mut repos: Vec<&str> = snaps.iter().map(|s| s.repo()).collect();
+    repos.sort_unstable();
+    repos.dedup();
+    let also: Vec<&str> = repos
+        .iter()
+        .copied()
+        .filter(|r| *r != repo)
+        .filter(|r| {
+            snaps
+                .iter()
+                .any(|s| s.repo() == *r && s.file_index(&f.path).is_some())
+        })
+        .collect();
+    let from = if repos.len() > 1 {
+        format!(
+            " (repo {repo}{})",
+            if also.is_empty() {
+                String::new()
+            } else {
+                format!("; also in {}: pass repo to read that one", also.join(", "))
+            }
+        )
+    } else {
+        String::new()
+    };
+    let mut text = format!(
+        "{}:{}-{} of {}{from}\n{}",
+        f.path, start, end, total, content
+    );
+    if out.truncated && !clipped {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&format!(
+            "[more lines: continue with start_line {}]\n",
+            end + 1
+        ));
+    }
     if clipped {
         text.push_str(&format!(
             "\n[line {end} clipped at {RESPONSE_BUDGET_BYTES} bytes; grep within it instead]\n"
@@ -170,7 +212,13 @@ mod tests {
             .collect();
         assert_eq!(out.content, want);
         assert_eq!((out.line, out.end_line), (l, l + 1));
-        assert!(out.truncated);
+        // Every line asked for came back.
+        assert!(!out.truncated);
+        // Without end_line, the rest of the file was asked for.
+        let rest = run(&st, args(json!({"path": "app/util.py", "start_line": l})))
+            .unwrap()
+            .0;
+        assert_eq!(rest.truncated, rest.end_line < rest.total_lines);
     }
 
     #[test]

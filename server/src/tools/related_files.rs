@@ -12,7 +12,7 @@ use crate::state::State;
 
 /// The tool's description (what the agent reads in tools/list).
 pub const DESCRIPTION: &str = "What else to read for a file, ranked with reasons: files it imports, files importing it, calls / called by, inheritance,\n\
-    files using its names, and its tests. {\"path\": \"django/db/models/query.py\"}.";
+    files using its names, and its tests. {\"path\": \"django/db/models/query.py\"}; {\"include_tests\": \"exclude\"} leaves tests out.";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RelatedFilesArgs {
@@ -24,6 +24,9 @@ pub struct RelatedFilesArgs {
     #[serde(default)]
     #[schemars(range(min = 1, max = 50))]
     pub limit: Option<u32>,
+    /// include (default) | exclude | only: test files among the related ones.
+    #[serde(default)]
+    pub include_tests: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
@@ -72,6 +75,17 @@ pub fn run(st: &State, a: RelatedFilesArgs) -> Result<(RelatedFilesOut, String),
         .trim_matches('/')
         .to_string();
     let limit = limit_of(a.limit, 15, 50)?;
+    let tests: Option<bool> = match a.include_tests.as_deref().unwrap_or("include") {
+        "include" => None,
+        "exclude" => Some(false),
+        "only" => Some(true),
+        other => {
+            return Err(ToolError::invalid_argument(
+                format!("include_tests {other:?} is not one of the values"),
+                "use include (default), exclude or only",
+            ))
+        }
+    };
     let si = one_repo(st, a.repo.as_deref(), &path)?;
     let snap = &st.snaps[si];
     let repo = snap.repo().to_string();
@@ -82,7 +96,16 @@ pub fn run(st: &State, a: RelatedFilesArgs) -> Result<(RelatedFilesOut, String),
     };
     by_relations(st, snap, &repo, &path, dir, &mut score)?;
     by_test_names(snap, &path, &mut score);
-    let mut files: Vec<(String, (f32, Vec<String>))> = score.of.into_iter().collect();
+    let mut files: Vec<(String, (f32, Vec<String>))> = score
+        .of
+        .into_iter()
+        .filter(|(f, _)| {
+            tests.is_none_or(|want| {
+                snap.file_index(f)
+                    .is_some_and(|i| snap.files[i as usize].is_test == want)
+            })
+        })
+        .collect();
     files.sort_by(|a, b| b.1 .0.partial_cmp(&a.1 .0).unwrap().then(a.0.cmp(&b.0)));
     let total = files.len();
     let eng = st.engine();

@@ -100,8 +100,10 @@ pub fn run(st: &State, a: SearchArgs) -> Result<(SearchOut, String), ToolError> 
     let mut text = format!("{} hits in {files_matched} files for {plan}\n", hits.len());
     let mut out = Vec::new();
     let mut json_bytes = 0;
+    // `search` covers every loaded repo (a `repo:` term narrows it).
+    let labels = RepoLabels::new(st, Some("all"));
     for h in hits.iter().skip(offset).take(limit) {
-        let piece = format!("{}:{}: {}\n", h.path, h.line, h.text);
+        let piece = labels.line(&h.repo, format!("{}:{}: {}\n", h.path, h.line, h.text));
         let jl = h.text.len() + h.path.len() + 80;
         if !out.is_empty()
             && (text.len() + piece.len() > RESPONSE_BUDGET_BYTES

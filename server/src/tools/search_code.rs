@@ -178,7 +178,8 @@ pub fn run(st: &State, a: SearchCodeArgs) -> Result<(SearchCodeOut, String), Too
         }
     };
     let total = ranked.hits.len();
-    let (results, text, i) = hits_page(st, &ranked, &a.query, offset, limit);
+    let labels = RepoLabels::new(st, a.repo.as_deref());
+    let (results, text, i) = hits_page(st, &ranked, &a.query, offset, limit, &labels);
     let has_more = i < total;
     let next_cursor = has_more.then(|| cursor::encode(&fp, &[i as u64]));
     let (suggestions, related_modules, hint) = if total < 3 && offset == 0 {
@@ -275,6 +276,7 @@ fn hits_page(
     query: &str,
     offset: usize,
     limit: usize,
+    labels: &RepoLabels,
 ) -> (Vec<CodeHit>, String, usize) {
     let eng = st.engine();
     let q_terms = crate::retrieval::query_terms(query);
@@ -302,7 +304,8 @@ fn hits_page(
             is_test: c.is_test,
         };
         let entry = format!(
-            "{}:{}-{} [{}{}] {:.4} ({})\n{}\n\n",
+            "{}{}:{}-{} [{}{}] {:.4} ({})\n{}\n\n",
+            labels.line(&hit.repo, String::new()),
             hit.path,
             hit.line,
             hit.end_line,

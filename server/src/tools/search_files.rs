@@ -53,6 +53,12 @@ pub struct SearchFilesOut {
 }
 
 pub fn run(st: &State, a: SearchFilesArgs) -> Result<(SearchFilesOut, String), ToolError> {
+    if a.pattern.trim().is_empty() {
+        return Err(ToolError::invalid_argument(
+            "empty pattern",
+            "pass a glob like \"**/*.py\" or \"models/*.py\", or a regex with regex: true",
+        ));
+    }
     let snaps = st.select(a.repo.as_deref())?;
     let limit = limit_of(a.limit, 100, MAX_LIMIT)?;
     let matcher: Box<dyn Fn(&str) -> bool> = if a.regex.unwrap_or(false) {
@@ -121,13 +127,19 @@ pub fn run(st: &State, a: SearchFilesArgs) -> Result<(SearchFilesOut, String), T
         }
         total += 1;
     }
+    let labels = RepoLabels::new(st, a.repo.as_deref());
     let (page, text, next_cursor) = budget_page(
         page,
         total as u64,
         start,
         &fp,
         format!("{total} files match\n"),
-        |f| format!("{} ({}, {} bytes)\n", f.path, f.language, f.size_bytes),
+        |f| {
+            labels.line(
+                &f.repo,
+                format!("{} ({}, {} bytes)\n", f.path, f.language, f.size_bytes),
+            )
+        },
     );
     Ok((
         SearchFilesOut {

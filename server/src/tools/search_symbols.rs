@@ -46,7 +46,7 @@ pub fn run(st: &State, a: SearchSymbolsArgs) -> Result<(SymbolsOut, String), Too
             "pass a name, a prefix, or a regex with regex: true",
         ));
     }
-    check_kind(a.kind.as_deref())?;
+    let kind = kind_of(a.kind.as_deref())?;
     let repos = repo_names(st, a.repo.as_deref())?;
     let limit = limit_of(a.limit, 20, MAX_LIMIT)?;
     let how = if a.regex.unwrap_or(false) {
@@ -56,7 +56,7 @@ pub fn run(st: &State, a: SearchSymbolsArgs) -> Result<(SymbolsOut, String), Too
     };
     let filter = SymbolFilter {
         repos: repos.clone(),
-        kind: a.kind.clone(),
+        kind: kind.clone(),
         lang: a.lang.clone(),
         path: a.path.clone(),
     };
@@ -65,19 +65,20 @@ pub fn run(st: &State, a: SearchSymbolsArgs) -> Result<(SymbolsOut, String), Too
         "search_symbols",
         &format!(
             "{:?} {:?} {:?} {:?} {:?} {:?}",
-            a.query, a.regex, a.kind, a.lang, repos, a.path
+            a.query, a.regex, kind, a.lang, repos, a.path
         ),
         &ids,
     );
     let offset = offset_of(a.cursor.as_deref(), &fp)?;
     let (rows, total) = st.store.symbols(&a.query, how, &filter, limit, offset)?;
+    let labels = RepoLabels::new(st, a.repo.as_deref());
     let (rows, text, next_cursor) = budget_page(
         rows,
         total,
         offset,
         &fp,
         format!("{total} definitions\n"),
-        symbol_line,
+        |r| labels.line(&r.repo, symbol_line(r)),
     );
     let hint = (total == 0).then(|| not_found_hint(st, &a.query));
     symbols_answer(rows, total, next_cursor, hint, text)
