@@ -230,7 +230,7 @@ def test_search_files_read_file_repos_health(server_bin, django):
     assert len(line2) > 24_000
     mf = minified.structured_content
     assert not minified.is_error and mf["clipped"] and (mf["line"], mf["end_line"]) == (2, 2)
-    assert mf["truncated"] == (mf["total_lines"] > 2)
+    assert mf["truncated"]  # the one line asked for did not come back whole
     assert line2.startswith(mf["content"].rstrip("\n")) and len(mf["content"]) <= 24_001
     assert missing.is_error and missing.structured_content["code"] == "NOT_FOUND"
     assert "django/db/models/query.py" in missing.structured_content["hint"] or "search_files" in missing.structured_content["hint"]
