@@ -256,3 +256,65 @@ def test_invalidate_a_deleted_directory(indexer, server_bin, tmp_path):
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)[0]["replaces"] == ["newdir/d.py", "pkg/c.py", "pkg/sub/b.py"]
     assert served("delta_new") == ["newdir/d.py"]
+
+
+def test_results_from_files_changed_since_the_snapshot_are_marked_stale(indexer, server_bin, tmp_path):
+    """Served from the checkout's directory (the default repo), a result from
+    a file that changed since the snapshot (edited, committed or not, and no
+    overlay yet) says so: `"stale": true` and a note with the fix. Unchanged
+    files are not marked; an overlay of the file clears the mark; a server
+    started elsewhere does not guess."""
+    from helpers import git_commit_all
+    repo = tmp_path / "staleproj"
+    repo.mkdir()
+    git_init(repo)
+    (repo / "a.py").write_text("def alpha_fn():\n    return 1\n")
+    (repo / "b.py").write_text("def beta_fn():\n    return 2\n")
+    git_commit_all(repo, "first")
+    out = tmp_path / "out"
+    build(indexer, repo, out, "--no-embeddings")
+
+    async def session(cwd, body):
+        params = StdioServerParameters(command=str(server_bin), args=["serve", "--index", str(out / "staleproj")], cwd=str(cwd))
+        async with stdio_client(params) as (r, w):
+            async with ClientSession(r, w) as s:
+                await s.initialize()
+                return await body(s)
+
+    def marks(res):
+        return {m["path"]: m.get("stale", False) for m in res.structured_content["matches"]}
+
+    async def body(s):
+        r = await s.call_tool("grep", {"pattern": "_fn"})
+        assert marks(r) == {"a.py": False, "b.py": False} and "stale" not in r.content[0].text
+        (repo / "a.py").write_text("def alpha_fn_renamed():\n    return 1\n")
+        time.sleep(3.2)  # the server reads the checkout's state at most every 3 s
+        r = await s.call_tool("grep", {"pattern": "_fn"})
+        assert marks(r) == {"a.py": True, "b.py": False}, r.structured_content
+        assert "(stale: this file changed in the checkout" in r.content[0].text and "invalidate-file" in r.content[0].text
+        d = await s.call_tool("find_definitions", {"symbol": "alpha_fn"})
+        assert d.structured_content["symbols"][0].get("stale") is True
+        git_commit_all(repo, "rename")  # committed: the snapshot is behind HEAD
+        time.sleep(3.2)
+        assert marks(await s.call_tool("grep", {"pattern": "_fn"})) == {"a.py": True, "b.py": False}
+        p = subprocess.run([str(indexer), "invalidate-file", str(repo / "a.py"), "--index", str(out / "staleproj")], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            time.sleep(0.5)
+            r = await s.call_tool("grep", {"pattern": "_fn"})
+            if any(m.get("overlay") for m in r.structured_content["matches"]):
+                break
+        ms = r.structured_content["matches"]
+        assert sorted((m["path"], m.get("overlay", False), m.get("stale", False)) for m in ms) == [("a.py", True, False), ("b.py", False, False)], ms
+        return True
+
+    assert asyncio.run(session(repo, body))
+    (repo / "b.py").write_text("def beta_fn_changed():\n    return 2\n")
+
+    async def elsewhere(s):
+        time.sleep(0.1)
+        r = await s.call_tool("grep", {"pattern": "_fn"})
+        return marks(r)
+
+    assert not any(asyncio.run(session(tmp_path, elsewhere)).values())

@@ -138,27 +138,45 @@ fn fail(e: ToolError) -> Result<CallToolResult, ErrorData> {
 
 /// A tool's result, each of its items from an overlaid file marked: an
 /// object with a `path` (and `repo`) answered from an overlay gets
-/// `"overlay": true`, and the text says which files those are.
+/// `"overlay": true`, and the text says which files those are. An item of
+/// the working directory's repo whose file changed in the checkout since the
+/// snapshot (and no overlay stands in for it) gets `"stale": true`, and the
+/// text says so and how to update it.
 pub(crate) fn ok_marked<T: Serialize>(
     st: &State,
+    stale: &std::collections::BTreeSet<String>,
     out: &T,
     mut text: String,
 ) -> Result<CallToolResult, ErrorData> {
-    if !st.snaps.iter().any(|s| s.overlay_of().is_some()) {
+    let overlays = st.snaps.iter().any(|s| s.overlay_of().is_some());
+    if !overlays && stale.is_empty() {
         return ok(out, text);
     }
     let mut v =
         serde_json::to_value(out).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
     with_cursor(&v, &mut text);
-    let mut marked = std::collections::BTreeSet::new();
-    mark_overlaid(st, &mut v, &mut marked);
-    if !marked.is_empty() {
-        let names: Vec<&str> = marked.iter().take(10).map(String::as_str).collect();
-        text.push_str(&format!(
-            "\n(overlay: {} from the working tree as of the last `code-indexer invalidate-file`, not the snapshot: {}{})",
-            if marked.len() == 1 { "this file is" } else { "these files are" },
+    let mut marked = Marked::default();
+    mark_overlaid(st, stale, &mut v, &mut marked);
+    let list = |set: &std::collections::BTreeSet<String>| {
+        let names: Vec<&str> = set.iter().take(10).map(String::as_str).collect();
+        format!(
+            "{}{}",
             names.join(", "),
-            if marked.len() > 10 { ", ..." } else { "" }
+            if set.len() > 10 { ", ..." } else { "" }
+        )
+    };
+    if !marked.overlay.is_empty() {
+        text.push_str(&format!(
+            "\n(overlay: {} from the working tree as of the last `code-indexer invalidate-file`, not the snapshot: {})",
+            if marked.overlay.len() == 1 { "this file is" } else { "these files are" },
+            list(&marked.overlay)
+        ));
+    }
+    if !marked.stale.is_empty() {
+        text.push_str(&format!(
+            "\n(stale: {} changed in the checkout since the snapshot, so lines and names there may be out of date: {}; `code-indexer invalidate-file <file>` or `code-indexer sync` updates the index)",
+            if marked.stale.len() == 1 { "this file" } else { "these files" },
+            list(&marked.stale)
         ));
     }
     let mut r = CallToolResult::structured(v);
@@ -166,22 +184,45 @@ pub(crate) fn ok_marked<T: Serialize>(
     Ok(r)
 }
 
-fn mark_overlaid(st: &State, v: &mut Value, marked: &mut std::collections::BTreeSet<String>) {
+#[derive(Default)]
+struct Marked {
+    overlay: std::collections::BTreeSet<String>,
+    stale: std::collections::BTreeSet<String>,
+}
+
+fn mark_overlaid(
+    st: &State,
+    stale: &std::collections::BTreeSet<String>,
+    v: &mut Value,
+    marked: &mut Marked,
+) {
     match v {
-        Value::Array(a) => a.iter_mut().for_each(|x| mark_overlaid(st, x, marked)),
+        Value::Array(a) => a
+            .iter_mut()
+            .for_each(|x| mark_overlaid(st, stale, x, marked)),
         Value::Object(m) => {
             if let Some(Value::String(path)) = m.get("path") {
                 let repo = match m.get("repo") {
-                    Some(Value::String(r)) => Some(r.as_str()),
+                    Some(Value::String(r)) => Some(r.clone()),
                     _ => None,
                 };
-                let hit = st.overlaid(repo, path);
-                if hit {
-                    marked.insert(path.clone());
+                let repo = repo.as_deref();
+                let path = path.clone();
+                if st.overlaid(repo, &path) {
+                    marked.overlay.insert(path.clone());
                     m.insert("overlay".into(), Value::Bool(true));
                 }
+                let default = st.default_repo.as_deref();
+                if stale.contains(&path)
+                    && default.is_some()
+                    && repo.is_none_or(|r| Some(r) == default)
+                {
+                    marked.stale.insert(path);
+                    m.insert("stale".into(), Value::Bool(true));
+                }
             }
-            m.values_mut().for_each(|x| mark_overlaid(st, x, marked));
+            m.values_mut()
+                .for_each(|x| mark_overlaid(st, stale, x, marked));
         }
         _ => {}
     }
@@ -212,8 +253,11 @@ pub(crate) async fn respond<T: Serialize + Send + 'static>(
     f: impl FnOnce() -> Result<(T, String), ToolError> + Send + 'static,
 ) -> Result<CallToolResult, ErrorData> {
     let _busy = Busy::new(st);
-    match blocking(f).await {
-        Ok((out, text)) => ok_marked(st, &out, text),
+    let st2 = st.clone();
+    // The checkout's changed paths (a few git calls, reused for seconds) are
+    // read off the async runtime, like the tool itself.
+    match blocking(move || f().map(|r| (r, st2.stale_paths()))).await {
+        Ok(((out, text), stale)) => ok_marked(st, &stale, &out, text),
         Err(e) => fail(e),
     }
 }

@@ -53,7 +53,13 @@ pub struct State {
         std::sync::Mutex<std::collections::HashMap<usize, Arc<crate::retrieval::FileGraph>>>,
     /// The languages of the loaded files, sorted (for `lang` arguments).
     pub langs: Vec<String>,
+    /// The default repo's paths that differ in its checkout from what the
+    /// server answers, with when they were read (see [`State::stale_paths`]).
+    stale: std::sync::Mutex<Option<(Instant, Arc<std::collections::BTreeSet<String>>)>>,
 }
+
+/// How long a reading of the checkout's changed paths is reused.
+const STALE_TTL: std::time::Duration = std::time::Duration::from_secs(3);
 
 impl State {
     /// Pick the default repo from a working directory (by directory names only).
@@ -97,6 +103,7 @@ impl State {
             synonyms: crate::retrieval::parse_synonyms(crate::retrieval::DEFAULT_SYNONYMS)
                 .unwrap_or_default(),
             file_graphs: std::sync::Mutex::new(std::collections::HashMap::new()),
+            stale: std::sync::Mutex::new(None),
         }
     }
 
@@ -157,6 +164,86 @@ impl State {
                         .is_ok()
                 })
         })
+    }
+
+    /// The default repo's paths whose text in its checkout (the working
+    /// directory's) may differ from what the server answers: changed since
+    /// the snapshot's commit (committed or not, untracked included) and not
+    /// stood in for by an overlay. Read with `git` (metadata only, never the
+    /// files), at most every few seconds; empty when there is no checkout or
+    /// git cannot tell.
+    pub fn stale_paths(&self) -> Arc<std::collections::BTreeSet<String>> {
+        let mut cached = self.stale.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((at, paths)) = cached.as_ref() {
+            if at.elapsed() < STALE_TTL {
+                return paths.clone();
+            }
+        }
+        let paths = Arc::new(self.read_stale_paths().unwrap_or_default());
+        *cached = Some((Instant::now(), paths.clone()));
+        paths
+    }
+
+    fn read_stale_paths(&self) -> Option<std::collections::BTreeSet<String>> {
+        let (repo, dir) = (
+            self.default_repo.as_deref()?,
+            self.default_checkout.as_deref()?,
+        );
+        let base = self
+            .snaps
+            .iter()
+            .find(|s| s.repo() == repo && s.overlay_of().is_none())?;
+        let commit = base.manifest.git.commit.as_deref()?;
+        let git = |args: &[&str]| -> Option<Vec<u8>> {
+            let out = std::process::Command::new("git")
+                .env("GIT_OPTIONAL_LOCKS", "0")
+                .arg("-C")
+                .arg(dir)
+                .args(args)
+                .stderr(std::process::Stdio::null())
+                .output()
+                .ok()?;
+            out.status.success().then_some(out.stdout)
+        };
+        // Paths from git are relative to the top of the work tree; the
+        // snapshot's to the directory that was indexed.
+        let prefix = String::from_utf8(git(&["rev-parse", "--show-prefix"])?).ok()?;
+        let prefix = prefix.trim_end_matches('\n');
+        let mut changed: Vec<String> = Vec::new();
+        let status = git(&["status", "--porcelain=v1", "-z", "--untracked-files=all"])?;
+        let mut entries = status.split(|&b| b == 0).filter(|e| !e.is_empty());
+        while let Some(e) = entries.next() {
+            if e.len() < 4 {
+                continue;
+            }
+            changed.push(String::from_utf8_lossy(&e[3..]).into_owned());
+            if matches!(e[0], b'R' | b'C') || matches!(e[1], b'R' | b'C') {
+                // A rename's or copy's source follows as its own entry.
+                if let Some(src) = entries.next() {
+                    changed.push(String::from_utf8_lossy(src).into_owned());
+                }
+            }
+        }
+        let head = git(&["rev-parse", "--verify", "-q", "HEAD"])
+            .map(|h| String::from_utf8_lossy(&h).trim().to_string());
+        if head.as_deref() != Some(commit) {
+            // The snapshot's commit may be unknown here (a download of a
+            // commit not fetched): then only the uncommitted changes count.
+            let diff = git(&["diff", "--name-only", "-z", "--no-renames", commit, "HEAD"])
+                .unwrap_or_default();
+            changed.extend(
+                diff.split(|&b| b == 0)
+                    .filter(|e| !e.is_empty())
+                    .map(|e| String::from_utf8_lossy(e).into_owned()),
+            );
+        }
+        Some(
+            changed
+                .into_iter()
+                .filter_map(|p| p.strip_prefix(prefix).map(str::to_string))
+                .filter(|p| !self.overlaid(Some(repo), p))
+                .collect(),
+        )
     }
 
     /// For an absolute path that runs through a loaded repo's name
