@@ -320,6 +320,23 @@ def test_secrets_redacted_in_snapshot(indexer, secrets_repo, tmp_path):
         for needle in SECRET_NEEDLES:
             assert needle.encode() not in raw, p.name
 
+    # The server says a file was redacted, and how many secrets (its text has only '*' there).
+    import asyncio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def read(paths):
+        params = StdioServerParameters(command=str(indexer.parent / "code-index-mcp"), args=["serve", "--index", str(snap.dir)])
+        async with stdio_client(params) as (r, w):
+            async with ClientSession(r, w) as s:
+                await s.initialize()
+                return [await s.call_tool("read_file", {"path": p}) for p in paths]
+
+    red, clean = asyncio.run(read(["app/db.py", "app/clean.py"]))
+    assert red.structured_content["redacted_secrets"] == rows["app/db.py"]["secret_count"] >= 1
+    assert f"[{rows['app/db.py']['secret_count']} secret(s) in this file were redacted" in red.content[0].text
+    assert "redacted_secrets" not in clean.structured_content and "redacted" not in clean.content[0].text
+
 
 def test_secret_ignore_values(cli, secrets_repo):
     """`secrets.ignore_values` (documented harmless values) hides a finding too."""

@@ -28,6 +28,9 @@ pub struct FileEntry {
     pub is_generated: bool,
     /// Number of lines (a last line without a newline counts).
     pub lines: u32,
+    /// Secrets the build redacted in this file (`files.secret_count`): their
+    /// bytes read as `*`.
+    pub secrets: u32,
     content: Content,
 }
 
@@ -121,6 +124,7 @@ impl FileEntry {
             is_test,
             is_generated,
             lines,
+            secrets: 0,
             content,
         }
     }
@@ -145,6 +149,7 @@ impl FileEntry {
             is_test,
             is_generated,
             lines,
+            secrets: 0,
             content: Content::Paged { pages, row, len },
         }
     }
@@ -534,6 +539,7 @@ fn load_paged(
             "is_test",
             "is_generated",
             "is_lossy",
+            "secret_count",
         ],
     )
     .map_err(|e| err(e.to_string(), REBUILD))?
@@ -548,6 +554,7 @@ fn load_paged(
             batch.bool("is_generated"),
             batch.bool("is_lossy"),
         );
+        let secrets = batch.i32("secret_count");
         for i in 0..batch.num_rows() {
             let row = files.len();
             // A lossy conversion changes the length: read it (rare).
@@ -560,7 +567,7 @@ fn load_paged(
             } else {
                 size.value(i) as usize
             };
-            files.push(FileEntry::paged(
+            let mut f = FileEntry::paged(
                 path.value(i).to_string(),
                 lang.value(i).to_string(),
                 size.value(i) as u64,
@@ -570,7 +577,9 @@ fn load_paged(
                 pages.clone(),
                 row as u32,
                 len,
-            ));
+            );
+            f.secrets = secrets.value(i).max(0) as u32;
+            files.push(f);
         }
     }
     if files.len() != pages.rows() || !files.windows(2).all(|w| w[0].path < w[1].path) {
@@ -594,6 +603,7 @@ fn load_content(dir: &Path) -> Result<Vec<FileEntry>, LoadError> {
             "size_bytes",
             "is_test",
             "is_generated",
+            "secret_count",
         ],
     )
     .map_err(|e| err(e.to_string(), REBUILD))?
@@ -611,10 +621,11 @@ fn load_content(dir: &Path) -> Result<Vec<FileEntry>, LoadError> {
             batch.bool("is_test"),
             batch.bool("is_generated"),
         );
+        let secrets = batch.i32("secret_count");
         let rows: Vec<FileEntry> = (0..batch.num_rows())
             .into_par_iter()
             .map(|i| {
-                FileEntry::new(
+                let mut f = FileEntry::new(
                     path.value(i).to_string(),
                     lang.value(i).to_string(),
                     size.value(i) as u64,
@@ -622,7 +633,9 @@ fn load_content(dir: &Path) -> Result<Vec<FileEntry>, LoadError> {
                     is_gen.value(i),
                     content.value(i),
                     compress_by_default(content.value(i)),
-                )
+                );
+                f.secrets = secrets.value(i).max(0) as u32;
+                f
             })
             .collect();
         files.extend(rows);

@@ -173,10 +173,17 @@ impl Store {
             .and_then(|mut s| s.query_row(duckdb::params_from_iter(params.iter()), |r| r.get(0)))
             .map_err(|e| {
                 if how == NameMatch::Regex {
+                    // DuckDB's message names its own error class; the
+                    // pattern and what is wrong with it follow the colon.
+                    let m = e.to_string();
+                    let m = m
+                        .strip_prefix("Invalid Input Error: ")
+                        .unwrap_or(&m)
+                        .to_string();
                     ToolError::new(
                         codes::INVALID_PATTERN,
-                        format!("invalid regex: {e}"),
-                        "fix the regex (RE2 syntax), or drop regex: true",
+                        format!("invalid regex: {m}"),
+                        "fix the regex (RE2 syntax, as grep's without look-around), or drop regex: true",
                     )
                 } else {
                     internal(e)

@@ -43,6 +43,10 @@ pub struct ReadFileOut {
     /// (minified code); grep within it instead.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub clipped: bool,
+    /// Secrets the build redacted in this file (their bytes read as `*`);
+    /// absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted_secrets: Option<u32>,
     pub content: String,
 }
 
@@ -92,6 +96,7 @@ pub fn run(st: &State, a: ReadFileArgs) -> Result<(ReadFileOut, String), ToolErr
             total_lines: 0,
             truncated: false,
             clipped: false,
+            redacted_secrets: None,
             content: String::new(),
         };
         let text = format!("{}: empty file (0 lines)", f.path);
@@ -137,6 +142,7 @@ pub fn run(st: &State, a: ReadFileArgs) -> Result<(ReadFileOut, String), ToolErr
         total_lines: total,
         truncated: clipped || end < asked_end,
         clipped,
+        redacted_secrets: (f.secrets > 0).then_some(f.secrets),
         content: content.clone(),
     };
     // With more than one repository loaded, say which one answered, and
@@ -177,6 +183,15 @@ pub fn run(st: &State, a: ReadFileArgs) -> Result<(ReadFileOut, String), ToolErr
         text.push_str(&format!(
             "[more lines: continue with start_line {}]\n",
             end + 1
+        ));
+    }
+    if f.secrets > 0 {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&format!(
+            "[{} secret(s) in this file were redacted when it was indexed: those bytes read as *]\n",
+            f.secrets
         ));
     }
     if clipped {

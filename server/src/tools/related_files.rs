@@ -245,7 +245,15 @@ fn by_relations(
         add(
             row.path,
             0.5 + 0.5 * n.min(6.0),
-            format!("uses its {} ({} names)", row.name, n),
+            if row.count > 1 {
+                format!(
+                    "uses its {} and {} more of its names",
+                    row.name,
+                    row.count - 1
+                )
+            } else {
+                format!("uses its {}", row.name)
+            },
         );
     }
     Ok(())
