@@ -497,3 +497,15 @@ def test_init_lists_source_modules_first_and_says_what_it_left_out(cli, tmp_path
     docs = re.search(r"# navigation docs found: (.*)", text).group(1)
     assert "guide.md" in docs and "logo.png" not in docs and "style.css" not in docs, docs
     assert isinstance(yaml.safe_load(text), dict)
+
+
+def test_a_module_path_that_holds_no_file_is_warned_about(indexer, small_repo, tmp_path):
+    """`modules: [{path: nope}]` (a typo, a moved directory) describes nothing:
+    the build goes on and says which configured path holds no indexed file."""
+    (small_repo / ".code-index.yaml").write_text(
+        "modules:\n  - path: pkg\n    description: the package\n  - path: nope\n    description: a typo\n")
+    p = subprocess.run([str(indexer), "index", str(small_repo), "--out", str(tmp_path / "out"), "--no-embeddings"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    warnings = [l for l in p.stderr.splitlines() if l.startswith("warning:")]
+    assert len(warnings) == 1 and '"nope"' in warnings[0] and ".code-index.yaml" in warnings[0], p.stderr

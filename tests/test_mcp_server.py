@@ -237,8 +237,11 @@ def test_search_files_read_file_repos_health(server_bin, django):
     assert repos["repos"][0]["repo"] == "django" and repos["repos"][0]["snapshot_id"] == django.id
     assert repos["repos"][0]["files"] == len(all_paths)
     assert health["status"] == "ok" and health["snapshots"][0]["schema_version"] == django.manifest["schema_version"]
-    rows = {t["table"]: t["rows"] for t in health["snapshots"][0]["tables"]}
-    assert rows == {f["name"].removesuffix(".parquet"): f["rows"] for f in django.manifest["files"]}
+    rows = {t["table"]: (t.get("rows"), t["bytes"]) for t in health["snapshots"][0]["tables"]}
+    # Tables have rows; index files (ngrams.bin, ...) have bytes only, not "0 rows".
+    assert rows == {f["name"].removesuffix(".parquet"): (f["rows"] if f["name"].endswith(".parquet") or f["name"] == "vectors.faiss" else None, f["bytes"])
+                    for f in django.manifest["files"]}
+    assert rows["ngrams.bin"][0] is None and rows["ngrams.bin"][1] > 0 and rows["symbols"][0] > 0
     assert json.loads(res.contents[0].text)["snapshots"][0]["snapshot_id"] == django.id
 
 

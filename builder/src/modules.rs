@@ -90,6 +90,19 @@ impl Modules {
             }
         }
         let configured = flatten(&cfg.modules);
+        // A configured module no indexed file is under is most likely a typo
+        // or a moved directory: say so (the build goes on; it describes nothing).
+        for (mpath, _, subs) in &configured {
+            for p in std::iter::once(mpath).chain(subs.iter().map(|(s, _)| s)) {
+                let prefix = format!("{p}/");
+                if !paths.iter().any(|f| f == p || f.starts_with(&prefix)) {
+                    eprintln!(
+                        "warning: the configured module path {p:?} holds no indexed file (check `modules` in {})",
+                        crate::config::CONFIG_FILE
+                    );
+                }
+            }
+        }
         Modules {
             markers,
             py_packages,

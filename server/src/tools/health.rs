@@ -14,7 +14,12 @@ pub const DESCRIPTION: &str = "Server status, version, uptime, and each snapshot
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct TableRows {
     pub table: String,
-    pub rows: u64,
+    /// Rows of a Parquet table; absent for an index file (`ngrams.bin`,
+    /// `keywords.bin`, `heads.bin`, `vectors.faiss` counts vectors), which
+    /// has no rows of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u64>,
+    pub bytes: u64,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -92,7 +97,9 @@ pub fn report(st: &State) -> HealthOut {
                     .iter()
                     .map(|f| TableRows {
                         table: f.name.trim_end_matches(".parquet").to_string(),
-                        rows: f.rows,
+                        rows: (f.name.ends_with(".parquet") || f.name == "vectors.faiss")
+                            .then_some(f.rows),
+                        bytes: f.bytes,
                     })
                     .collect(),
                 behind_head: None,
@@ -220,13 +227,16 @@ mod tests {
     fn reports_each_table() {
         let (out, _) = run(&state(), NoArgs {}).unwrap();
         assert_eq!(out.status, "ok");
-        let tables: Vec<(&str, u64)> = out.snapshots[0]
+        let tables: Vec<(&str, Option<u64>)> = out.snapshots[0]
             .tables
             .iter()
             .map(|t| (t.table.as_str(), t.rows))
             .collect();
-        assert!(tables.contains(&("files", 5)), "{tables:?}");
-        assert!(tables.iter().any(|(t, n)| *t == "symbols" && *n >= 8));
+        assert!(tables.contains(&("files", Some(5))), "{tables:?}");
+        assert!(tables
+            .iter()
+            .any(|(t, n)| *t == "symbols" && n.is_some_and(|n| n >= 8)));
+        assert!(tables.contains(&("ngrams.bin", None)), "{tables:?}");
         assert!(!out.snapshots[0].signed);
     }
 }
