@@ -357,6 +357,12 @@ def test_paths_cursors_and_pages_as_agents_send_them(server_bin, django_snapshot
         page_graph = sum(h["why"].startswith("calls ") for h in r.structured_content["results"])
         if not m or not page_graph or not page_graph <= int(m.group(1)) <= r.structured_content["total_count"]:
             failures.append(f"relationship header: {r.content[0].text[:200]} ({page_graph} graph hits on the page)")
+        # The header places the page in the ranking, and says when the ranking is cut at its cap.
+        n = len(r.structured_content["results"])
+        total = r.structured_content["total_count"]
+        want = f"results 1-{n} of " + (f"the {total} best-ranked" if total >= 200 else str(total))
+        if not r.content[0].text.startswith(want):
+            failures.append(f"search_code header: {r.content[0].text[:120]!r}, want {want!r}")
         # A quoted regex reads as written: the same hits as unquoted.
         q1 = await s.call_tool("search", {"query": r'regex:"def\s+get_or_create\(self"'})
         q2 = await s.call_tool("search", {"query": r"regex:def\s+get_or_create\(self"})

@@ -215,9 +215,22 @@ pub fn run(st: &State, a: SearchCodeArgs) -> Result<(SearchCodeOut, String), Too
     } else {
         String::new()
     };
+    // The page's place in the ranking; a ranking cut at its cap says so
+    // (it holds the best candidates, not every chunk that matches).
+    let of = if total >= crate::retrieval::MAX_RESULTS {
+        format!("the {total} best-ranked")
+    } else {
+        total.to_string()
+    };
+    let shown = if total == 0 {
+        "0 results".to_string()
+    } else if results.is_empty() {
+        format!("no results past {offset} of {of}")
+    } else {
+        format!("results {}-{} of {of}", offset + 1, offset + results.len())
+    };
     let header = format!(
-        "{} results{graph} ({} query, {} mode{}){}\n",
-        total,
+        "{shown}{graph} ({} query, {} mode{}){}\n",
         ranked.query_type,
         ranked.mode,
         if ranked.semantic {
