@@ -240,6 +240,16 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             let class_like = e.kind != "calls";
             let found = if f.lang == Lang::Go {
                 find_go(idx, fi, f, &e.dst_name, class_like, &go_names)
+            } else if !class_like && scoped_calls(f.lang) {
+                find_scoped_call(
+                    idx,
+                    fi,
+                    f,
+                    &e.dst_name,
+                    e.src_symbol.as_deref(),
+                    &imported,
+                    &imported_dirs,
+                )
             } else {
                 find_symbol(idx, fi, f, name, class_like, &imported, &imported_dirs)
             };
@@ -351,6 +361,320 @@ fn find_symbol(
         return Some(*ok[0]);
     }
     None
+}
+
+/// Languages whose calls keep what they select from (`self.save`,
+/// `Type::new`, `this.next`) and are resolved by [`find_scoped_call`].
+fn scoped_calls(l: Lang) -> bool {
+    matches!(
+        l,
+        Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx | Lang::Rust
+    )
+}
+
+/// Names Rust code calls without importing them: std's macros and the
+/// prelude's functions and variants.
+const RUST_PRELUDE: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "vec",
+    "format",
+    "format_args",
+    "print",
+    "println",
+    "eprint",
+    "eprintln",
+    "write",
+    "writeln",
+    "panic",
+    "unreachable",
+    "unimplemented",
+    "todo",
+    "matches",
+    "dbg",
+    "concat",
+    "stringify",
+    "include",
+    "include_str",
+    "include_bytes",
+    "env",
+    "option_env",
+    "cfg",
+    "line",
+    "column",
+    "file",
+    "module_path",
+    "compile_error",
+    "thread_local",
+    "drop",
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+    "Box",
+    "Vec",
+    "String",
+];
+
+/// One family of languages that call each other's definitions by name.
+fn family(l: Lang) -> u8 {
+    match l {
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => 1,
+        Lang::C | Lang::Cpp => 2,
+        other => 3 + other as u8,
+    }
+}
+
+/// A call in Python, JavaScript/TypeScript or Rust, by the language's
+/// scoping as far as names tell it; a call it cannot place stays
+/// unresolved rather than land on an unrelated definition of the same name.
+///
+/// - `f()`: a function or class (never a method) of the calling file, of a
+///   file it imports, or (Rust: its module's directory; JS/TS and Python
+///   import what they call) — no repository-wide guess, so builtins,
+///   the standard library and std macros (`len`, `dict`, `vec!`,
+///   `assert_eq!`, `drop`) stay unresolved.
+/// - `self.m()`, `this.m()`, `cls.m()`, `Self::m()`: a member `m` of the
+///   calling method's own class or type (in any file, for Rust's impls).
+/// - `super().m()`, `super.m()`: unresolved (the base is not known here).
+/// - `Type::f()` (Rust) and `Cls.f()` (a capitalized receiver): a member
+///   `f` of a type of that name; `module::f()` and `mod.f()`: a function of
+///   a file named for the module, in the caller's crate or top directory
+///   for Rust, among the imported files otherwise. `std::`, `core::` and
+///   `alloc::` paths stay unresolved.
+/// - `x.m()` on any other receiver: a method `m` of the calling file, else
+///   the only method of that name in the language family (Rust: in the
+///   caller's crate directory), else unresolved.
+fn find_scoped_call(
+    idx: &Index,
+    fi: u32,
+    f: &FileFacts,
+    written: &str,
+    src_symbol: Option<&str>,
+    imported: &[u32],
+    imported_dirs: &[String],
+) -> Option<SymRef> {
+    let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
+    let file = |r: &SymRef| &idx.files[r.0 as usize];
+    let fam = family(f.lang);
+    let same_family = |r: &SymRef| family(file(r).lang) == fam;
+    let is_member = |r: &SymRef| {
+        let s = sym(r);
+        s.kind == "method" || s.kind == "constructor" || s.qname.contains('.')
+    };
+    let callable =
+        |r: &SymRef| kind_ok(sym(r).kind, false) && same_family(r) && sym(r).kind != "method";
+    let rust = f.lang == Lang::Rust;
+    // The first path segment: a crate's directory in a workspace of crates.
+    let top = |p: &str| p.split('/').next().unwrap_or("").to_string();
+    let (qual, name) = match written.rsplit_once("::") {
+        Some((q, n)) if rust => (Some(q), n),
+        _ => match written.rsplit_once('.') {
+            Some((q, n)) => (Some(q), n),
+            None => (None, written),
+        },
+    };
+    let name = name.trim_end_matches('!');
+    let cands = idx.by_name.get(name)?;
+    let Some(q) = qual else {
+        // A bare call: the file, its imports, (Rust) its module directory.
+        let bare = |r: &&SymRef| callable(r) && !(rust && is_member(r));
+        if let Some(r) = cands.iter().filter(bare).find(|r| r.0 == fi) {
+            return Some(*r);
+        }
+        if rust && RUST_PRELUDE.contains(&name) {
+            // std's macros and prelude functions: a crate's own definition
+            // of the name (a test helper) is not what `assert_eq!` calls.
+            return None;
+        }
+        if let Some(r) = cands.iter().filter(bare).find(|r| imported.contains(&r.0)) {
+            return Some(*r);
+        }
+        for d in imported_dirs {
+            if let Some(r) = cands
+                .iter()
+                .filter(bare)
+                .find(|r| dir_of(&file(r).path) == d.as_str())
+            {
+                return Some(*r);
+            }
+        }
+        if rust {
+            let here = dir_of(&f.path);
+            return cands
+                .iter()
+                .filter(bare)
+                .find(|r| dir_of(&file(r).path) == here)
+                .copied();
+        }
+        return None;
+    };
+    let q = q.trim();
+    let q_last = q
+        .split('<')
+        .next()
+        .unwrap_or(q)
+        .rsplit("::")
+        .next()
+        .unwrap_or(q)
+        .rsplit('.')
+        .next()
+        .unwrap_or(q);
+    let member_of = |ty: &str, r: &SymRef| {
+        let s = sym(r);
+        s.qname.len() > s.name().len()
+            && s.qname[..s.qname.len() - s.name().len() - 1]
+                .rsplit(['.', ':'])
+                .next()
+                == Some(ty)
+            && same_family(r)
+    };
+    // The caller's own class or type: its qualified name without the method.
+    let own_type = src_symbol
+        .and_then(|s| s.rsplit_once('.'))
+        .map(|(c, _)| c.rsplit(['.', ':']).next().unwrap_or(c).to_string());
+    match q {
+        "self" | "this" | "cls" | "Self" => {
+            let ty = own_type?;
+            let mut own = cands.iter().filter(|r| member_of(&ty, r));
+            let first = own.clone().find(|r| r.0 == fi).copied();
+            return first.or_else(|| {
+                if rust {
+                    own.find(|r| top(&file(r).path) == top(&f.path)).copied()
+                } else {
+                    None
+                }
+            });
+        }
+        _ if q.starts_with("super") && !q.contains("::") => return None,
+        _ => {}
+    }
+    let plain = !q.is_empty()
+        && q.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':' || b == b'.');
+    if rust && written.contains("::") {
+        let head = q.split("::").next().unwrap_or(q);
+        // `<T as Trait>::f`, `Self::Assoc::f`, std paths: not a name to look up.
+        if !plain || matches!(head, "std" | "core" | "alloc" | "Self") {
+            return None;
+        }
+        let crate_of = top(&f.path);
+        let in_crate = |r: &&SymRef| top(&file(r).path) == crate_of;
+        if q_last.starts_with(|c: char| c.is_ascii_uppercase()) {
+            // `Type::f`: a member of that type, in the caller's crate first.
+            let mut m = cands.iter().filter(|r| member_of(q_last, r));
+            return m
+                .clone()
+                .find(|r| r.0 == fi)
+                .or_else(|| m.clone().find(in_crate))
+                .or_else(|| m.next())
+                .copied();
+        }
+        // `module::f`: a free function of a file or directory named so.
+        let module = if matches!(q_last, "crate" | "self" | "super") {
+            None
+        } else {
+            Some(q_last)
+        };
+        return cands
+            .iter()
+            .filter(|r| callable(r) && !is_member(r) && in_crate(r))
+            .find(|r| match module {
+                Some(m) => {
+                    let p = &file(r).path;
+                    let stem = p.rsplit('/').next().unwrap_or(p).trim_end_matches(".rs");
+                    stem == m || (stem == "mod" && dir_of(p).rsplit('/').next() == Some(m))
+                }
+                None => true,
+            })
+            .copied();
+    }
+    if plain && !q.contains("::") && !rust {
+        let capital = q_last.starts_with(|c: char| c.is_ascii_uppercase());
+        if capital {
+            // `Cls.f`: a member of a class of that name, the file's or an import's first.
+            let m = cands.iter().filter(|r| member_of(q_last, r));
+            if let Some(r) = m
+                .clone()
+                .find(|r| r.0 == fi)
+                .or_else(|| m.clone().find(|r| imported.contains(&r.0)))
+            {
+                return Some(*r);
+            }
+            let all: Vec<&SymRef> = m.collect();
+            if all.len() == 1 {
+                return Some(*all[0]);
+            }
+            // `Math.max`, `Object.create`: a class the repository does not define.
+            let defined = idx.by_name.get(q_last).is_some_and(|v| {
+                v.iter()
+                    .any(|r| same_family(r) && kind_ok(sym(r).kind, true))
+            });
+            if !defined {
+                return None;
+            }
+        }
+        // `mod.f`: a function of an imported file (or package) named `mod`.
+        let named = |r: &SymRef| {
+            let p = &file(r).path;
+            let base = p.rsplit('/').next().unwrap_or(p);
+            let stem = base.split('.').next().unwrap_or(base);
+            stem == q_last
+                || ((stem == "__init__" || stem == "index")
+                    && dir_of(p).rsplit('/').next() == Some(q_last))
+        };
+        if let Some(r) = cands.iter().find(|r| {
+            callable(r)
+                && !is_member(r)
+                && named(r)
+                && (imported.contains(&r.0)
+                    || imported_dirs
+                        .iter()
+                        .any(|d| dir_of(&file(r).path) == d.as_str()))
+        }) {
+            return Some(*r);
+        }
+        // A package's re-export (`models.CharField` of django/db/models/fields/):
+        // the only such definition under a directory named for the module.
+        let seg = format!("/{q_last}/");
+        let under: Vec<&SymRef> = cands
+            .iter()
+            .filter(|r| {
+                callable(r)
+                    && !is_member(r)
+                    && (named(r) || format!("/{}", file(r).path).contains(&seg))
+            })
+            .collect();
+        if under.len() == 1 {
+            return Some(*under[0]);
+        }
+        // A name the file imports as a module (`datetime`, `os`, `np`): its
+        // functions are the module's, never some class's method.
+        let module_import = f.edges.iter().any(|e| {
+            e.kind == "imports" && {
+                let spec = e.dst_name.trim_end_matches(['\'', '"']);
+                spec.rsplit(['.', '/']).next() == Some(q_last) || spec == q_last
+            }
+        });
+        if module_import && !capital {
+            return None;
+        }
+    }
+    // Any other receiver: a method of this file, or the only one of its name.
+    let methods: Vec<&SymRef> = cands
+        .iter()
+        .filter(|r| is_member(r) && same_family(r) && kind_ok(sym(r).kind, false))
+        .filter(|r| !rust || top(&file(r).path) == top(&f.path))
+        .collect();
+    methods
+        .iter()
+        .find(|r| r.0 == fi)
+        .or_else(|| (methods.len() == 1).then(|| &methods[0]))
+        .map(|r| **r)
 }
 
 /// The name Go code calls an imported package by, by convention the last

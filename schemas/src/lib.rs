@@ -42,6 +42,12 @@
 //!   keeps what a call selects from (`net.Listen`, `srv.Serve`), `pkg.F`
 //!   resolves only into the package imported as `pkg`, `x.M` only to a
 //!   method, a bare name only within the file's own package.
+//! - schema 1, feature 12: Python, JavaScript/TypeScript and Rust calls
+//!   too: `dst_name` keeps the receiver or path (`self.save`, `this.next`,
+//!   `Type::new`); `self.m` resolves to the caller's own class, `super`
+//!   calls and names the repository does not define (builtins, std, std
+//!   macros) stay unresolved, a bare call never lands on a method, and no
+//!   call crosses language families.
 
 use std::sync::Arc;
 
@@ -69,7 +75,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 11;
+pub const FEATURE_VERSION: u32 = 12;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -42,6 +42,7 @@ pub static RULES: LangRules = LangRules {
             ("generic_type", Step::FirstNamed),
         ],
     },
+    qualified_calls: true,
     refs: RefRules {
         identifiers: &[
             "identifier",

@@ -560,20 +560,32 @@ fn first_paragraph(raw: &str) -> Option<String> {
 /// A call's callee as written when it selects the name from something:
 /// `net.Listen`, `s.mu.Lock`; `(…).Close` when that something is longer than
 /// a line's worth or spans lines; the bare name otherwise.
-fn qualified_callee(at: &At, callee: Node, name: &str, src: &[u8]) -> String {
-    let Some(f) = at.node.child_by_field_name("function") else {
+fn qualified_callee(_at: &At, callee: Node, name: &str, src: &[u8]) -> String {
+    // The callee's name is the last part of a selector (`net.Listen`,
+    // `self.save`, `this.next`), a member access (`obj.m`) or a path
+    // (`Type::new`, `crate::util::f`): keep what it selects from.
+    let Some(p) = callee.parent() else {
         return name.to_string();
     };
-    if f.kind() != "selector_expression" || f.child_by_field_name("field") != Some(callee) {
-        return name.to_string();
-    }
-    let Some(operand) = f.child_by_field_name("operand") else {
+    let (operand_fields, sep): (&[&str], &str) = match p.kind() {
+        "selector_expression" => (&["operand"], "."),
+        "attribute" => (&["object"], "."),
+        "member_expression" => (&["object"], "."),
+        "field_expression" => (&["value"], "."),
+        "scoped_identifier" => (&["path"], "::"),
+        _ => return name.to_string(),
+    };
+    let Some(operand) = operand_fields
+        .iter()
+        .find_map(|f| p.child_by_field_name(f))
+        .filter(|o| o.id() != callee.id())
+    else {
         return name.to_string();
     };
     let o = text(operand, src);
     if o.is_empty() || o.len() > 80 || o.contains('\n') {
-        format!("(…).{name}")
+        format!("(…){sep}{name}")
     } else {
-        format!("{o}.{name}")
+        format!("{o}{sep}{name}")
     }
 }

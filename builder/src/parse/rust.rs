@@ -45,6 +45,7 @@ pub static RULES: LangRules = LangRules {
             ("generic_type", Step::FirstNamed),
         ],
     },
+    qualified_calls: true,
     refs: RefRules {
         identifiers: &["identifier", "type_identifier", "field_identifier"],
         types: &["type_identifier"],

@@ -37,7 +37,7 @@ const CASES: &[Case] = &[
             ("imports", ".models.Model"),
             ("extends", "Model"),
             ("calls", "helper"),
-            ("calls", "strip"),
+            ("calls", "helper(x).strip"),
         ],
         docs: &[("A", "Doc of A.")],
         parents: &[("m", "A")],

@@ -57,8 +57,9 @@ impl Store {
         let rs = repos_in(repos);
         let t = Value::Text(last.clone());
         let dotted = Value::Text(format!(".{last}"));
-        let sql = format!("SELECT repo, src_path, line, coalesce(src_symbol, ''), dst_name FROM edges WHERE kind = 'calls' AND (dst_name = ? OR ends_with(dst_name, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line, 4, 5 LIMIT 2000");
-        Ok(located(self.rows(&sql, &[t, dotted])?))
+        let pathed = Value::Text(format!("::{last}"));
+        let sql = format!("SELECT repo, src_path, line, coalesce(src_symbol, ''), dst_name FROM edges WHERE kind = 'calls' AND (dst_name = ? OR ends_with(dst_name, ?) OR ends_with(dst_name, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line, 4, 5 LIMIT 2000");
+        Ok(located(self.rows(&sql, &[t, dotted, pathed])?))
     }
 
     /// Classes extending or implementing `target` (by its last segment): the
