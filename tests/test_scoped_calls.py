@@ -18,11 +18,15 @@ from test_go_calls import calls
 
 FILES = {
     "app/models.py": '''from app import util
+from pkg import helper_fn
 
 
 class Base:
     def save(self):
         return 1
+
+    def base_only(self):
+        return helper_fn()
 
 
 class Model(Base):
@@ -32,6 +36,7 @@ class Model(Base):
         return util.slug("x")
 
     def clean(self):
+        self.base_only()
         return dict(a=1)
 
 
@@ -45,6 +50,8 @@ def build():
     m.save()
     return sorted([])
 ''',
+    "pkg/__init__.py": "from .impl import helper_fn\n",
+    "pkg/impl.py": "def helper_fn():\n    return 0\n",
     "app/util.py": '''def slug(s):
     return s.lower()
 
@@ -99,6 +106,9 @@ def test_calls_follow_what_they_select_from(indexer, tmp_path):
         ("app/models.py", "Model.save", "self.clean"): ("app/models.py", "Model.clean"),
         ("app/models.py", "Model.save", "util.slug"): ("app/util.py", "slug"),
         ("app/models.py", "Model.clean", "dict"): (None, None),
+        # inherited: the base class's method; a package's re-export: where it is defined
+        ("app/models.py", "Model.clean", "self.base_only"): ("app/models.py", "Base.base_only"),
+        ("app/models.py", "Base.base_only", "helper_fn"): ("pkg/impl.py", "helper_fn"),
         ("app/models.py", "Other.clean", "len"): (None, None),
         ("app/models.py", "build", "Model"): ("app/models.py", "Model"),
         ("app/models.py", "build", "m.save"): ("app/models.py", "Base.save"),
@@ -138,12 +148,29 @@ def oracle_checks(snap_dir: Path) -> dict[str, tuple[int, int]]:
     s = f"read_parquet('{snap_dir}/symbols.parquet')"
     f = f"read_parquet('{snap_dir}/files.parquet')"
     out = {}
-    # `self.m()` / `this.m()` / `Self::m()`: the target is a member of the caller's own class.
-    out["self calls land in the caller's class"] = con.execute(f"""
-        SELECT count(*), count(*) FILTER (WHERE regexp_extract(t.container, '([^.]+)$', 1) IS DISTINCT FROM regexp_extract(e.src_symbol, '([^.]+)\\.[^.]+$', 1))
+    # `self.m()` / `this.m()` / `Self::m()`: the target is a member of the caller's own class
+    # or of one of its ancestors (by the `extends` edges, by name).
+    bases: dict[str, set[str]] = {}
+    for cls, base in con.execute(f"SELECT src_symbol, dst_name FROM {e} WHERE kind = 'extends' AND src_symbol IS NOT NULL").fetchall():
+        bases.setdefault(cls.rsplit(".", 1)[-1], set()).add(base.split("[")[0].split("<")[0].replace("::", ".").rsplit(".", 1)[-1])
+
+    def ancestors(c: str) -> set[str]:
+        out, todo = {c}, [c]
+        while todo:
+            for b in bases.get(todo.pop(), ()):
+                if b not in out:
+                    out.add(b)
+                    todo.append(b)
+        return out
+
+    rows = con.execute(f"""
+        SELECT e.src_symbol, t.container
         FROM {e} e JOIN {s} t ON t.symbol_id = e.dst_symbol_id
         WHERE e.kind = 'calls' AND (e.dst_name LIKE 'self.%' OR e.dst_name LIKE 'this.%' OR e.dst_name LIKE 'Self::%')
-          AND e.dst_name NOT LIKE '%.%.%' AND e.src_symbol LIKE '%.%'""").fetchone()
+          AND e.dst_name NOT LIKE '%.%.%' AND e.src_symbol LIKE '%.%'""").fetchall()
+    wrong = sum(1 for src, cont in rows
+                if (cont or "").rsplit(".", 1)[-1] not in ancestors(src.rsplit(".", 2)[-2]))
+    out["self calls land in the caller's class or an ancestor"] = (len(rows), wrong)
     # `super()` calls never resolve to the calling method itself (nor anywhere: the base is not known).
     out["super calls stay unresolved"] = con.execute(f"""
         SELECT count(*), count(*) FILTER (WHERE e.resolved)

@@ -462,9 +462,11 @@ fn find_scoped_call(
     let file = |r: &SymRef| &idx.files[r.0 as usize];
     let fam = family(f.lang);
     let same_family = |r: &SymRef| family(file(r).lang) == fam;
+    // Methods only: a function in an inline module or another function
+    // (`tests.roundtrip`, `outer.inner`) is not a member.
     let is_member = |r: &SymRef| {
         let s = sym(r);
-        s.kind == "method" || s.kind == "constructor" || s.qname.contains('.')
+        s.kind == "method" || s.kind == "constructor"
     };
     let callable =
         |r: &SymRef| kind_ok(sym(r).kind, false) && same_family(r) && sym(r).kind != "method";
@@ -493,6 +495,24 @@ fn find_scoped_call(
         }
         if let Some(r) = cands.iter().filter(bare).find(|r| imported.contains(&r.0)) {
             return Some(*r);
+        }
+        // A package the file imports (`from django.db.models import Q` names
+        // its `__init__.py`, which re-exports `Q`): the only definition of
+        // the name under that package's directory.
+        for &imp in imported {
+            let p = &idx.files[imp as usize].path;
+            let base = p.rsplit('/').next().unwrap_or(p);
+            if base.starts_with("__init__.") || base.starts_with("index.") {
+                let prefix = format!("{}/", dir_of(p));
+                let under: Vec<&SymRef> = cands
+                    .iter()
+                    .filter(bare)
+                    .filter(|r| file(r).path.starts_with(&prefix))
+                    .collect();
+                if under.len() == 1 {
+                    return Some(*under[0]);
+                }
+            }
         }
         for d in imported_dirs {
             if let Some(r) = cands
@@ -541,14 +561,55 @@ fn find_scoped_call(
         "self" | "this" | "cls" | "Self" => {
             let ty = own_type?;
             let mut own = cands.iter().filter(|r| member_of(&ty, r));
-            let first = own.clone().find(|r| r.0 == fi).copied();
-            return first.or_else(|| {
-                if rust {
-                    own.find(|r| top(&file(r).path) == top(&f.path)).copied()
-                } else {
-                    None
+            if let Some(r) = own.clone().find(|r| r.0 == fi) {
+                return Some(*r);
+            }
+            if rust {
+                return own.find(|r| top(&file(r).path) == top(&f.path)).copied();
+            }
+            // Python, JS/TS: the class's bases, by the `extends` edges of the
+            // file defining each (the nearest definition wins, as in an MRO).
+            let class_q = src_symbol?.rsplit_once('.')?.0.to_string();
+            let find_class = |n: &str, near: u32| -> Option<SymRef> {
+                let v: Vec<&SymRef> = idx
+                    .by_name
+                    .get(n)?
+                    .iter()
+                    .filter(|r| kind_ok(sym(r).kind, true) && same_family(r))
+                    .collect();
+                let near_dir = dir_of(&idx.files[near as usize].path);
+                v.iter()
+                    .find(|r| r.0 == near)
+                    .or_else(|| v.iter().find(|r| dir_of(&file(r).path) == near_dir))
+                    .or_else(|| (v.len() == 1).then(|| &v[0]))
+                    .map(|r| **r)
+            };
+            let mut frontier: Vec<(u32, String)> = vec![(fi, class_q)];
+            let mut seen: std::collections::HashSet<(u32, String)> = Default::default();
+            for _ in 0..6 {
+                let mut next = Vec::new();
+                for (cf, cq) in frontier {
+                    if !seen.insert((cf, cq.clone())) {
+                        continue;
+                    }
+                    let ty = cq.rsplit('.').next().unwrap_or(&cq);
+                    if let Some(r) = cands.iter().find(|r| r.0 == cf && member_of(ty, r)) {
+                        return Some(*r);
+                    }
+                    for e in idx.files[cf as usize].edges.iter().filter(|e| {
+                        e.kind == "extends" && e.src_symbol.as_deref() == Some(cq.as_str())
+                    }) {
+                        if let Some(b) = find_class(simple_name(&e.dst_name), cf) {
+                            next.push((b.0, sym(&b).qname.to_string()));
+                        }
+                    }
                 }
-            });
+                if next.is_empty() {
+                    break;
+                }
+                frontier = next;
+            }
+            return None;
         }
         _ if q.starts_with("super") && !q.contains("::") => return None,
         _ => {}
@@ -565,13 +626,20 @@ fn find_scoped_call(
         let crate_of = top(&f.path);
         let in_crate = |r: &&SymRef| top(&file(r).path) == crate_of;
         if q_last.starts_with(|c: char| c.is_ascii_uppercase()) {
-            // `Type::f`: a member of that type, in the caller's crate first.
+            // `Type::f`: a member of that type in the caller's crate, or in
+            // the crate the path names (`regex::Regex::new`); a type of
+            // another crate by name alone is often std's (`AtomicUsize`).
+            let named_crate = |r: &&SymRef| {
+                let h = head.replace('_', "-");
+                let t = top(&file(r).path);
+                q.contains("::") && (t == h || t.starts_with(&format!("{h}-")))
+            };
             let mut m = cands.iter().filter(|r| member_of(q_last, r));
             return m
                 .clone()
                 .find(|r| r.0 == fi)
                 .or_else(|| m.clone().find(in_crate))
-                .or_else(|| m.next())
+                .or_else(|| m.find(named_crate))
                 .copied();
         }
         // `module::f`: a free function of a file or directory named so.
