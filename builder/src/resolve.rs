@@ -485,13 +485,14 @@ fn find_scoped_call(
     let Some(q) = qual else {
         // A bare call: the file, its imports, (Rust) its module directory.
         let bare = |r: &&SymRef| callable(r) && !(rust && is_member(r));
+        if rust && RUST_PRELUDE.contains(&name) {
+            // std's macros and prelude functions and variants: a crate's own
+            // item of the name (a test helper, `type Ok = …`, a nested
+            // `fn assert`) is not what `assert_eq!` or `Ok(…)` calls.
+            return None;
+        }
         if let Some(r) = cands.iter().filter(bare).find(|r| r.0 == fi) {
             return Some(*r);
-        }
-        if rust && RUST_PRELUDE.contains(&name) {
-            // std's macros and prelude functions: a crate's own definition
-            // of the name (a test helper) is not what `assert_eq!` calls.
-            return None;
         }
         if let Some(r) = cands.iter().filter(bare).find(|r| imported.contains(&r.0)) {
             return Some(*r);
