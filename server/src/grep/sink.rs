@@ -19,37 +19,43 @@ impl Compiled {
             path: &f.path,
             out: Vec::new(),
             pending_before: Vec::new(),
-            deadline: Instant::now() + self.req.per_file_limit.unwrap_or(PER_FILE_LIMIT),
+            deadline: self.file_deadline(),
             cut: false,
         };
-        let mut searcher: Searcher = self.searcher.build();
-        // Errors cannot happen on in-memory slices with this sink.
-        let _ = f.with_bytes(|b| searcher.search_slice(&self.matcher, b, &mut sink));
-        if sink.cut {
-            self.cut_files
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        }
+        self.scan(f, &mut sink);
+        self.note_cut(sink.cut);
         sink.out
     }
-}
 
-impl Compiled {
     /// How many matches `search_file` would return in one file (respecting
     /// max_count), without building them: `count_only`'s pass over every
     /// candidate file.
     pub fn count_file(&self, f: &FileEntry) -> u64 {
         let mut sink = Count {
             n: 0,
-            deadline: Instant::now() + self.req.per_file_limit.unwrap_or(PER_FILE_LIMIT),
+            deadline: self.file_deadline(),
             cut: false,
         };
+        self.scan(f, &mut sink);
+        self.note_cut(sink.cut);
+        sink.n
+    }
+
+    fn file_deadline(&self) -> Instant {
+        Instant::now() + self.req.per_file_limit.unwrap_or(PER_FILE_LIMIT)
+    }
+
+    fn scan<S: Sink>(&self, f: &FileEntry, mut sink: S) {
         let mut searcher: Searcher = self.searcher.build();
+        // Errors cannot happen on in-memory slices with these sinks.
         let _ = f.with_bytes(|b| searcher.search_slice(&self.matcher, b, &mut sink));
-        if sink.cut {
+    }
+
+    fn note_cut(&self, cut: bool) {
+        if cut {
             self.cut_files
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
-        sink.n
     }
 }
 
