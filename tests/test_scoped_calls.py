@@ -51,7 +51,10 @@ def build():
     return sorted([])
 ''',
     "pkg/__init__.py": "from .impl import helper_fn\n",
-    "pkg/impl.py": "def helper_fn():\n    return 0\n",
+    "pkg/impl.py": "def helper_fn():\n    return 0\n\n\ndef render():\n    return 1\n",
+    # `render` comes from a package outside the repository; `pkg`, imported
+    # for another name, does not supply it.
+    "app/views.py": "from pkg import helper_fn\nfrom jinja2 import render\n\n\ndef show():\n    return render(helper_fn())\n",
     "app/util.py": '''def slug(s):
     return s.lower()
 
@@ -90,6 +93,18 @@ pub fn drop<T>(_x: T) {}
     "src/tests_support.rs": '''#[macro_export]
 macro_rules! assert_eq { ($a:expr, $b:expr) => {}; }
 ''',
+    # Macros are scoped by the crate, and a macro call names only a macro:
+    # syn's `Token![fn]` is its macro, not its trait `Token`.
+    "src/macros.rs": '''macro_rules! tri { ($e:expr) => { $e }; }
+macro_rules! Token { ($t:tt) => { () }; }
+''',
+    "src/token.rs": "pub trait Token {}\n",
+    "src/de/mod.rs": "pub fn parse() { let _ = tri!(1); let _ = Token![fn]; }\n",
+    "other/Cargo.toml": '[package]\nname = "other"\nversion = "0.1.0"\n',
+    "other/src/lib.rs": '''macro_rules! tri { ($e:expr) => { $e }; }
+pub fn f() { tri!(2); }
+pub fn g() { tri(3); }
+''',
 }
 
 
@@ -110,6 +125,8 @@ def test_calls_follow_what_they_select_from(indexer, tmp_path):
         ("app/models.py", "Model.clean", "self.base_only"): ("app/models.py", "Base.base_only"),
         ("app/models.py", "Base.base_only", "helper_fn"): ("pkg/impl.py", "helper_fn"),
         ("app/models.py", "Other.clean", "len"): (None, None),
+        ("app/views.py", "show", "helper_fn"): ("pkg/impl.py", "helper_fn"),
+        ("app/views.py", "show", "render"): (None, None),
         ("app/models.py", "build", "Model"): ("app/models.py", "Model"),
         ("app/models.py", "build", "m.save"): ("app/models.py", "Base.save"),
         ("app/models.py", "build", "sorted"): (None, None),
@@ -118,7 +135,11 @@ def test_calls_follow_what_they_select_from(indexer, tmp_path):
         ("web/app.js", "dict", "Math.max"): (None, None),
         # Rust
         ("src/lib.rs", "Regex.run", "self.check"): ("src/lib.rs", "Regex.check"),
-        ("src/lib.rs", "Regex.run", "assert_eq"): (None, None),
+        ("src/lib.rs", "Regex.run", "assert_eq!"): (None, None),
+        ("src/de/mod.rs", "parse", "tri!"): ("src/macros.rs", "tri"),
+        ("src/de/mod.rs", "parse", "Token!"): ("src/macros.rs", "Token"),
+        ("other/src/lib.rs", "f", "tri!"): ("other/src/lib.rs", "tri"),
+        ("other/src/lib.rs", "g", "tri"): (None, None),
         ("src/lib.rs", "Regex.run", "Vec::new"): (None, None),
         ("src/lib.rs", "Builder.build", "util::helper"): ("src/util.rs", "helper"),
         ("src/lib.rs", "Builder.build", "Regex::new"): ("src/lib.rs", "Regex.new"),
@@ -186,9 +207,15 @@ def oracle_checks(snap_dir: Path) -> dict[str, tuple[int, int]]:
         SELECT count(*), count(*) FILTER (WHERE e.resolved AND t.path IS DISTINCT FROM e.src_path)
         FROM {e} e JOIN {f} a ON a.path = e.src_path LEFT JOIN {s} t ON t.symbol_id = e.dst_symbol_id
         WHERE e.kind = 'calls' AND (
-            (a.language = 'rust' AND (regexp_matches(e.dst_name, '^(std|core|alloc)::') OR e.dst_name IN ('assert_eq', 'assert', 'assert_ne', 'vec', 'format', 'println', 'write', 'writeln', 'panic', 'debug_assert', 'debug_assert_eq', 'unreachable', 'matches', 'Vec::new', 'String::new', 'Box::new', 'Arc::new', 'Rc::new', 'drop')))
+            (a.language = 'rust' AND (regexp_matches(e.dst_name, '^(std|core|alloc)::') OR e.dst_name IN ('assert_eq!', 'assert!', 'assert_ne!', 'vec!', 'format!', 'println!', 'write!', 'writeln!', 'panic!', 'debug_assert!', 'debug_assert_eq!', 'unreachable!', 'matches!', 'Vec::new', 'String::new', 'Box::new', 'Arc::new', 'Rc::new', 'drop')))
             OR (a.language = 'python' AND e.dst_name IN ('len', 'dict', 'list', 'set', 'str', 'int', 'isinstance', 'getattr', 'setattr', 'hasattr', 'sorted', 'super', 'print', 'repr', 'dir', 'iter', 'next', 'tuple', 'type', 'zip', 'any', 'all', 'min', 'max', 'sum', 'range', 'enumerate', 'callable', 'hash', 'id', 'vars', 'bool', 'float', 'object', 'frozenset', 'bytes'))
         )""").fetchone()
+    # Rust: a macro call (`m!`) resolves to a macro, and a macro only to a macro call.
+    out["macro calls land on macros, and only they"] = con.execute(f"""
+        SELECT count(*), count(*) FILTER (WHERE ends_with(e.dst_name, '!') != (t.kind = 'macro'))
+        FROM {e} e JOIN {s} t ON t.symbol_id = e.dst_symbol_id JOIN {f} a ON a.path = e.src_path
+        WHERE e.kind = 'calls' AND a.language = 'rust'
+          AND (ends_with(e.dst_name, '!') OR t.kind = 'macro')""").fetchone()
     # A bare call `f()` never resolves to a method.
     out["bare calls never land on a method"] = con.execute(f"""
         SELECT count(*), count(*) FILTER (WHERE t.kind = 'method')

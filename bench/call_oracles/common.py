@@ -23,5 +23,6 @@ def line_of(files, path, line):
 
 
 def last_ident(s):
+    s = s.rstrip('!')  # a Rust macro call is written `m!` (feature 13)
     m = re.search(r'[A-Za-z_$][\w$]*$', s)
     return m.group(0) if m else s

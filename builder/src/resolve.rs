@@ -193,6 +193,9 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
     // Imports first: their targets guide name resolution.
     let mut imported: Vec<u32> = Vec::new();
     let mut imported_dirs: Vec<String> = Vec::new();
+    // Python: the package (`__init__.py`) each `from P import X` names, with
+    // `X`: a bare `X()` is looked up under that package only.
+    let mut named_pkgs: Vec<(u32, &str)> = Vec::new();
     // Go: the name a file calls each imported package by, and its directory.
     let mut go_names: HashMap<&str, Option<String>> = HashMap::new();
     for e in f.edges.iter().filter(|e| e.kind == "imports") {
@@ -202,7 +205,13 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
         }
         if let Some(d) = &dst {
             match idx.paths.get(d.as_str()) {
-                Some(&i) => imported.push(i),
+                Some(&i) => {
+                    imported.push(i);
+                    if f.lang == Lang::Python {
+                        let name = e.dst_name.rsplit('.').next().unwrap_or(&e.dst_name);
+                        named_pkgs.push((i, name));
+                    }
+                }
                 None => imported_dirs.push(d.clone()),
             }
         }
@@ -247,8 +256,11 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
                     f,
                     &e.dst_name,
                     e.src_symbol.as_deref(),
-                    &imported,
-                    &imported_dirs,
+                    &FileImports {
+                        files: &imported,
+                        dirs: &imported_dirs,
+                        named_pkgs: &named_pkgs,
+                    },
                 )
             } else {
                 find_symbol(idx, fi, f, name, class_like, &imported, &imported_dirs)
@@ -429,6 +441,14 @@ fn family(l: Lang) -> u8 {
     }
 }
 
+/// What a file's imports resolved to: files, package directories, and
+/// (Python) each package with the name a `from P import X` takes from it.
+struct FileImports<'a> {
+    files: &'a [u32],
+    dirs: &'a [String],
+    named_pkgs: &'a [(u32, &'a str)],
+}
+
 /// A call in Python, JavaScript/TypeScript or Rust, by the language's
 /// scoping as far as names tell it; a call it cannot place stays
 /// unresolved rather than land on an unrelated definition of the same name.
@@ -437,7 +457,10 @@ fn family(l: Lang) -> u8 {
 ///   file it imports, or (Rust: its module's directory; JS/TS and Python
 ///   import what they call) — no repository-wide guess, so builtins,
 ///   the standard library and std macros (`len`, `dict`, `vec!`,
-///   `assert_eq!`, `drop`) stay unresolved.
+///   `assert_eq!`, `drop`) stay unresolved. A Python package lends a
+///   name to `f()` only through `from P import f`.
+/// - `m!()` (Rust): a macro only: one a `use` names, else the caller's
+///   crate's own (`macro_rules!` is scoped by the crate, not by `use`).
 /// - `self.m()`, `this.m()`, `cls.m()`, `Self::m()`: a member `m` of the
 ///   calling method's own class or type (in any file, for Rust's impls).
 /// - `super().m()`, `super.m()`: unresolved (the base is not known here).
@@ -455,9 +478,9 @@ fn find_scoped_call(
     f: &FileFacts,
     written: &str,
     src_symbol: Option<&str>,
-    imported: &[u32],
-    imported_dirs: &[String],
+    imports: &FileImports,
 ) -> Option<SymRef> {
+    let (imported, imported_dirs, named_pkgs) = (imports.files, imports.dirs, imports.named_pkgs);
     let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
     let file = |r: &SymRef| &idx.files[r.0 as usize];
     let fam = family(f.lang);
@@ -480,8 +503,22 @@ fn find_scoped_call(
             None => (None, written),
         },
     };
+    // A macro call (`tri!`, `Token![fn]`) names a macro, and a macro is all
+    // it can name; a call without `!` never lands on a macro.
+    let is_macro = name.ends_with('!');
     let name = name.trim_end_matches('!');
-    let cands = idx.by_name.get(name)?;
+    let all = idx.by_name.get(name)?;
+    let cands_vec: Vec<SymRef>;
+    let cands: &[SymRef] = if rust {
+        cands_vec = all
+            .iter()
+            .filter(|r| (sym(r).kind == "macro") == is_macro)
+            .copied()
+            .collect();
+        &cands_vec
+    } else {
+        all
+    };
     let Some(q) = qual else {
         // A bare call: the file, its imports, (Rust) its module directory.
         let bare = |r: &&SymRef| callable(r) && !(rust && is_member(r));
@@ -494,13 +531,52 @@ fn find_scoped_call(
         if let Some(r) = cands.iter().filter(bare).find(|r| r.0 == fi) {
             return Some(*r);
         }
+        if rust && is_macro {
+            // `macro_rules!` is scoped by the crate (textual order and
+            // `#[macro_use]`/`#[macro_export]`): a `use` naming it (not any
+            // import of its file: serde_json's `tri!` is not serde's), else
+            // the crate's own macro of the name. Never another crate's by
+            // name alone.
+            let named = format!("::{name}");
+            let uses_it = f
+                .edges
+                .iter()
+                .any(|e| e.kind == "imports" && e.dst_name.ends_with(&named));
+            if uses_it {
+                if let Some(r) = cands.iter().find(|r| imported.contains(&r.0)) {
+                    return Some(*r);
+                }
+            }
+            let crate_of = top(&f.path);
+            let mine: Vec<&SymRef> = cands
+                .iter()
+                .filter(|r| top(&file(r).path) == crate_of)
+                .collect();
+            if mine.len() == 1 {
+                return Some(*mine[0]);
+            }
+            // Several: `cfg` alternatives of one macro (clap's `debug!` with
+            // and without its feature), or module-local ones: the caller's
+            // directory's, else the first.
+            let here = dir_of(&f.path);
+            return mine
+                .iter()
+                .find(|r| dir_of(&file(r).path) == here)
+                .or(mine.first())
+                .map(|r| **r);
+        }
         if let Some(r) = cands.iter().filter(bare).find(|r| imported.contains(&r.0)) {
             return Some(*r);
         }
         // A package the file imports (`from django.db.models import Q` names
         // its `__init__.py`, which re-exports `Q`): the only definition of
-        // the name under that package's directory.
+        // the name under that package's directory. In Python, only the
+        // import that names it (`from P import Q`) counts: another package
+        // the file imports is not where its `Q` comes from.
         for &imp in imported {
+            if f.lang == Lang::Python && !named_pkgs.contains(&(imp, name)) {
+                continue;
+            }
             let p = &idx.files[imp as usize].path;
             let base = p.rsplit('/').next().unwrap_or(p);
             if base.starts_with("__init__.") || base.starts_with("index.") {

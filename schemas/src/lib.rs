@@ -48,6 +48,11 @@
 //!   calls and names the repository does not define (builtins, std, std
 //!   macros) stay unresolved, a bare call never lands on a method, and no
 //!   call crosses language families.
+//! - schema 1, feature 13: a Rust macro call's `dst_name` ends in `!`
+//!   (`tri!`, `Token!`) and resolves only to a macro, within the caller's
+//!   crate; the items inside an item-level macro call's body (`cfg_rt! {
+//!   pub fn spawn … }`) are symbols and chunks; a Python `from P import X`
+//!   lends its package to `X()` alone.
 
 use std::sync::Arc;
 
@@ -75,7 +80,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 12;
+pub const FEATURE_VERSION: u32 = 13;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -156,18 +156,32 @@ pub fn parse_tree(lang: Lang, src: &[u8]) -> Option<Tree> {
 
 /// Extract symbols, references and raw edges from a parsed file.
 pub fn extract(lang: Lang, path: &str, src: &[u8], tree: &Tree) -> Parsed {
-    let names = kind_names(lang);
     let mut walk = Walk {
         rules: rules(lang),
+        lang,
         path,
         src,
+        base: 0,
         scopes: Vec::new(),
         def_names: HashSet::new(),
         callees: HashSet::new(),
         import_end: 0,
         out: Parsed::default(),
     };
-    let mut cursor = tree.walk();
+    walk_tree(&mut walk, tree.root_node(), 0);
+    fix_parents(&mut walk.out.symbols);
+    walk.out
+}
+
+/// How deep item-level macro bodies are parsed as items (`cfg_rt! {
+/// cfg_net! { … } }`).
+const MACRO_NESTING: u8 = 3;
+
+/// Walk one tree (the file's, or a macro body's parsed as items, whose
+/// nodes keep the file's byte offsets) from `root`, iteratively.
+fn walk_tree(walk: &mut Walk, root: Node, nest: u8) {
+    let names = kind_names(walk.lang);
+    let mut cursor = root.walk();
     // Ancestors of the current node (Node::parent is O(depth) in tree-sitter).
     let mut anc: Vec<Node> = Vec::new();
     loop {
@@ -175,30 +189,114 @@ pub fn extract(lang: Lang, path: &str, src: &[u8], tree: &Tree) -> Parsed {
         if node.start_byte() >= walk.import_end {
             walk.import_end = 0;
         }
+        let mut descend = true;
         // Anonymous nodes (keywords, punctuation) define, import, call and name nothing.
         if node.is_named() {
             let kind = names.get(node.kind_id() as usize).copied().unwrap_or("");
             walk.visit(node, kind, &anc);
+            if kind == "token_tree" && nest < MACRO_NESTING && walk.lang == Lang::Rust {
+                if let Some(sub) = macro_items(node, &anc, walk.src) {
+                    // Its tokens are walked as the items they are, once.
+                    let base = walk.base;
+                    walk.base = base + anc.len() + 1;
+                    walk_tree(walk, sub.root_node(), nest + 1);
+                    walk.base = base;
+                    descend = false;
+                }
+            }
         }
-        if cursor.goto_first_child() {
+        if descend && cursor.goto_first_child() {
             anc.push(node);
             continue;
         }
         loop {
             // Scopes opened at this depth or below end with their node.
-            while walk.scopes.last().is_some_and(|s| s.depth >= anc.len()) {
+            while walk
+                .scopes
+                .last()
+                .is_some_and(|s| s.depth >= walk.base + anc.len())
+            {
                 walk.scopes.pop();
+            }
+            if anc.is_empty() {
+                return;
             }
             if cursor.goto_next_sibling() {
                 break;
             }
-            if !cursor.goto_parent() {
-                fix_parents(&mut walk.out.symbols);
-                return walk.out;
-            }
+            cursor.goto_parent();
             anc.pop();
         }
     }
+}
+
+/// The body of an item-level Rust macro call (`cfg_rt! { pub fn spawn … }`,
+/// `thread_local!(static X: …)`), parsed as items when it is exactly that:
+/// tree-sitter keeps a macro's body as a token tree, so the functions and
+/// types tokio, std-like crates and `cfg_if`-free code define inside one
+/// would have no symbols. A body that does not parse cleanly as items
+/// (`cfg_if!`'s `if #[cfg]`, `lazy_static!`'s `static ref`) stays tokens.
+fn macro_items(tt: Node, anc: &[Node], src: &[u8]) -> Option<Tree> {
+    let (call, parent) = match anc {
+        [.., p, c] => (c, p),
+        _ => return None,
+    };
+    if call.kind() != "macro_invocation"
+        || !matches!(parent.kind(), "source_file" | "declaration_list")
+    {
+        return None;
+    }
+    let open = tt.child(0)?;
+    let close = tt.child(tt.child_count().checked_sub(1)?)?;
+    if !matches!(open.kind(), "{" | "(") || close.start_byte() <= open.end_byte() {
+        return None;
+    }
+    let range = tree_sitter::Range {
+        start_byte: open.end_byte(),
+        end_byte: close.start_byte(),
+        start_point: open.end_position(),
+        end_point: close.start_position(),
+    };
+    let grammar = Lang::Rust.grammar()?;
+    let tree = PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let idx = match parsers.iter().position(|(l, _)| *l == Lang::Rust) {
+            Some(i) => i,
+            None => {
+                let mut p = Parser::new();
+                p.set_language(&grammar).ok()?;
+                parsers.push((Lang::Rust, p));
+                parsers.len() - 1
+            }
+        };
+        let p = &mut parsers[idx].1;
+        p.reset();
+        p.set_included_ranges(&[range]).ok()?;
+        let t = p.parse(src, None);
+        // An empty list is the whole document again, for the next file.
+        let _ = p.set_included_ranges(&[]);
+        t
+    })?;
+    let root = tree.root_node();
+    let items = root.named_child_count() > 0
+        && !root.has_error()
+        && (0..root.named_child_count()).all(|i| {
+            root.named_child(i as u32).is_some_and(|c| {
+                c.kind().ends_with("_item")
+                    || matches!(
+                        c.kind(),
+                        "line_comment"
+                            | "block_comment"
+                            | "attribute_item"
+                            | "inner_attribute_item"
+                            | "use_declaration"
+                            | "macro_invocation"
+                            | "macro_definition"
+                            | "empty_statement"
+                    )
+            })
+        });
+    items.then_some(tree)
 }
 
 /// Link each symbol to its container's id when the container is a symbol of this file.
@@ -228,8 +326,12 @@ struct Scope {
 /// The state of one file's walk.
 struct Walk<'s> {
     rules: &'static LangRules,
+    lang: Lang,
     path: &'s str,
     src: &'s [u8],
+    /// Depth of the tree being walked's root in the file's tree (a macro
+    /// body's items sit below their call): scopes record absolute depths.
+    base: usize,
     scopes: Vec<Scope>,
     /// Start bytes of definition names (not references).
     def_names: HashSet<usize>,
@@ -262,7 +364,7 @@ impl<'s> Walk<'s> {
         } else if let Some(rule) = rules.scopes.iter().find(|r| r.node == kind) {
             if let Some(name) = (rule.name)(&at, &mut self.out.edges) {
                 self.scopes.push(Scope {
-                    depth: anc.len(),
+                    depth: self.base + anc.len(),
                     qname: Arc::from(name),
                     symbol_id: None,
                     class_like: true,
@@ -283,10 +385,15 @@ impl<'s> Walk<'s> {
             let name = text(callee, self.src);
             if !name.is_empty() {
                 self.callees.insert(callee.start_byte());
-                let dst_name = match rules.qualified_calls {
+                let mut dst_name = match rules.qualified_calls {
                     true => qualified_callee(&at, callee, name, self.src),
                     false => name.to_string(),
                 };
+                // A Rust macro call is written `name!`: it names a macro, not
+                // the function, trait or type of that name (`Token![fn]`).
+                if kind == "macro_invocation" {
+                    dst_name.push('!');
+                }
                 self.out.edges.push(RawEdge {
                     kind: "calls",
                     src_symbol: self.enclosing(),
@@ -363,7 +470,7 @@ impl<'s> Walk<'s> {
         (self.rules.def_edges)(at, &mut edges);
         if def.opens_scope {
             self.scopes.push(Scope {
-                depth: at.anc.len(),
+                depth: self.base + at.anc.len(),
                 qname: Arc::from(qualified_name),
                 symbol_id: Some(id),
                 class_like: def.class_like,

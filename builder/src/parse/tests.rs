@@ -206,3 +206,41 @@ fn rules_name_only_kinds_of_their_grammars() {
         assert!(kinds.is_empty(), "{lang:?}: no node kinds {kinds:?}");
     }
 }
+
+/// Items inside an item-level macro call's body (tokio's `cfg_rt! { pub fn
+/// spawn … }`) are definitions, in the scope the call sits in, with their
+/// own lines, docs and calls; a body that is not items stays tokens.
+#[test]
+fn rust_items_inside_item_level_macros() {
+    let src = "cfg_rt! {\n    /// Spawns a task.\n    pub fn spawn(x: u32) -> u32 { helper(x) }\n    cfg_net! {\n        pub struct Tcp;\n    }\n}\nimpl S {\n    cfg_io! {\n        pub fn read(&self) {}\n    }\n}\nthread_local! {\n    static KEY: u32 = 1;\n}\ncfg_if! {\n    if #[cfg(unix)] { fn unix_only() {} }\n}\nfn main() { println!(\"{}\", 1); }\n";
+    let p = run(Lang::Rust, src);
+    let find = |q: &str| p.symbols.iter().find(|s| s.qualified_name == q);
+    let spawn = find("spawn").expect("spawn inside cfg_rt!");
+    assert_eq!((spawn.kind, spawn.name_line), ("function", 3));
+    assert_eq!(spawn.doc.as_deref(), Some("Spawns a task."));
+    assert_eq!(
+        find("Tcp").map(|s| (s.kind, s.name_line)),
+        Some(("struct", 5))
+    );
+    assert_eq!(find("S.read").map(|s| s.kind), Some("method"));
+    assert_eq!(find("KEY").map(|s| s.kind), Some("constant"));
+    assert!(find("unix_only").is_none(), "cfg_if!'s body is not items");
+    assert!(p.edges.iter().any(|e| e.kind == "calls"
+        && e.dst_name == "helper"
+        && e.src_symbol.as_deref() == Some("spawn")));
+    assert!(p
+        .edges
+        .iter()
+        .any(|e| e.kind == "calls" && e.dst_name == "cfg_rt!"));
+    assert!(p
+        .edges
+        .iter()
+        .any(|e| e.kind == "calls" && e.dst_name == "println!"));
+    // Each identifier is at most one reference, not one per walk.
+    let mut at: Vec<u64> = p.references.iter().map(|r| r.start_byte).collect();
+    let n = at.len();
+    at.sort();
+    at.dedup();
+    assert_eq!(at.len(), n, "{:?}", p.references);
+    assert!(p.references.iter().any(|r| r.name == "x"));
+}

@@ -53,12 +53,13 @@ impl Store {
     /// site, `symbol` the calling symbol ("" at file level), `name` the
     /// callee as written. By repo, path, line; at most 2000.
     pub fn callers(&self, target: &str, repos: &[String]) -> Result<Vec<LocatedRow>, ToolError> {
-        let last = last_segment(target);
+        // A Rust macro call is written `m!` (feature 13): `m` and `m!` both find it.
+        let last = last_segment(target).trim_end_matches('!').to_string();
         let rs = repos_in(repos);
         let t = Value::Text(last.clone());
         let dotted = Value::Text(format!(".{last}"));
         let pathed = Value::Text(format!("::{last}"));
-        let sql = format!("SELECT repo, src_path, line, coalesce(src_symbol, ''), dst_name FROM edges WHERE kind = 'calls' AND (dst_name = ? OR ends_with(dst_name, ?) OR ends_with(dst_name, ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line, 4, 5 LIMIT 2000");
+        let sql = format!("SELECT repo, src_path, line, coalesce(src_symbol, ''), dst_name FROM edges WHERE kind = 'calls' AND (rtrim(dst_name, '!') = ? OR ends_with(rtrim(dst_name, '!'), ?) OR ends_with(rtrim(dst_name, '!'), ?)) AND repo IN ({rs}) ORDER BY repo, src_path, line, 4, 5 LIMIT 2000");
         Ok(located(self.rows(&sql, &[t, dotted, pathed])?))
     }
 
