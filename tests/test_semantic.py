@@ -713,18 +713,21 @@ def test_a_how_question_lets_files_vote(server_bin, sem_snap, sem_tree):
     """A "how ..." question asks for a mechanism, which a file holds: in
     hybrid mode each file's best chunk scores the fusion of the file's best
     rank in each list. `django/utils/http.py` (quote_etag, the urllib quote
-    helpers) comes first, where chunk-level fusion put `URLField` of
-    `django/forms/fields.py` (no quoting at all) first: the stage is what
-    does it (`CODE_INDEX_RANK=-filevote`), and ripgrep says which file is
-    about quoting."""
+    helpers) comes first, and ripgrep says which file is about quoting.
+    Without the stage (`CODE_INDEX_RANK=-filevote`) the first file depends
+    on the CPU's int8 kernels: on an AVX-512 VNNI machine chunk-level fusion
+    put `URLField` of `django/forms/fields.py` (no quoting at all) first, on
+    a plain AVX-512 one `http.py`; where they differ, the vote overturns a
+    file without quoting."""
     def first(q: str, env: dict) -> str:
         return search_code(server_bin, sem_snap.dir, q, "hybrid", 5, env)[0]["path"]
 
     q = "how does url quoting work"
     voted, chunked = first(q, {}), first(q, {"CODE_INDEX_RANK": "-filevote"})
-    assert (voted, chunked) == ("django/utils/http.py", "django/forms/fields.py")
+    assert voted == "django/utils/http.py", (voted, chunked)
     assert rg(sem_tree, "-i", "-e", "quot", voted), voted
-    assert not rg(sem_tree, "-i", "-e", "quot", chunked), chunked
+    if chunked != voted:
+        assert not rg(sem_tree, "-i", "-e", "quot", chunked), chunked
     # A description (not a question) is ranked as before.
     d = "Returns True if the host is either an exact match or a match to the wildcard pattern."
     assert first(d, {}) == first(d, {"CODE_INDEX_RANK": "-filevote"}) == "django/utils/http.py"

@@ -463,7 +463,8 @@ struct FileImports<'a> {
 ///   crate's own (`macro_rules!` is scoped by the crate, not by `use`).
 /// - `self.m()`, `this.m()`, `cls.m()`, `Self::m()`: a member `m` of the
 ///   calling method's own class or type (in any file, for Rust's impls).
-/// - `super().m()`, `super.m()`: unresolved (the base is not known here).
+/// - `super().m()`, `super.m()`: a member `m` of the nearest base class (by
+///   the `extends` edges), the caller's own class skipped.
 /// - `Type::f()` (Rust) and `Cls.f()` (a capitalized receiver): a member
 ///   `f` of a type of that name; `module::f()` and `mod.f()`: a function of
 ///   a file named for the module, in the caller's crate or top directory
@@ -635,19 +636,29 @@ fn find_scoped_call(
         .and_then(|s| s.rsplit_once('.'))
         .map(|(c, _)| c.rsplit(['.', ':']).next().unwrap_or(c).to_string());
     match q {
-        "self" | "this" | "cls" | "Self" => {
+        "self" | "this" | "cls" | "Self" | "super()" | "super" => {
+            // `super().m()` (Python), `super.m()` (JS/TS): the nearest base
+            // defining `m`, the caller's own class skipped.
+            let is_super = q.starts_with("super");
+            if is_super && rust {
+                return None;
+            }
             let ty = own_type?;
             let mut own = cands.iter().filter(|r| member_of(&ty, r));
-            if let Some(r) = own.clone().find(|r| r.0 == fi) {
-                return Some(*r);
-            }
-            if rust {
-                return own.find(|r| top(&file(r).path) == top(&f.path)).copied();
+            if !is_super {
+                if let Some(r) = own.clone().find(|r| r.0 == fi) {
+                    return Some(*r);
+                }
+                if rust {
+                    return own.find(|r| top(&file(r).path) == top(&f.path)).copied();
+                }
             }
             // Python, JS/TS: the class's bases, by the `extends` edges of the
             // file defining each (the nearest definition wins, as in an MRO).
             let class_q = src_symbol?.rsplit_once('.')?.0.to_string();
-            let find_class = |n: &str, near: u32| -> Option<SymRef> {
+            // In the file, the class of that name nearest in scope to the
+            // one naming it (two test methods may each define `class Renamed`).
+            let find_class = |n: &str, near: u32, from: &str| -> Option<SymRef> {
                 let v: Vec<&SymRef> = idx
                     .by_name
                     .get(n)?
@@ -655,28 +666,39 @@ fn find_scoped_call(
                     .filter(|r| kind_ok(sym(r).kind, true) && same_family(r))
                     .collect();
                 let near_dir = dir_of(&idx.files[near as usize].path);
+                let shared = |r: &&&SymRef| {
+                    let q = &*sym(r).qname;
+                    q.bytes()
+                        .zip(from.bytes())
+                        .take_while(|(a, b)| a == b)
+                        .count()
+                };
                 v.iter()
-                    .find(|r| r.0 == near)
+                    .filter(|r| r.0 == near)
+                    .max_by_key(|r| (shared(r), std::cmp::Reverse(sym(r).qname.len())))
                     .or_else(|| v.iter().find(|r| dir_of(&file(r).path) == near_dir))
                     .or_else(|| (v.len() == 1).then(|| &v[0]))
                     .map(|r| **r)
             };
             let mut frontier: Vec<(u32, String)> = vec![(fi, class_q)];
             let mut seen: std::collections::HashSet<(u32, String)> = Default::default();
-            for _ in 0..6 {
+            for level in 0..6 {
                 let mut next = Vec::new();
                 for (cf, cq) in frontier {
                     if !seen.insert((cf, cq.clone())) {
                         continue;
                     }
                     let ty = cq.rsplit('.').next().unwrap_or(&cq);
-                    if let Some(r) = cands.iter().find(|r| r.0 == cf && member_of(ty, r)) {
+                    if let Some(r) = cands
+                        .iter()
+                        .find(|r| r.0 == cf && member_of(ty, r) && !(is_super && level == 0))
+                    {
                         return Some(*r);
                     }
                     for e in idx.files[cf as usize].edges.iter().filter(|e| {
                         e.kind == "extends" && e.src_symbol.as_deref() == Some(cq.as_str())
                     }) {
-                        if let Some(b) = find_class(simple_name(&e.dst_name), cf) {
+                        if let Some(b) = find_class(simple_name(&e.dst_name), cf, &cq) {
                             next.push((b.0, sym(&b).qname.to_string()));
                         }
                     }
@@ -688,7 +710,19 @@ fn find_scoped_call(
             }
             return None;
         }
-        _ if q.starts_with("super") && !q.contains("::") => return None,
+        // `super(Cls, self).m()` names where the search starts: only the
+        // caller's own class is followed here.
+        _ if q.starts_with("super") && !q.contains("::") => {
+            let own = own_type.as_deref().unwrap_or("");
+            let first = q
+                .strip_prefix("super(")
+                .and_then(|a| a.split([',', ')']).next())
+                .map(str::trim);
+            if first != Some(own) || own.is_empty() {
+                return None;
+            }
+            return find_scoped_call(idx, fi, f, &format!("super().{name}"), src_symbol, imports);
+        }
         _ => {}
     }
     let plain = !q.is_empty()

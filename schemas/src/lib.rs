@@ -52,7 +52,8 @@
 //!   (`tri!`, `Token!`) and resolves only to a macro, within the caller's
 //!   crate; the items inside an item-level macro call's body (`cfg_rt! {
 //!   pub fn spawn … }`) are symbols and chunks; a Python `from P import X`
-//!   lends its package to `X()` alone.
+//!   lends its package to `X()` alone; `super().m` / `super.m` resolve to
+//!   the nearest base class defining `m`.
 
 use std::sync::Arc;
 
