@@ -133,8 +133,8 @@ thread_local! {
     static PARSERS: std::cell::RefCell<Vec<(Lang, Parser)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Parse `src` with the grammar of `lang` (parsers are reused per thread).
-pub fn parse_tree(lang: Lang, src: &[u8]) -> Option<Tree> {
+/// Run `f` with this thread's parser for `lang` (created on first use).
+fn with_parser<T>(lang: Lang, f: impl FnOnce(&mut Parser) -> Option<T>) -> Option<T> {
     let grammar = lang.grammar()?;
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
@@ -148,10 +148,14 @@ pub fn parse_tree(lang: Lang, src: &[u8]) -> Option<Tree> {
             }
         };
         let p = &mut parsers[idx].1;
-        // A generous time budget per file: pathological inputs are chunked as text instead.
         p.reset();
-        p.parse(src, None)
+        f(p)
     })
+}
+
+/// Parse `src` with the grammar of `lang` (parsers are reused per thread).
+pub fn parse_tree(lang: Lang, src: &[u8]) -> Option<Tree> {
+    with_parser(lang, |p| p.parse(src, None))
 }
 
 /// Extract symbols, references and raw edges from a parsed file.
@@ -233,8 +237,7 @@ fn walk_tree(walk: &mut Walk, root: Node, nest: u8) {
 /// The body of an item-level Rust macro call (`cfg_rt! { pub fn spawn … }`,
 /// `thread_local!(static X: …)`), parsed as items when it is exactly that:
 /// tree-sitter keeps a macro's body as a token tree, so the functions and
-/// types tokio, std-like crates and `cfg_if`-free code define inside one
-/// would have no symbols. A body that does not parse cleanly as items
+/// types tokio and others define inside one would have no symbols. A body that does not parse cleanly as items
 /// (`cfg_if!`'s `if #[cfg]`, `lazy_static!`'s `static ref`) stays tokens.
 fn macro_items(tt: Node, anc: &[Node], src: &[u8]) -> Option<Tree> {
     let (call, parent) = match anc {
@@ -257,20 +260,7 @@ fn macro_items(tt: Node, anc: &[Node], src: &[u8]) -> Option<Tree> {
         start_point: open.end_position(),
         end_point: close.start_position(),
     };
-    let grammar = Lang::Rust.grammar()?;
-    let tree = PARSERS.with(|cell| {
-        let mut parsers = cell.borrow_mut();
-        let idx = match parsers.iter().position(|(l, _)| *l == Lang::Rust) {
-            Some(i) => i,
-            None => {
-                let mut p = Parser::new();
-                p.set_language(&grammar).ok()?;
-                parsers.push((Lang::Rust, p));
-                parsers.len() - 1
-            }
-        };
-        let p = &mut parsers[idx].1;
-        p.reset();
+    let tree = with_parser(Lang::Rust, |p| {
         p.set_included_ranges(&[range]).ok()?;
         let t = p.parse(src, None);
         // An empty list is the whole document again, for the next file.
