@@ -2,7 +2,9 @@
 //! against the manifest's size and sha256 and the schema version must match
 //! this server's; file contents are then held in memory for the scan.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use code_index_schemas::diag::{Code, Diagnostic};
 use code_index_schemas::table::TableReader;
@@ -92,6 +94,62 @@ thread_local! {
     static PAGE: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
+/// Most decompressed bytes one [`remember_reads`] scope keeps.
+const MEMO_BYTES: usize = 32 << 20;
+
+/// The files read in a [`remember_reads`] scope, decompressed, by where
+/// their compressed text is (an address that cannot be reused while the
+/// scope borrows the snapshots).
+#[derive(Default)]
+struct Memo {
+    files: HashMap<(usize, u32), Rc<Vec<u8>>>,
+    bytes: usize,
+}
+
+thread_local! {
+    static MEMO: std::cell::RefCell<Option<Memo>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Run `f` with this thread's file reads remembered: a file's text is read
+/// and decompressed once, however many of its chunks `f` reads. A
+/// search_code ranking reads the same few hundred files' chunks in several
+/// stages (proximity, coverage, definitions, snippets); reading and
+/// decompressing each file again took an eighth of a keyword query
+/// (bench/results/latency.md). Whatever was kept is dropped when `f`
+/// returns; a nested scope shares the outer one's.
+pub fn remember_reads<R>(f: impl FnOnce() -> R) -> R {
+    if MEMO.with(|m| m.borrow().is_some()) {
+        return f();
+    }
+    struct Forget;
+    impl Drop for Forget {
+        fn drop(&mut self) {
+            MEMO.with(|m| *m.borrow_mut() = None);
+        }
+    }
+    MEMO.with(|m| *m.borrow_mut() = Some(Memo::default()));
+    let _forget = Forget;
+    f()
+}
+
+/// The remembered text at `key`, or `read`'s, remembered when the scope
+/// has room; `None` outside a [`remember_reads`] scope.
+fn remembered(key: (usize, u32), read: impl FnOnce() -> Vec<u8>) -> Option<Rc<Vec<u8>>> {
+    MEMO.with(|m| {
+        if let Some(hit) = m.borrow().as_ref()?.files.get(&key) {
+            return Some(hit.clone());
+        }
+        let text = Rc::new(read());
+        if let Some(memo) = m.borrow_mut().as_mut() {
+            if memo.bytes + text.len() <= MEMO_BYTES {
+                memo.bytes += text.len();
+                memo.files.insert(key, text.clone());
+            }
+        }
+        Some(text)
+    })
+}
+
 /// Whether the loader keeps `text` compressed (see [`set_compressed_content`]).
 pub fn compress_by_default(text: &str) -> bool {
     COMPRESS.load(std::sync::atomic::Ordering::Relaxed) && text.len() >= MIN_COMPRESSED
@@ -173,6 +231,16 @@ impl FileEntry {
 
     /// Run `f` over the text's bytes (decompressed into a per-thread buffer).
     pub fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        let key = match &self.content {
+            Content::Plain(_) => None,
+            Content::Lz4 { bytes, .. } => Some((bytes.as_ptr() as usize, 0)),
+            Content::Paged { pages, row, .. } => {
+                Some((std::sync::Arc::as_ptr(pages) as usize, *row))
+            }
+        };
+        if let Some(text) = key.and_then(|k| remembered(k, || self.read_bytes())) {
+            return f(&text);
+        }
         match &self.content {
             Content::Plain(s) => f(s.as_bytes()),
             Content::Lz4 { len, bytes } => BUF.with(|b| match b.try_borrow_mut() {
@@ -206,6 +274,23 @@ impl FileEntry {
                         .unwrap_or_default())
                 }
             }),
+        }
+    }
+
+    /// The text's bytes, owned.
+    fn read_bytes(&self) -> Vec<u8> {
+        match &self.content {
+            Content::Plain(s) => s.as_bytes().to_vec(),
+            Content::Lz4 { len, bytes } => {
+                lz4_flex::block::decompress(bytes, *len).unwrap_or_default()
+            }
+            Content::Paged { pages, row, .. } => {
+                let (mut raw, mut out) = (Vec::new(), Vec::new());
+                pages
+                    .read(*row as usize, &mut raw, &mut out)
+                    .map(<[u8]>::to_vec)
+                    .unwrap_or_default()
+            }
         }
     }
 
@@ -684,6 +769,46 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    #[test]
+    fn remembered_reads_give_each_file_its_own_text_and_end_with_the_scope() {
+        let texts: Vec<String> = (0..3)
+            .map(|i| format!("fn f{i}() {{}}\n").repeat(40 + i))
+            .collect();
+        let files: Vec<FileEntry> = texts
+            .iter()
+            .map(|t| FileEntry::new("a.rs".into(), "rust".into(), 0, false, false, t, true))
+            .collect();
+        let memo_len = || MEMO.with(|m| m.borrow().as_ref().map(|m| m.files.len()));
+        assert_eq!(memo_len(), None);
+        let seen = remember_reads(|| {
+            let mut ok = true;
+            for _ in 0..2 {
+                for (f, t) in files.iter().zip(&texts) {
+                    // Nested reads (of the same file and of another) inside a read.
+                    ok &= f.with_content(|outer| {
+                        outer == t
+                            && f.with_content(|inner| inner == t)
+                            && files[0].with_content(|other| other == texts[0])
+                    });
+                }
+            }
+            // A nested scope shares the outer one's files.
+            ok &= remember_reads(memo_len) == Some(3);
+            (ok, memo_len())
+        });
+        assert_eq!(seen, (true, Some(3)));
+        assert_eq!(memo_len(), None, "the scope's files are dropped at its end");
+        // A scope left by a panic forgets its files too.
+        let r = std::panic::catch_unwind(|| {
+            remember_reads(|| {
+                files[1].with_content(|_| ());
+                panic!("in the scope")
+            })
+        });
+        assert!(r.is_err());
+        assert_eq!(memo_len(), None);
     }
 
     #[test]

@@ -25,6 +25,35 @@ pub fn from_snapshots() -> bool {
     std::env::var("CODE_INDEX_KEYWORDS").map_or(true, |v| v != "memory")
 }
 
+/// A hasher for chunk indexes: one multiply (Fibonacci hashing). The
+/// default SipHash took a tenth of a keyword query in BM25's accumulator,
+/// which common terms fill with thousands of postings.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct IndexHasher(u64);
+
+impl std::hash::Hasher for IndexHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (n as u64 ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (n ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+/// A map keyed by chunk index, hashed with [`IndexHasher`].
+pub(crate) type IndexMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<IndexHasher>>;
+
 /// BM25's inverse document frequency of a term in `df` of `n` documents.
 fn idf(n: f32, df: f32) -> f32 {
     (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
@@ -122,7 +151,7 @@ impl Bm25 {
     /// BM25 scores of chunks among `allowed`, best first.
     pub fn search(&self, q: &str, allowed: &Allowed, k: usize) -> Vec<(usize, f32)> {
         let n = self.docs as f32;
-        let mut acc: HashMap<u32, f32> = HashMap::new();
+        let mut acc: IndexMap<u32, f32> = IndexMap::default();
         for t in query_terms(q) {
             // One directory lookup per segment: the lists declare their df.
             let lists: Vec<_> = self

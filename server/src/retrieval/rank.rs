@@ -49,8 +49,10 @@ impl Scope {
 
     /// Every part of the scope but `include_tests`: repos, lang, path, module.
     pub fn allows_place(&self, c: &ChunkMeta, snaps: &[Snapshot]) -> bool {
+        // Cheapest tests first: this runs for every posting a query's
+        // terms have.
         if !self.snaps[c.snap as usize]
-            || c.kind == "pattern" && self.path.is_some()
+            || self.path.is_some() && c.kind == "pattern"
             || !snaps[c.snap as usize].visible(c.file)
         {
             return false;
@@ -534,15 +536,38 @@ impl Ctx<'_> {
         notice: &mut Option<String>,
     ) -> (Scored, Scored, String) {
         let eng = self.eng;
-        let kw = if mode != "semantic" || eng.vectors.iter().all(|v| v.is_err()) {
-            self.keyword_list(text_query, allowed)
+        let want_kw = mode != "semantic" || eng.vectors.iter().all(|v| v.is_err());
+        let keyword = || {
+            if want_kw {
+                self.keyword_list(text_query, allowed)
+            } else {
+                Vec::new()
+            }
+        };
+        // In hybrid mode the query's embedding (a transformer pass) and
+        // the keyword ranking run side by side: the embedding on a thread
+        // of its own, the keyword list here (bench/results/latency.md).
+        let (kw, sem_list) = if mode == "keyword" {
+            (keyword(), None)
+        } else if want_kw {
+            std::thread::scope(|s| {
+                let sem = s.spawn(|| self.semantic_list(text_query, snaps, allowed));
+                let kw = keyword();
+                let sem = sem
+                    .join()
+                    .unwrap_or_else(|_| Err("the query's embedding failed".to_string()));
+                (kw, Some(sem))
+            })
         } else {
-            Vec::new()
+            (
+                Vec::new(),
+                Some(self.semantic_list(text_query, snaps, allowed)),
+            )
         };
         let mut sem = Vec::new();
         let mut effective = mode.to_string();
-        if mode != "keyword" {
-            match self.semantic_list(text_query, snaps, allowed) {
+        if let Some(sem_list) = sem_list {
+            match sem_list {
                 Ok(v) => {
                     sem = v;
                 }

@@ -62,11 +62,23 @@ pub(crate) fn clean_target(s: &str) -> String {
         .to_string()
 }
 
+/// The regex of a pattern written in this file, compiled once per process:
+/// compiling the classifier's dozen patterns on every query took a fifth of
+/// a keyword query's time (bench/results/latency.md).
+fn compiled(pattern: &'static str) -> &'static regex::Regex {
+    type Cache = Mutex<HashMap<&'static str, &'static regex::Regex>>;
+    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+    let mut cache = crate::guard::lock(CACHE.get_or_init(Default::default));
+    cache.entry(pattern).or_insert_with(|| {
+        Box::leak(Box::new(
+            regex::Regex::new(pattern).expect("a valid regex written in route.rs"),
+        ))
+    })
+}
+
 /// Is `s` shaped like a code name (not an English word)?
 pub fn looks_like_symbol(s: &str) -> bool {
-    let re =
-        regex::Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?$")
-            .unwrap();
+    let re = compiled(r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?$");
     if !re.is_match(s) {
         return false;
     }
@@ -83,7 +95,7 @@ pub fn looks_like_symbol(s: &str) -> bool {
 pub fn classify(q: &str, is_symbol: &dyn Fn(&str) -> bool) -> QueryType {
     let q = q.trim();
     let lq = q.to_lowercase();
-    let rel = |re: &str| regex::Regex::new(re).unwrap().captures(&lq);
+    let rel = |re: &'static str| compiled(re).captures(&lq);
     let original = |lc: &str| -> String {
         // Recover the original casing of a captured span.
         match lq.find(lc) {
@@ -143,15 +155,13 @@ pub fn classify(q: &str, is_symbol: &dyn Fn(&str) -> bool) -> QueryType {
     // X to Y") or asks how something goes/gets/flows from X to Y; a sentence
     // such as "create a dict with keys from iterable and values set to value"
     // is not one.
-    let flowish = regex::Regex::new(
+    let flowish = compiled(
         r"^(?:(?:the\s+)?(?:data\s+|request\s+|call\s+)?(?:flow|path|trace)\s+)?from\s",
     )
-    .unwrap()
     .is_match(&lq)
-        || regex::Regex::new(
+        || compiled(
             r"\b(?:flows?|path|trace|travels?|goes|go|gets?|pass(?:es)?|moves?)\b[^.]*?\bfrom\s",
         )
-        .unwrap()
         .is_match(&lq);
     if let Some(c) =
         rel(r"\bfrom\s+(?:the\s+)?(.+?)\s+(?:to|into|down to|through to)\s+(?:the\s+)?(.+?)\??$")

@@ -143,6 +143,11 @@ fn scope(st: &State, a: &SearchCodeArgs) -> Result<(Scope, Vec<usize>), ToolErro
 }
 
 pub fn run(st: &State, a: SearchCodeArgs) -> Result<(SearchCodeOut, String), ToolError> {
+    // The ranking and the page read the same files' chunks over and over.
+    crate::snapshot::remember_reads(|| answer(st, a))
+}
+
+fn answer(st: &State, a: SearchCodeArgs) -> Result<(SearchCodeOut, String), ToolError> {
     if a.query.trim().is_empty() {
         return Err(ToolError::invalid_argument(
             "empty query",
