@@ -102,6 +102,17 @@ macro_rules! Token { ($t:tt) => { () }; }
 ''',
     "src/token.rs": "pub trait Token {}\n",
     "src/de/mod.rs": "pub fn parse() { let _ = tri!(1); let _ = Token![fn]; }\n",
+    # A module's function defined in a submodule and re-exported by the
+    # module (tokio's `time::sleep`, `mpsc::channel`): the submodule's.
+    "src/time/mod.rs": "mod sleep;\npub use sleep::{sleep, Sleep};\nmod other;\n",
+    "src/time/sleep.rs": "pub struct Sleep;\npub fn sleep() -> Sleep { Sleep }\n",
+    "src/time/other.rs": "pub fn sleep() {}\npub fn unexported() {}\n",
+    "src/sync/mpsc/mod.rs": "mod bounded;\npub use self::bounded::*;\n",
+    "src/sync/mpsc/bounded.rs": "pub fn channel() {}\n",
+    "src/runtime/time/mod.rs": "pub fn sleep_until() {}\nmod wheel;\n",
+    "src/runtime/time/wheel.rs": "pub fn sleep() {}\n",
+    "src/net.rs": "use crate::time;\nuse crate::sync::mpsc;\npub fn wait() { time::sleep(); mpsc::channel(); time::unexported(); }\n",
+    "tests/io.rs": "use demo::time::{self, Sleep};\nfn t() { time::sleep(); demo::net::wait(); }\n",
     "other/Cargo.toml": '[package]\nname = "other"\nversion = "0.1.0"\n',
     "other/src/lib.rs": '''macro_rules! tri { ($e:expr) => { $e }; }
 pub fn f() { tri!(2); }
@@ -147,6 +158,11 @@ def test_calls_follow_what_they_select_from(indexer, tmp_path):
         ("src/lib.rs", "Regex.run", "Vec::new"): (None, None),
         ("src/lib.rs", "Builder.build", "util::helper"): ("src/util.rs", "helper"),
         ("src/lib.rs", "Builder.build", "Regex::new"): ("src/lib.rs", "Regex.new"),
+        ("src/net.rs", "wait", "time::sleep"): ("src/time/sleep.rs", "sleep"),
+        ("src/net.rs", "wait", "mpsc::channel"): ("src/sync/mpsc/bounded.rs", "channel"),
+        ("src/net.rs", "wait", "time::unexported"): (None, None),
+        ("tests/io.rs", "t", "time::sleep"): ("src/time/sleep.rs", "sleep"),
+        ("tests/io.rs", "t", "demo::net::wait"): ("src/net.rs", "wait"),
     }
     wrong = {k: (got.get(k, "missing"), v) for k, v in want.items() if got.get(k) != v}
     # `m.save()` has two candidates (Base.save, Model.save): either is a method

@@ -341,7 +341,7 @@ def judge(path, info, umap, globs, tgt):
         ok = tcrate == c and tgt['kind'] in ('function', 'macro', 'struct', 'constant', 'type', 'enum') and free_like(tgt, c)
         # v2: the module the path names must appear in the target's file path or container
         ml = base_type(segs[-1]) if segs else ''
-        if ok and ml not in ('crate', 'self', 'super', ''):
+        if ok and ml not in ('crate', 'self', 'super', '', c):  # a path naming the crate (`tokio::spawn`) accepts any module of it (stop 58)
             where = tgt['path'].removesuffix('.rs').split('/') + (tgt['container'] or '').split('.')
             ok = ml in where
         return 'path/module', ('right' if ok else 'wrong'), c

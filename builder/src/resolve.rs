@@ -260,6 +260,7 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
                         files: &imported,
                         dirs: &imported_dirs,
                         named_pkgs: &named_pkgs,
+                        modules,
                     },
                 )
             } else {
@@ -447,6 +448,7 @@ struct FileImports<'a> {
     files: &'a [u32],
     dirs: &'a [String],
     named_pkgs: &'a [(u32, &'a str)],
+    modules: &'a Modules,
 }
 
 /// A call in Python, JavaScript/TypeScript or Rust, by the language's
@@ -759,9 +761,10 @@ fn find_scoped_call(
         } else {
             Some(q_last)
         };
-        return cands
+        let free = |r: &&SymRef| callable(r) && !is_member(r) && in_crate(r);
+        let direct = cands
             .iter()
-            .filter(|r| callable(r) && !is_member(r) && in_crate(r))
+            .filter(free)
             .find(|r| match module {
                 Some(m) => {
                     let p = &file(r).path;
@@ -771,6 +774,24 @@ fn find_scoped_call(
                 None => true,
             })
             .copied();
+        // The module the path names, as the compiler finds it: through the
+        // caller's `use` of its first segment (`use crate::time;` →
+        // `time::sleep`), else as written (`crate::…`, `self::…`,
+        // `super::…`, a child module, a crate of the workspace: `tokio::spawn`);
+        // then the function there or where that module's `use` items take it
+        // from (`pub use sleep::sleep;` in `time/mod.rs`).
+        let through_path = rust_module_of(idx, f, q, imports.modules).and_then(|mf| {
+            through_reexports(
+                idx,
+                mf,
+                name,
+                &|r: &SymRef| callable(r) && !is_member(r),
+                cands,
+                imports.modules,
+                3,
+            )
+        });
+        return through_path.or(direct);
     }
     if plain && !q.contains("::") && !rust {
         let capital = q_last.starts_with(|c: char| c.is_ascii_uppercase());
@@ -854,6 +875,101 @@ fn find_scoped_call(
         .find(|r| r.0 == fi)
         .or_else(|| (methods.len() == 1).then(|| &methods[0]))
         .map(|r| **r)
+}
+
+/// The file of the Rust module that the path `q` names in file `f`
+/// (`time`, `crate::time`, `tokio::sync::mpsc`): the caller's `use` of the
+/// path's first segment spelled out, else the path as written.
+fn rust_module_of(idx: &Index, f: &FileFacts, q: &str, modules: &Modules) -> Option<u32> {
+    let (head, rest) = match q.split_once("::") {
+        Some((h, r)) => (h, Some(r)),
+        None => (q, None),
+    };
+    let used = f.edges.iter().find_map(|e| {
+        if e.kind != "imports" {
+            return None;
+        }
+        let (path, alias) = match e.dst_name.split_once(" as ") {
+            Some((p, a)) => (p, a.trim()),
+            None => {
+                // `use tokio::time::{self, Instant};` names `tokio::time::self`.
+                let p = e.dst_name.strip_suffix("::self").unwrap_or(&e.dst_name);
+                (p, p.rsplit("::").next().unwrap_or(""))
+            }
+        };
+        (alias == head && path.contains("::")).then(|| path.to_string())
+    });
+    let spec = match (used, rest) {
+        (Some(u), Some(r)) => format!("{u}::{r}"),
+        (Some(u), None) => u,
+        (None, _) => q.to_string(),
+    };
+    let target = resolve_rust(idx, f, &spec, modules)?;
+    // The whole path must name the file: `a::b` resolved to `a.rs` alone
+    // names an item of `a`, not the module `b`.
+    let last = spec.rsplit("::").next().unwrap_or(&spec);
+    let stem = target.rsplit('/').next()?.strip_suffix(".rs")?;
+    let named = match stem {
+        "mod" => dir_of(&target).rsplit('/').next() == Some(last),
+        "lib" | "main" => true,
+        s => s == last,
+    };
+    named
+        .then(|| idx.paths.get(target.as_str()).copied())
+        .flatten()
+}
+
+/// The definition of `name` that module file `mf` holds or re-exports:
+/// its own, else one its `use` items name (`pub use sleep::sleep;`,
+/// `pub use self::bounded::*;`), followed `hops` times at most.
+fn through_reexports(
+    idx: &Index,
+    mf: u32,
+    name: &str,
+    ok: &dyn Fn(&SymRef) -> bool,
+    cands: &[SymRef],
+    modules: &Modules,
+    hops: u32,
+) -> Option<SymRef> {
+    if let Some(r) = cands.iter().find(|r| r.0 == mf && ok(r)) {
+        return Some(*r);
+    }
+    if hops == 0 {
+        return None;
+    }
+    let mfacts = &idx.files[mf as usize];
+    let uses = || {
+        mfacts
+            .edges
+            .iter()
+            .filter(|e| e.kind == "imports" && !e.dst_name.starts_with("mod "))
+            .filter(|e| !e.dst_name.contains(" as "))
+    };
+    let follow = |spec: &str| {
+        let next = resolve_rust(idx, mfacts, spec, modules)?;
+        let nf = *idx.paths.get(next.as_str())?;
+        (nf != mf)
+            .then(|| through_reexports(idx, nf, name, ok, cands, modules, hops - 1))
+            .flatten()
+    };
+    // A `use` naming it first; then a glob's module (the parser records
+    // `pub use self::bounded::*;` as the module's path, `self::bounded`).
+    uses()
+        .filter(|e| e.dst_name.rsplit("::").next() == Some(name))
+        .find_map(|e| follow(&e.dst_name))
+        .or_else(|| {
+            uses()
+                .filter(|e| e.dst_name.rsplit("::").next() != Some(name))
+                .filter(|e| {
+                    let last = e.dst_name.rsplit("::").next().unwrap_or("");
+                    resolve_rust(idx, mfacts, &e.dst_name, modules).is_some_and(|p| {
+                        let stem = p.rsplit('/').next().unwrap_or("").trim_end_matches(".rs");
+                        stem == last
+                            || (stem == "mod" && dir_of(&p).rsplit('/').next() == Some(last))
+                    })
+                })
+                .find_map(|e| follow(&e.dst_name))
+        })
 }
 
 /// The name Go code calls an imported package by, by convention the last
@@ -1134,12 +1250,16 @@ fn resolve_rust(idx: &Index, f: &FileFacts, spec: &str, modules: &Modules) -> Op
                     .map(|s| s.to_string())
             })
         }
-        name => {
-            let cdir = idx.crates.get(name)?;
-            let src = join(cdir, "src");
-            try_mod(&src, &segs[1..])
-                .or_else(|| exists(idx, &join(&src, "lib.rs")).map(|s| s.to_string()))
-        }
+        name => match idx.crates.get(name) {
+            Some(cdir) => {
+                let src = join(cdir, "src");
+                try_mod(&src, &segs[1..])
+                    .or_else(|| exists(idx, &join(&src, "lib.rs")).map(|s| s.to_string()))
+            }
+            // Rust 2018's paths: `use sleep::sleep;` under `mod sleep;`
+            // names the child module.
+            None => try_mod(&self_dir, &segs),
+        },
     }
 }
 

@@ -54,6 +54,13 @@
 //!   pub fn spawn … }`) are symbols and chunks; a Python `from P import X`
 //!   lends its package to `X()` alone; `super().m` / `super.m` resolve to
 //!   the nearest base class defining `m`.
+//! - schema 1, feature 14: a Rust call through a module path (`time::sleep`,
+//!   `tokio::spawn`, `crate::util::f`) resolves where the compiler finds
+//!   it: the module the path names (through the caller's `use` of its first
+//!   segment), then the `use` items that module re-exports the function by
+//!   (`pub use sleep::sleep;`, `pub use self::bounded::*;`), up to three
+//!   hops, into other crates of the repository too; a Rust 2018 relative
+//!   `use sleep::sleep;` resolves to the child module.
 
 use std::sync::Arc;
 
@@ -81,7 +88,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 13;
+pub const FEATURE_VERSION: u32 = 14;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
