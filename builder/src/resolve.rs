@@ -761,19 +761,6 @@ fn find_scoped_call(
         } else {
             Some(q_last)
         };
-        let free = |r: &&SymRef| callable(r) && !is_member(r) && in_crate(r);
-        let direct = cands
-            .iter()
-            .filter(free)
-            .find(|r| match module {
-                Some(m) => {
-                    let p = &file(r).path;
-                    let stem = p.rsplit('/').next().unwrap_or(p).trim_end_matches(".rs");
-                    stem == m || (stem == "mod" && dir_of(p).rsplit('/').next() == Some(m))
-                }
-                None => true,
-            })
-            .copied();
         // The module the path names, as the compiler finds it: through the
         // caller's `use` of its first segment (`use crate::time;` →
         // `time::sleep`), else as written (`crate::…`, `self::…`,
@@ -791,7 +778,14 @@ fn find_scoped_call(
                 3,
             )
         });
-        return through_path.or(direct);
+        // Else a function of a file named after the module, in the caller's crate.
+        return through_path.or_else(|| {
+            cands
+                .iter()
+                .filter(|r| callable(r) && !is_member(r) && in_crate(r))
+                .find(|r| module.is_none_or(|m| is_rust_module_file(&file(r).path, m)))
+                .copied()
+        });
     }
     if plain && !q.contains("::") && !rust {
         let capital = q_last.starts_with(|c: char| c.is_ascii_uppercase());
@@ -877,6 +871,16 @@ fn find_scoped_call(
         .map(|r| **r)
 }
 
+/// Whether the Rust file at `path` is module `m`'s own: `…/m.rs` or `…/m/mod.rs`.
+fn is_rust_module_file(path: &str, m: &str) -> bool {
+    let stem = path
+        .rsplit('/')
+        .next()
+        .unwrap_or(path)
+        .trim_end_matches(".rs");
+    stem == m || (stem == "mod" && dir_of(path).rsplit('/').next() == Some(m))
+}
+
 /// The file of the Rust module that the path `q` names in file `f`
 /// (`time`, `crate::time`, `tokio::sync::mpsc`): the caller's `use` of the
 /// path's first segment spelled out, else the path as written.
@@ -908,12 +912,9 @@ fn rust_module_of(idx: &Index, f: &FileFacts, q: &str, modules: &Modules) -> Opt
     // The whole path must name the file: `a::b` resolved to `a.rs` alone
     // names an item of `a`, not the module `b`.
     let last = spec.rsplit("::").next().unwrap_or(&spec);
-    let stem = target.rsplit('/').next()?.strip_suffix(".rs")?;
-    let named = match stem {
-        "mod" => dir_of(&target).rsplit('/').next() == Some(last),
-        "lib" | "main" => true,
-        s => s == last,
-    };
+    let named = target.ends_with("/lib.rs")
+        || target.ends_with("/main.rs")
+        || is_rust_module_file(&target, last);
     named
         .then(|| idx.paths.get(target.as_str()).copied())
         .flatten()
@@ -945,30 +946,27 @@ fn through_reexports(
             .filter(|e| e.kind == "imports" && !e.dst_name.starts_with("mod "))
             .filter(|e| !e.dst_name.contains(" as "))
     };
-    let follow = |spec: &str| {
-        let next = resolve_rust(idx, mfacts, spec, modules)?;
+    let follow = |next: String| {
         let nf = *idx.paths.get(next.as_str())?;
         (nf != mf)
             .then(|| through_reexports(idx, nf, name, ok, cands, modules, hops - 1))
             .flatten()
     };
+    fn last(e: &RawEdge) -> &str {
+        e.dst_name.rsplit("::").next().unwrap_or("")
+    }
     // A `use` naming it first; then a glob's module (the parser records
     // `pub use self::bounded::*;` as the module's path, `self::bounded`).
     uses()
-        .filter(|e| e.dst_name.rsplit("::").next() == Some(name))
-        .find_map(|e| follow(&e.dst_name))
+        .filter(|e| last(e) == name)
+        .find_map(|e| follow(resolve_rust(idx, mfacts, &e.dst_name, modules)?))
         .or_else(|| {
-            uses()
-                .filter(|e| e.dst_name.rsplit("::").next() != Some(name))
-                .filter(|e| {
-                    let last = e.dst_name.rsplit("::").next().unwrap_or("");
-                    resolve_rust(idx, mfacts, &e.dst_name, modules).is_some_and(|p| {
-                        let stem = p.rsplit('/').next().unwrap_or("").trim_end_matches(".rs");
-                        stem == last
-                            || (stem == "mod" && dir_of(&p).rsplit('/').next() == Some(last))
-                    })
-                })
-                .find_map(|e| follow(&e.dst_name))
+            uses().filter(|e| last(e) != name).find_map(|e| {
+                let p = resolve_rust(idx, mfacts, &e.dst_name, modules)?;
+                is_rust_module_file(&p, last(e))
+                    .then(|| follow(p))
+                    .flatten()
+            })
         })
 }
 
