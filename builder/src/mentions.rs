@@ -190,6 +190,7 @@ impl Mentions {
                         dst_symbol_id: dst_id,
                         line: ln as u32 + 1,
                         resolved: true,
+                        receiver_type: None,
                     });
                 }
             }

@@ -287,15 +287,23 @@ fn add_edges(dir: &Path, files: &mut HashMap<String, Analysis>) -> Result<()> {
     for batch in previous_table(
         dir,
         &edges_table(),
-        &["src_path", "kind", "src_symbol", "dst_name", "line"],
+        &[
+            "src_path",
+            "kind",
+            "src_symbol",
+            "dst_name",
+            "line",
+            "receiver_type",
+        ],
     )? {
         let b = batch?;
-        let (src_path, kind, src_symbol, dst_name, line) = (
+        let (src_path, kind, src_symbol, dst_name, line, receiver_type) = (
             b.str("src_path"),
             b.str("kind"),
             b.str("src_symbol"),
             b.str("dst_name"),
             b.i32("line"),
+            b.str("receiver_type"),
         );
         for i in 0..b.num_rows() {
             let Some(a) = files.get_mut(src_path.value(i)) else {
@@ -309,6 +317,7 @@ fn add_edges(dir: &Path, files: &mut HashMap<String, Analysis>) -> Result<()> {
                 src_symbol: src_symbol.opt(i).map(std::sync::Arc::from),
                 dst_name: dst_name.value(i).to_string(),
                 line: line.value(i) as u32,
+                recv_type: receiver_type.opt(i).map(str::to_string),
             });
         }
     }

@@ -20,6 +20,9 @@ pub struct FactSym {
     pub name_at: u32,
     pub kind: &'static str,
     pub id: i64,
+    /// A Rust function returning its own type ([`RET_SELF`],
+    /// [`RET_SELF_RESULT`]; else 0).
+    pub ret: u8,
 }
 
 impl FactSym {
@@ -29,6 +32,7 @@ impl FactSym {
             qname: qname.into(),
             kind,
             id,
+            ret: 0,
         }
     }
     pub fn name(&self) -> &str {
@@ -56,6 +60,7 @@ pub struct Edge {
     pub dst_symbol_id: Option<i64>,
     pub line: u32,
     pub resolved: bool,
+    pub receiver_type: Option<String>,
 }
 
 type SymRef = (u32, u32); // (file index, symbol index)
@@ -225,6 +230,7 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             dst_path: dst,
             dst_symbol_id: None,
             line: e.line,
+            receiver_type: None,
         });
     }
     for e in f.edges.iter().filter(|e| e.kind != "imports") {
@@ -262,6 +268,7 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
                         named_pkgs: &named_pkgs,
                         modules,
                     },
+                    e.recv_type.as_deref(),
                 )
             } else {
                 find_symbol(idx, fi, f, name, class_like, &imported, &imported_dirs)
@@ -285,6 +292,7 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             dst_path,
             dst_symbol_id,
             line: e.line,
+            receiver_type: e.recv_type.clone(),
         });
     }
     out.sort_by(|a, b| {
@@ -482,6 +490,7 @@ fn find_scoped_call(
     written: &str,
     src_symbol: Option<&str>,
     imports: &FileImports,
+    recv_type: Option<&str>,
 ) -> Option<SymRef> {
     let (imported, imported_dirs, named_pkgs) = (imports.files, imports.dirs, imports.named_pkgs);
     let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
@@ -633,6 +642,124 @@ fn find_scoped_call(
                 == Some(ty)
             && same_family(r)
     };
+    // A member `name` of class `class_q` (of file `start`) or the nearest of
+    // its bases defining it, by the `extends` edges of the file defining
+    // each (as in an MRO); `skip_own` starts at the bases (`super()`).
+    // The class a base written `n` (`Model`, `admin.ModelAdmin`) of class
+    // `from` in file `near` names: the nearest in scope of that file's
+    // (two test methods may each define `class Renamed`), the one its
+    // import of the name (or of the module it is read from) leads to, one
+    // of its directory, else the only one.
+    let find_class = |n: &str, near: u32, from: &str| -> Option<SymRef> {
+        let simple = simple_name(n);
+        let v: Vec<&SymRef> = idx
+            .by_name
+            .get(simple)?
+            .iter()
+            .filter(|r| kind_ok(sym(r).kind, true) && same_family(r))
+            .collect();
+        let nf = &idx.files[near as usize];
+        let near_dir = dir_of(&nf.path);
+        let shared = |r: &&&SymRef| {
+            let q = &*sym(r).qname;
+            q.bytes()
+                .zip(from.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        let imported = || -> Option<SymRef> {
+            if nf.lang != Lang::Python {
+                return None;
+            }
+            let first = n.split('.').next().unwrap_or(n);
+            let named = if n.contains('.') { first } else { simple };
+            nf.edges
+                .iter()
+                .filter(|e| e.kind == "imports")
+                .filter(|e| e.dst_name.rsplit('.').next() == Some(named))
+                .find_map(|e| {
+                    let p = resolve_import(idx, nf, &e.dst_name, imports.modules)?;
+                    let pkg = p
+                        .rsplit('/')
+                        .next()
+                        .is_some_and(|b| b.starts_with("__init__."));
+                    let prefix = format!("{}/", dir_of(&p));
+                    let under: Vec<&&SymRef> = v
+                        .iter()
+                        .filter(|r| pkg && file(r).path.starts_with(&prefix))
+                        .collect();
+                    v.iter()
+                        .find(|r| file(r).path == p)
+                        .or_else(|| (under.len() == 1).then(|| under[0]))
+                        .map(|r| **r)
+                })
+        };
+        // `admin.ModelAdmin` read from an imported module is not the
+        // file's own `ModelAdmin` (a test's `class ModelAdmin(admin.ModelAdmin)`),
+        // and no class is its own base.
+        let first = n.split('.').next().unwrap_or(n);
+        let through_module = n.contains('.')
+            && nf.edges.iter().any(|e| {
+                e.kind == "imports"
+                    && (e.dst_name.rsplit('.').next() == Some(first) || e.dst_name == first)
+            });
+        v.iter()
+            .filter(|r| r.0 == near && !through_module && &*sym(r).qname != from)
+            .max_by_key(|r| (shared(r), std::cmp::Reverse(sym(r).qname.len())))
+            .map(|r| **r)
+            .or_else(imported)
+            .or_else(|| {
+                v.iter()
+                    .find(|r| dir_of(&file(r).path) == near_dir)
+                    .map(|r| **r)
+            })
+            .or_else(|| (v.len() == 1).then(|| *v[0]))
+    };
+    // A member `name` of class `class_q` (of file `start`) or of the nearest
+    // of its bases defining it, by the `extends` edges of the file defining
+    // each (as in an MRO); `skip_own` starts at the bases (`super()`). The
+    // flag: every base the repository defines was found (a miss is then
+    // outside the repository).
+    let in_class_or_bases =
+        |start: u32, class_q: String, skip_own: bool| -> (Option<SymRef>, bool) {
+            let mut complete = true;
+            let mut frontier: Vec<(u32, String)> = vec![(start, class_q)];
+            let mut seen: std::collections::HashSet<(u32, String)> = Default::default();
+            for level in 0..8 {
+                let mut next = Vec::new();
+                for (cf, cq) in frontier {
+                    if !seen.insert((cf, cq.clone())) {
+                        continue;
+                    }
+                    let ty = cq.rsplit('.').next().unwrap_or(&cq);
+                    if let Some(r) = cands
+                        .iter()
+                        .find(|r| r.0 == cf && member_of(ty, r) && !(skip_own && level == 0))
+                    {
+                        return (Some(*r), complete);
+                    }
+                    for e in idx.files[cf as usize].edges.iter().filter(|e| {
+                        e.kind == "extends" && e.src_symbol.as_deref() == Some(cq.as_str())
+                    }) {
+                        match find_class(&e.dst_name, cf, &cq) {
+                            Some(b) => next.push((b.0, sym(&b).qname.to_string())),
+                            None => {
+                                let base = simple_name(&e.dst_name);
+                                complete &= !idx.by_name.get(base).is_some_and(|v| {
+                                    v.iter()
+                                        .any(|r| kind_ok(sym(r).kind, true) && same_family(r))
+                                });
+                            }
+                        }
+                    }
+                }
+                if next.is_empty() {
+                    return (None, complete);
+                }
+                frontier = next;
+            }
+            (None, false)
+        };
     // The caller's own class or type: its qualified name without the method.
     let own_type = src_symbol
         .and_then(|s| s.rsplit_once('.'))
@@ -658,59 +785,7 @@ fn find_scoped_call(
             // Python, JS/TS: the class's bases, by the `extends` edges of the
             // file defining each (the nearest definition wins, as in an MRO).
             let class_q = src_symbol?.rsplit_once('.')?.0.to_string();
-            // In the file, the class of that name nearest in scope to the
-            // one naming it (two test methods may each define `class Renamed`).
-            let find_class = |n: &str, near: u32, from: &str| -> Option<SymRef> {
-                let v: Vec<&SymRef> = idx
-                    .by_name
-                    .get(n)?
-                    .iter()
-                    .filter(|r| kind_ok(sym(r).kind, true) && same_family(r))
-                    .collect();
-                let near_dir = dir_of(&idx.files[near as usize].path);
-                let shared = |r: &&&SymRef| {
-                    let q = &*sym(r).qname;
-                    q.bytes()
-                        .zip(from.bytes())
-                        .take_while(|(a, b)| a == b)
-                        .count()
-                };
-                v.iter()
-                    .filter(|r| r.0 == near)
-                    .max_by_key(|r| (shared(r), std::cmp::Reverse(sym(r).qname.len())))
-                    .or_else(|| v.iter().find(|r| dir_of(&file(r).path) == near_dir))
-                    .or_else(|| (v.len() == 1).then(|| &v[0]))
-                    .map(|r| **r)
-            };
-            let mut frontier: Vec<(u32, String)> = vec![(fi, class_q)];
-            let mut seen: std::collections::HashSet<(u32, String)> = Default::default();
-            for level in 0..6 {
-                let mut next = Vec::new();
-                for (cf, cq) in frontier {
-                    if !seen.insert((cf, cq.clone())) {
-                        continue;
-                    }
-                    let ty = cq.rsplit('.').next().unwrap_or(&cq);
-                    if let Some(r) = cands
-                        .iter()
-                        .find(|r| r.0 == cf && member_of(ty, r) && !(is_super && level == 0))
-                    {
-                        return Some(*r);
-                    }
-                    for e in idx.files[cf as usize].edges.iter().filter(|e| {
-                        e.kind == "extends" && e.src_symbol.as_deref() == Some(cq.as_str())
-                    }) {
-                        if let Some(b) = find_class(simple_name(&e.dst_name), cf, &cq) {
-                            next.push((b.0, sym(&b).qname.to_string()));
-                        }
-                    }
-                }
-                if next.is_empty() {
-                    break;
-                }
-                frontier = next;
-            }
-            return None;
+            return in_class_or_bases(fi, class_q, is_super).0;
         }
         // `super(Cls, self).m()` names where the search starts: only the
         // caller's own class is followed here.
@@ -723,9 +798,215 @@ fn find_scoped_call(
             if first != Some(own) || own.is_empty() {
                 return None;
             }
-            return find_scoped_call(idx, fi, f, &format!("super().{name}"), src_symbol, imports);
+            return find_scoped_call(
+                idx,
+                fi,
+                f,
+                &format!("super().{name}"),
+                src_symbol,
+                imports,
+                None,
+            );
         }
         _ => {}
+    }
+    // `x.m()` through a local name whose binding names a type (feature 15):
+    // the method of that type (Python: or of its nearest base); a type the
+    // repository does not define (std's `Vec`, a library's class) owns
+    // methods outside it. A binding that names no type decides nothing.
+    if let Some(t) = recv_type {
+        let defined = |ty: &str| {
+            idx.by_name.get(ty).is_some_and(|v| {
+                v.iter()
+                    .any(|r| kind_ok(sym(r).kind, true) && same_family(r))
+            })
+        };
+        if rust {
+            let crate_of = top(&f.path);
+            // Where the type a path names is defined: through the path as
+            // written (`crate::dfa::DFA`, `proto::Conn`) or the caller's
+            // `use` of it (`use tokio::sync::Mutex;`). `Err`: std's or
+            // another library's; `Ok(None)`: not placed (the file's own,
+            // a glob's, a generic's).
+            let home = |path: &str| -> Result<Option<SymRef>, ()> {
+                let ty = path.rsplit("::").next().unwrap_or(path);
+                let full = if path.contains("::") {
+                    Some(path.to_string())
+                } else {
+                    f.edges
+                        .iter()
+                        .filter(|e| e.kind == "imports")
+                        .find_map(|e| {
+                            let (p, alias) = match e.dst_name.split_once(" as ") {
+                                Some((p, a)) => (p, a.trim()),
+                                None => (e.dst_name.as_str(), e.dst_name.rsplit("::").next()?),
+                            };
+                            (alias == ty && p.contains("::")).then(|| p.to_string())
+                        })
+                };
+                let Some(full) = full else {
+                    return Ok(None);
+                };
+                let (q, last) = full.rsplit_once("::").ok_or(())?;
+                // The path's first segment, or the `use` it comes by
+                // (`use std::time;` → `time::Instant`), in std.
+                let head = q.split("::").next().unwrap_or(q);
+                let std_use = f.edges.iter().any(|e| {
+                    e.kind == "imports"
+                        && e.dst_name.rsplit("::").next() == Some(head)
+                        && e.dst_name.contains("::")
+                        && matches!(
+                            e.dst_name.split("::").next(),
+                            Some("std" | "core" | "alloc")
+                        )
+                });
+                if std_use || matches!(head, "std" | "core" | "alloc") {
+                    return Err(());
+                }
+                let Some(mf) = rust_module_of(idx, f, q, imports.modules) else {
+                    return Ok(None);
+                };
+                let Some(defs) = idx.by_name.get(last) else {
+                    return Ok(None);
+                };
+                let is_type = |r: &SymRef| kind_ok(sym(r).kind, true) && same_family(r);
+                Ok(through_reexports(
+                    idx,
+                    mf,
+                    last,
+                    &is_type,
+                    defs,
+                    imports.modules,
+                    3,
+                ))
+            };
+            // The member `m` of the type `path` names: of its definition's
+            // file, else its module's, else its crate's; a type not placed:
+            // the caller's file's, else the caller's crate's.
+            let member = |path: &str, m: &str| -> Result<Option<SymRef>, ()> {
+                let ty = path.rsplit("::").next().unwrap_or(path);
+                let at = home(path)?;
+                let Some(v) = idx.by_name.get(m) else {
+                    return Ok(None);
+                };
+                let v: Vec<&SymRef> = v
+                    .iter()
+                    .filter(|r| is_member(r) && member_of(ty, r))
+                    .collect();
+                if let Some(t) = at {
+                    // Its file, its module's files (tokio's `Handle` of
+                    // `multi_thread_alt/` has its methods there, not in the
+                    // `multi_thread/` one), its crate.
+                    let tp = &file(&t).path;
+                    let module = format!("{}/", dir_of(tp));
+                    let tc = top(tp);
+                    return Ok(v
+                        .iter()
+                        .find(|r| r.0 == t.0)
+                        .or_else(|| v.iter().find(|r| file(r).path.starts_with(&module)))
+                        .or_else(|| v.iter().find(|r| top(&file(r).path) == tc))
+                        .map(|r| **r));
+                }
+                Ok(v.iter()
+                    .find(|r| r.0 == fi)
+                    .or_else(|| v.iter().find(|r| top(&file(r).path) == crate_of))
+                    .map(|r| **r))
+            };
+            // `Self` is the caller's type; a one-letter name is a generic's.
+            let type_path = |p: &str| -> Option<String> {
+                let p = p.split('<').next().unwrap_or(p).trim();
+                let last = p.rsplit("::").next().unwrap_or(p);
+                if last == "Self" {
+                    return own_type.clone();
+                }
+                let generic = last.len() == 1;
+                (last.starts_with(|c: char| c.is_ascii_uppercase()) && !generic)
+                    .then(|| p.to_string())
+            };
+            let ctor = t
+                .strip_suffix("()?")
+                .map(|c| (c, true))
+                .or_else(|| t.strip_suffix("()").map(|c| (c, false)));
+            let ty = match ctor {
+                // `let x = Foo::new(…)`: `Foo` when `new` returns it.
+                Some((call, tried)) => {
+                    let (tq, ctor) = call.rsplit_once("::")?;
+                    // `Arc::new(Semaphore::new(1))`: a pointer that derefs to
+                    // a value whose type does not show.
+                    let head = tq.split('<').next().unwrap_or(tq);
+                    let pointer = matches!(
+                        head.rsplit("::").next(),
+                        Some("Arc" | "Rc" | "Box" | "Pin" | "ManuallyDrop")
+                    );
+                    match type_path(tq).filter(|_| !pointer) {
+                        None => None,
+                        Some(ty) => match member(&ty, ctor) {
+                            Err(()) => return None,
+                            Ok(Some(r)) => {
+                                let ret = sym(&r).ret;
+                                ((ret == RET_SELF && !tried) || (ret == RET_SELF_RESULT && tried))
+                                    .then_some(ty)
+                            }
+                            Ok(None) if !defined(ty.rsplit("::").next().unwrap_or(&ty)) => {
+                                return None
+                            }
+                            Ok(None) => None,
+                        },
+                    }
+                }
+                None => rust_receiver_type(t).and_then(|ty| type_path(&ty)),
+            };
+            if let Some(ty) = ty {
+                match member(&ty, name) {
+                    Err(()) => return None,
+                    Ok(Some(r)) => return Some(r),
+                    Ok(None) if !defined(ty.rsplit("::").next().unwrap_or(&ty)) => return None,
+                    Ok(None) => {}
+                }
+            }
+        } else if f.lang == Lang::Python {
+            let written_ty = match t.strip_suffix("()") {
+                Some(c) => c.to_string(),
+                None => python_annotation_type(t)?,
+            };
+            let dotted = !written_ty.is_empty()
+                && written_ty
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+            if dotted {
+                match find_scoped_call(idx, fi, f, &written_ty, src_symbol, imports, None) {
+                    Some(c) if kind_ok(sym(&c).kind, true) => {
+                        let (found, complete) =
+                            in_class_or_bases(c.0, sym(&c).qname.to_string(), false);
+                        if found.is_some() || complete {
+                            return found;
+                        }
+                    }
+                    // A function's result: its type does not show.
+                    Some(_) => {}
+                    None => {
+                        // A builtin (`dict()`, `x: str`) or a class of a
+                        // module outside the repository (`unittest.TestSuite()`,
+                        // `from pathlib import Path`). A name the file
+                        // imports under another name is not seen: undecided.
+                        let last = written_ty.rsplit('.').next().unwrap_or(&written_ty);
+                        let first = written_ty.split('.').next().unwrap_or(&written_ty);
+                        let builtin = !written_ty.contains('.') && PY_BUILTIN_TYPES.contains(&last);
+                        let class_name = last.starts_with(|c: char| c.is_ascii_uppercase());
+                        let external = f.edges.iter().any(|e| {
+                            e.kind == "imports"
+                                && !e.dst_name.starts_with('.')
+                                && (e.dst_name.rsplit('.').next() == Some(first)
+                                    || e.dst_name == first)
+                                && resolve_import(idx, f, &e.dst_name, imports.modules).is_none()
+                        });
+                        if builtin || (class_name && external && !defined(last)) {
+                            return None;
+                        }
+                    }
+                }
+            }
+        }
     }
     let plain = !q.is_empty()
         && q.bytes()
@@ -870,6 +1151,130 @@ fn find_scoped_call(
         .or_else(|| (methods.len() == 1).then(|| &methods[0]))
         .map(|r| **r)
 }
+
+/// A function's return type, for `let x = Foo::f(…)`: `Self`/`Foo`.
+pub const RET_SELF: u8 = 1;
+/// … `Result<Self, …>` / `Option<Self>` (unwrapped by `?`).
+pub const RET_SELF_RESULT: u8 = 2;
+
+/// What a Rust function's signature returns, as [`RET_SELF`] or
+/// [`RET_SELF_RESULT`] (0: anything else); `own` is its type's name.
+pub fn rust_returns(sig: &str, own: &str) -> u8 {
+    let Some((_, ret)) = sig.rsplit_once("->") else {
+        return 0;
+    };
+    let ret = ret.split(" where ").next().unwrap_or(ret).trim();
+    let is_own = |t: &str| {
+        let t = t.trim();
+        t == "Self" || (!own.is_empty() && t.split('<').next() == Some(own))
+    };
+    if is_own(ret) {
+        return RET_SELF;
+    }
+    let Some((outer, args)) = ret.split_once('<') else {
+        return 0;
+    };
+    let outer = outer.rsplit("::").next().unwrap_or(outer);
+    let first = args.split([',', '>']).next().unwrap_or("");
+    match outer {
+        "Box" | "Arc" | "Rc" if is_own(first) => RET_SELF,
+        "Result" | "Option" if is_own(first) => RET_SELF_RESULT,
+        _ => 0,
+    }
+}
+
+/// The type whose methods a Rust receiver of declared type `t` calls:
+/// references, `mut`, `dyn`/`impl` and the pointers that deref to their
+/// contents (`Box`, `Arc`, `Rc`, `Pin`) taken off; `None` for a tuple,
+/// slice, array, pointer or function type.
+fn rust_receiver_type(t: &str) -> Option<String> {
+    let mut t = t.trim();
+    loop {
+        let before = t;
+        t = t.trim_start_matches('&').trim_start();
+        if t.starts_with('\'') {
+            t = t.split_once(' ').map(|(_, r)| r).unwrap_or("").trim_start();
+        }
+        for p in ["mut ", "dyn ", "impl "] {
+            t = t.strip_prefix(p).unwrap_or(t).trim_start();
+        }
+        let head = t.split('<').next().unwrap_or(t);
+        let head = head.rsplit("::").next().unwrap_or(head);
+        if matches!(head, "Box" | "Arc" | "Rc" | "Pin") && t.ends_with('>') {
+            t = &t[t.find('<')? + 1..t.len() - 1];
+        }
+        if t == before {
+            break;
+        }
+    }
+    let t = t.split(['+', '<']).next().unwrap_or(t).trim();
+    if t.is_empty() || t.starts_with(['(', '[', '*']) || t.starts_with("fn") && t.contains('(') {
+        return None;
+    }
+    Some(t.to_string())
+}
+
+/// The class a Python annotation names (`Form`, `forms.Form`, `"Form"`,
+/// `Optional[Form]`, `Form | None`); `None` for a container or union of
+/// several types.
+fn python_annotation_type(t: &str) -> Option<String> {
+    let mut t = t.trim().trim_matches(['"', '\'']).trim();
+    if let Some(inner) = t
+        .strip_prefix("Optional[")
+        .or_else(|| t.strip_prefix("typing.Optional["))
+    {
+        t = inner.strip_suffix(']')?.trim();
+    }
+    let parts: Vec<&str> = t
+        .split('|')
+        .map(str::trim)
+        .filter(|p| *p != "None")
+        .collect();
+    let [one] = parts[..] else {
+        return None;
+    };
+    let ok = !one.is_empty()
+        && one
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+    ok.then(|| one.to_string())
+}
+
+/// Python's builtin classes: a call of one makes a value whose methods are
+/// outside the repository.
+const PY_BUILTIN_TYPES: &[&str] = &[
+    "dict",
+    "list",
+    "set",
+    "frozenset",
+    "tuple",
+    "str",
+    "bytes",
+    "bytearray",
+    "int",
+    "float",
+    "bool",
+    "object",
+    "type",
+    "range",
+    "memoryview",
+    "complex",
+    "slice",
+    "super",
+    "property",
+    "open",
+    "iter",
+    "map",
+    "filter",
+    "zip",
+    "enumerate",
+    "reversed",
+    "sorted",
+    "defaultdict",
+    "OrderedDict",
+    "Counter",
+    "deque",
+];
 
 /// Whether the Rust file at `path` is module `m`'s own: `…/m.rs` or `…/m/mod.rs`.
 fn is_rust_module_file(path: &str, m: &str) -> bool {
@@ -1271,5 +1676,44 @@ mod tests {
         assert_eq!(normalize("../x"), None);
         assert_eq!(simple_name("models.Model"), "Model");
         assert_eq!(simple_name("Vec<T>"), "Vec");
+    }
+
+    #[test]
+    fn receiver_types_read_as_the_language_does() {
+        // What a constructor returns, by its signature.
+        assert_eq!(rust_returns("pub fn new() -> Self", "Foo"), RET_SELF);
+        assert_eq!(rust_returns("fn new(x: u8) -> Foo<T>", "Foo"), RET_SELF);
+        assert_eq!(rust_returns("fn shared() -> Arc<Self>", "Foo"), RET_SELF);
+        assert_eq!(
+            rust_returns("fn open(p: &Path) -> io::Result<Self>", "Foo"),
+            RET_SELF_RESULT
+        );
+        assert_eq!(
+            rust_returns("fn get() -> Option<Foo> where T: Clone", "Foo"),
+            RET_SELF_RESULT
+        );
+        assert_eq!(rust_returns("fn builder() -> FooBuilder", "Foo"), 0);
+        assert_eq!(rust_returns("fn len(&self) -> usize", "Foo"), 0);
+        assert_eq!(rust_returns("fn run(&self)", "Foo"), 0);
+        // The type a declared receiver's methods come from.
+        let t = |s: &str| rust_receiver_type(s);
+        assert_eq!(t("&mut Context<'_>").as_deref(), Some("Context"));
+        assert_eq!(
+            t("&'a crate::dfa::DFA<Vec<u32>>").as_deref(),
+            Some("crate::dfa::DFA")
+        );
+        assert_eq!(t("Box<dyn Strategy + Send>").as_deref(), Some("Strategy"));
+        assert_eq!(t("Pin<&mut Sleep>").as_deref(), Some("Sleep"));
+        assert_eq!(t("impl Read").as_deref(), Some("Read"));
+        assert_eq!(t("&[u8]"), None);
+        assert_eq!(t("(A, B)"), None);
+        // A Python annotation naming one class.
+        let a = |s: &str| python_annotation_type(s);
+        assert_eq!(a("Form").as_deref(), Some("Form"));
+        assert_eq!(a("\"forms.Form\"").as_deref(), Some("forms.Form"));
+        assert_eq!(a("Optional[Form]").as_deref(), Some("Form"));
+        assert_eq!(a("Form | None").as_deref(), Some("Form"));
+        assert_eq!(a("list[Form]"), None);
+        assert_eq!(a("Form | Other"), None);
     }
 }

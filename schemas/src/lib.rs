@@ -61,6 +61,18 @@
 //!   (`pub use sleep::sleep;`, `pub use self::bounded::*;`), up to three
 //!   hops, into other crates of the repository too; a Rust 2018 relative
 //!   `use sleep::sleep;` resolves to the child module.
+//! - schema 1, feature 15: a call through a local name (`x.m()`, Python and
+//!   Rust) resolves by the type the name's binding names: a parameter's
+//!   annotation (`cx: &mut Context<'_>`, `form: Form`), a struct literal,
+//!   a constructor's result (`Foo::new()`, `Foo::open()?` by the return
+//!   type; Python `Form(…)`, a class), looked up in that type (Python: and
+//!   its bases; Rust: the type a `use` names); a type the repository does
+//!   not define (std's `Vec`, a builtin, a library's class) leaves the call
+//!   unresolved. The new nullable column `edges.receiver_type` holds the
+//!   binding as written (a reader of feature 14 ignores it). A Python base
+//!   class is found through the import of its name or module
+//!   (`models.Model` with `from app import models`), for `self.m()` and
+//!   `super()` calls too.
 
 use std::sync::Arc;
 
@@ -88,7 +100,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 14;
+pub const FEATURE_VERSION: u32 = 15;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
@@ -301,6 +313,7 @@ pub fn edges_table() -> Table {
             c("dst_symbol_id", Int64, true, "symbol_id of the resolved target symbol (join symbols for its qualified_name, kind, signature)."),
             c("line", Int32, false, "1-based line of the relation in src_path."),
             c("resolved", Boolean, false, "The target was found inside the repository: dst_path for imports, dst_symbol_id for calls, extends, implements and contains."),
+            c("receiver_type", Utf8, true, "A call `x.m(…)` through a local variable or parameter (Python, Rust): the type its binding names, as written (`&mut Context<'_>`, `Optional[Form]`), or the call it is the result of (`Foo::new()`, `Foo::open()?`, `Form()`); NULL otherwise."),
         ],
     }
 }

@@ -18,10 +18,11 @@ use crate::analyze::{read_and_analyze, Analysis, Outcome};
 use crate::config::Effective;
 use crate::embeddings::{DefSpan, Pending};
 use crate::error::{codes, Error, Result};
+use crate::language::Lang;
 use crate::modules::{ModuleInfo, Modules};
 use crate::patterns::{Interner, Shape};
 use crate::previous::Previous;
-use crate::resolve::{FactSym, FileFacts};
+use crate::resolve::{rust_returns, FactSym, FileFacts};
 use crate::walk::{Entry, WalkResult};
 use crate::write::TableWriter;
 
@@ -549,7 +550,14 @@ impl<'a> Sink<'a> {
                 .parsed
                 .symbols
                 .iter()
-                .map(|s| FactSym::new(&s.name, &s.qualified_name, s.kind, s.id))
+                .map(|s| {
+                    let mut f = FactSym::new(&s.name, &s.qualified_name, s.kind, s.id);
+                    if a.file.lang == Lang::Rust && s.kind == "method" {
+                        let own = s.container.as_deref().unwrap_or("");
+                        f.ret = rust_returns(&s.signature, own.rsplit('.').next().unwrap_or(own));
+                    }
+                    f
+                })
                 .collect(),
             edges: a.parsed.edges,
         });

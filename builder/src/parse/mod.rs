@@ -68,6 +68,9 @@ pub struct RawEdge {
     pub src_symbol: Option<Arc<str>>,
     pub dst_name: String,
     pub line: u32,
+    /// A call through a local name (`x.m()`): the type its binding names
+    /// ([`rules::BindingsFn`]); `edges.receiver_type`.
+    pub recv_type: Option<String>,
 }
 
 /// Everything extracted from one file.
@@ -311,6 +314,8 @@ struct Scope {
     qname: Arc<str>,
     symbol_id: Option<i64>,
     class_like: bool,
+    /// Names bound in it so far, in order, with the type each names.
+    locals: Vec<(String, Option<String>)>,
 }
 
 /// The state of one file's walk.
@@ -337,6 +342,30 @@ impl<'s> Walk<'s> {
         self.scopes.last().map(|s| s.qname.clone())
     }
 
+    /// The type bound to the receiver of a call `x.m` written through a
+    /// local name: the latest binding of `x` in the enclosing function
+    /// (Python: or a function around it, as closures see them).
+    fn receiver_type(&self, dst_name: &str) -> Option<String> {
+        let (recv, _) = dst_name.rsplit_once('.')?;
+        let ident = recv.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            && !recv.starts_with(|c: char| c.is_ascii_digit());
+        if !ident || matches!(recv, "" | "self" | "this" | "cls") {
+            return None;
+        }
+        for s in self.scopes.iter().rev() {
+            if s.class_like {
+                return None;
+            }
+            if let Some((_, ty)) = s.locals.iter().rev().find(|(n, _)| n == recv) {
+                return ty.clone();
+            }
+            if self.lang != Lang::Python {
+                return None;
+            }
+        }
+        None
+    }
+
     /// A named node: the first of definition, scope, import, call or
     /// reference that it is.
     fn visit<'t>(&mut self, node: Node<'t>, kind: &'static str, anc: &[Node<'t>]) {
@@ -349,6 +378,11 @@ impl<'s> Walk<'s> {
             in_class: self.scopes.last().is_some_and(|s| s.class_like),
             at_top: self.scopes.is_empty(),
         };
+        if let Some(b) = (rules.bindings)(&at) {
+            if let Some(s) = self.scopes.last_mut().filter(|s| !s.class_like) {
+                s.locals.extend(b);
+            }
+        }
         if let Some(def) = rules.definition(&at) {
             self.define(&at, def);
         } else if let Some(rule) = rules.scopes.iter().find(|r| r.node == kind) {
@@ -358,6 +392,7 @@ impl<'s> Walk<'s> {
                     qname: Arc::from(name),
                     symbol_id: None,
                     class_like: true,
+                    locals: Vec::new(),
                 });
             }
         } else if let Some(specs) = (rules.imports)(&at) {
@@ -369,6 +404,7 @@ impl<'s> Walk<'s> {
                     src_symbol: enclosing.clone(),
                     dst_name: spec,
                     line: l,
+                    recv_type: None,
                 });
             }
         } else if let Some(callee) = rules.call_target(&at) {
@@ -384,11 +420,13 @@ impl<'s> Walk<'s> {
                 if kind == "macro_invocation" {
                     dst_name.push('!');
                 }
+                let recv_type = self.receiver_type(&dst_name);
                 self.out.edges.push(RawEdge {
                     kind: "calls",
                     src_symbol: self.enclosing(),
                     dst_name,
                     line: line(callee),
+                    recv_type,
                 });
             }
         } else if rules.refs.identifiers.contains(&kind) && node.child_count() == 0 {
@@ -434,6 +472,7 @@ impl<'s> Walk<'s> {
             src_symbol: container.as_deref().map(Arc::from),
             dst_name: qualified_name.clone(),
             line: line(def.name),
+            recv_type: None,
         });
         self.out.symbols.push(Symbol {
             id,
@@ -464,6 +503,7 @@ impl<'s> Walk<'s> {
                 qname: Arc::from(qualified_name),
                 symbol_id: Some(id),
                 class_like: def.class_like,
+                locals: Vec::new(),
             });
         }
     }

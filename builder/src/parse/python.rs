@@ -5,7 +5,8 @@ use tree_sitter::Node;
 
 use super::first_paragraph;
 use super::rules::{
-    text, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules, Lead, RefRules, Step,
+    text, written_type, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules, Lead,
+    RefRules, Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -40,8 +41,48 @@ pub static RULES: LangRules = LangRules {
         ..Lead::NONE
     },
     doc: Doc::Custom(docstring),
+    bindings,
     ..LangRules::NONE
 };
+
+/// A function's local names: parameters (typed or not) and assignments to a
+/// plain name; the type of `x: T` / `x: T = …`, or the call `x = Form(…)`
+/// (recorded `Form()`), which resolution reads as an instance when it
+/// names a class.
+fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
+    let one = |name: Node, ty: Option<String>| {
+        (name.kind() == "identifier").then(|| vec![(at.text(name).to_string(), ty)])
+    };
+    match at.kind {
+        "typed_parameter" => {
+            let name = at.node.named_child(0)?;
+            one(
+                name,
+                at.field("type").and_then(|t| written_type(at.text(t))),
+            )
+        }
+        "typed_default_parameter" => one(
+            at.field("name")?,
+            at.field("type").and_then(|t| written_type(at.text(t))),
+        ),
+        "default_parameter" => one(at.field("name")?, None),
+        "identifier" if at.up(0).is_some_and(|p| p.kind() == "parameters") => one(at.node, None),
+        "assignment" => {
+            let left = at.field("left")?;
+            let ty = match (at.field("type"), at.field("right")) {
+                (Some(t), _) => written_type(at.text(t)),
+                (None, Some(r)) if r.kind() == "call" => r
+                    .child_by_field_name("function")
+                    .filter(|f| matches!(f.kind(), "identifier" | "attribute"))
+                    .and_then(|f| written_type(at.text(f)))
+                    .map(|f| format!("{f}()")),
+                _ => None,
+            };
+            one(left, ty)
+        }
+        _ => None,
+    }
+}
 
 /// `X = ...` at module level (a constant when upper case) or in a class body (a field).
 fn assignment<'t>(at: &At<'t, '_>) -> Option<Def<'t>> {

@@ -36,6 +36,10 @@ pub struct LangRules {
     pub lead: Lead,
     /// Where a definition's documentation is.
     pub doc: Doc,
+    /// Local names a node binds inside a function (parameters, `let`,
+    /// assignments) and the type each binding names, if any: a call
+    /// `x.m()` carries its receiver's type to resolution.
+    pub bindings: BindingsFn,
 }
 
 impl LangRules {
@@ -55,6 +59,7 @@ impl LangRules {
         refs: RefRules::NONE,
         lead: Lead::NONE,
         doc: Doc::CommentsAbove,
+        bindings: no_bindings,
     };
 
     /// Is the node at `at` a definition, and of what?
@@ -89,6 +94,15 @@ pub type DefFn = for<'t> fn(&At<'t, '_>) -> Option<Def<'t>>;
 pub type DefEdgesFn = fn(&At, &mut DefEdges);
 pub type ImportsFn = fn(&At) -> Option<Vec<(String, u32)>>;
 pub type ScopeFn = fn(&At, &mut Vec<RawEdge>) -> Option<String>;
+/// `(name, type)` pairs: the type as written (`&mut Context<'_>`,
+/// `Optional[Form]`), or the call the value is the result of, written with
+/// `()` (`Foo::new()`, `Foo::open()?`, `forms.Form()`); `None` when the
+/// binding names no type (it hides an outer one).
+pub type BindingsFn = fn(&At) -> Option<Vec<(String, Option<String>)>>;
+
+pub fn no_bindings(_: &At) -> Option<Vec<(String, Option<String>)>> {
+    None
+}
 
 pub fn no_def<'t>(_: &At<'t, '_>) -> Option<Def<'t>> {
     None
@@ -256,6 +270,7 @@ impl<'e> DefEdges<'e> {
                 src_symbol: Some(self.src_symbol.clone()),
                 dst_name: name,
                 line: line(n),
+                recv_type: None,
             });
         }
     }
@@ -443,4 +458,11 @@ pub fn each_type(n: Node, f: &mut dyn FnMut(Node)) {
             _ => {}
         }
     }
+}
+
+/// A type or callee as a binding records it: whitespace collapsed, at most
+/// 120 bytes (a longer one is not a name to look up).
+pub fn written_type(t: &str) -> Option<String> {
+    let s = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!s.is_empty() && s.len() <= 120).then_some(s)
 }

@@ -4,8 +4,8 @@
 use tree_sitter::Node;
 
 use super::rules::{
-    base_type_name, each_type, text, At, CallRule, CalleePath, DefEdges, DefRule, Doc, LangRules,
-    Lead, RefRules, ScopeRule, Step,
+    base_type_name, each_type, text, written_type, At, CallRule, CalleePath, DefEdges, DefRule,
+    Doc, LangRules, Lead, RefRules, ScopeRule, Step,
 };
 use super::RawEdge;
 
@@ -59,8 +59,56 @@ pub static RULES: LangRules = LangRules {
         ..Lead::NONE
     },
     doc: Doc::CommentsAbove,
+    bindings,
     ..LangRules::NONE
 };
+
+/// A function's local names: parameters (`cx: &mut Context<'_>`) and
+/// `let` bindings of a plain name, with the type written, else the value's
+/// type when it shows: a struct literal (`Foo { … }` → `Foo`) or the result
+/// of an associated function (`Foo::new(…)` → `Foo::new()`, `Foo::open(…)?`
+/// → `Foo::open()?`), which resolution reads by that function's return type.
+fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
+    let name_of = |p: Node| -> Option<String> {
+        let p = match p.kind() {
+            "mut_pattern" => p.named_child(p.named_child_count().checked_sub(1)? as u32)?,
+            _ => p,
+        };
+        (p.kind() == "identifier").then(|| at.text(p).to_string())
+    };
+    let (pattern, ty) = match at.kind {
+        "parameter" => (at.field("pattern")?, at.field("type")),
+        "let_declaration" => (at.field("pattern")?, at.field("type")),
+        _ => return None,
+    };
+    let name = name_of(pattern)?;
+    let ty = match ty {
+        Some(t) => written_type(at.text(t)),
+        None => at.field("value").and_then(|v| value_type(at, v)),
+    };
+    Some(vec![(name, ty)])
+}
+
+/// The type a `let` value shows: `Foo { … }`, `Foo::f(…)`, `Foo::f(…)?`.
+fn value_type(at: &At, v: Node) -> Option<String> {
+    match v.kind() {
+        "struct_expression" => written_type(at.text(v.child_by_field_name("name")?)),
+        "call_expression" => {
+            let f = v.child_by_field_name("function")?;
+            let f = match f.kind() {
+                "generic_function" => f.child_by_field_name("function")?,
+                _ => f,
+            };
+            (f.kind() == "scoped_identifier")
+                .then(|| written_type(at.text(f)))?
+                .map(|f| format!("{f}()"))
+        }
+        "try_expression" => value_type(at, v.named_child(0)?)
+            .filter(|t| t.ends_with("()"))
+            .map(|t| format!("{t}?")),
+        _ => None,
+    }
+}
 
 /// Supertraits (`trait A: B + C`) are extended; `mod x;` imports `x`.
 /// (`mod x;` is a definition, so the walk never asks [`imports`] about it.)
@@ -78,6 +126,7 @@ fn def_edges(at: &At, e: &mut DefEdges) {
                 src_symbol: e.enclosing.cloned(),
                 dst_name: format!("mod {name}"),
                 line: at.line(),
+                recv_type: None,
             });
         }
         _ => {}
@@ -95,6 +144,7 @@ fn impl_scope(at: &At, edges: &mut Vec<RawEdge>) -> Option<String> {
             src_symbol: Some(tname.as_str().into()),
             dst_name: at.text(tr).to_string(),
             line: at.line(),
+            recv_type: None,
         });
     }
     Some(tname)
