@@ -46,6 +46,8 @@ pub struct FileFacts {
     pub lang: Lang,
     pub symbols: Vec<FactSym>,
     pub edges: Vec<RawEdge>,
+    /// Rust: each struct field's qualified name and declared type.
+    pub fields: Vec<(Box<str>, Box<str>)>,
 }
 
 /// A resolved edge row.
@@ -248,6 +250,11 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
                     .map(|x| x.id)
             })
         });
+        // A call through a field of `self` (Rust): the field's declared type.
+        let field_type = (e.kind == "calls" && f.lang == Lang::Rust && e.recv_type.is_none())
+            .then(|| self_field_type(f, &e.dst_name, e.src_symbol.as_deref()))
+            .flatten();
+        let recv_type = e.recv_type.as_deref().or(field_type);
         let (dst_path, dst_symbol_id) = if e.kind == "contains" {
             (Some(f.path.clone()), own.get(e.dst_name.as_str()).copied())
         } else {
@@ -268,7 +275,7 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
                         named_pkgs: &named_pkgs,
                         modules,
                     },
-                    e.recv_type.as_deref(),
+                    recv_type,
                 )
             } else {
                 find_symbol(idx, fi, f, name, class_like, &imported, &imported_dirs)
@@ -292,7 +299,7 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             dst_path,
             dst_symbol_id,
             line: e.line,
-            receiver_type: e.recv_type.clone(),
+            receiver_type: recv_type.map(str::to_string),
         });
     }
     out.sort_by(|a, b| {
@@ -1150,6 +1157,26 @@ fn find_scoped_call(
         .find(|r| r.0 == fi)
         .or_else(|| (methods.len() == 1).then(|| &methods[0]))
         .map(|r| **r)
+}
+
+/// The declared type of field `f` of the caller's type, for a Rust call
+/// `self.f.m` in a method of that type whose struct this file defines.
+fn self_field_type<'f>(f: &'f FileFacts, dst_name: &str, src: Option<&str>) -> Option<&'f str> {
+    let rest = dst_name.strip_prefix("self.")?;
+    let (field, _) = rest.split_once('.')?;
+    if field.is_empty()
+        || !field
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    {
+        return None;
+    }
+    let (own, _) = src?.rsplit_once('.')?;
+    let want = format!("{own}.{field}");
+    f.fields
+        .iter()
+        .find(|(q, _)| **q == *want)
+        .map(|(_, t)| &**t)
 }
 
 /// A function's return type, for `let x = Foo::f(…)`: `Self`/`Foo`.

@@ -66,9 +66,9 @@
 //!   annotation (`cx: &mut Context<'_>`, `form: Form`), a struct literal,
 //!   a constructor's result (`Foo::new()`, `Foo::open()?` by the return
 //!   type; Python `Form(…)`, a class), looked up in that type (Python: and
-//!   its bases; Rust: the type a `use` names); a type the repository does
-//!   not define (std's `Vec`, a builtin, a library's class) leaves the call
-//!   unresolved. The new nullable column `edges.receiver_type` holds the
+//!   its bases; Rust: the type a `use` names; a Rust field of `self`, its
+//!   declared type); a type the repository does not define (std's `Vec`,
+//!   a builtin, a library's class) leaves the call unresolved. The new nullable column `edges.receiver_type` holds the
 //!   binding as written (a reader of feature 14 ignores it). A Python base
 //!   class is found through the import of its name or module
 //!   (`models.Model` with `from app import models`), for `self.m()` and
@@ -313,7 +313,7 @@ pub fn edges_table() -> Table {
             c("dst_symbol_id", Int64, true, "symbol_id of the resolved target symbol (join symbols for its qualified_name, kind, signature)."),
             c("line", Int32, false, "1-based line of the relation in src_path."),
             c("resolved", Boolean, false, "The target was found inside the repository: dst_path for imports, dst_symbol_id for calls, extends, implements and contains."),
-            c("receiver_type", Utf8, true, "A call `x.m(…)` through a local variable or parameter (Python, Rust): the type its binding names, as written (`&mut Context<'_>`, `Optional[Form]`), or the call it is the result of (`Foo::new()`, `Foo::open()?`, `Form()`); NULL otherwise."),
+            c("receiver_type", Utf8, true, "A call `x.m(…)` through a local variable or parameter (Python, Rust): the type its binding names, as written (`&mut Context<'_>`, `Optional[Form]`), or the call it is the result of (`Foo::new()`, `Foo::open()?`, `Form()`); a Rust call through a field of `self`: the field's declared type; NULL otherwise."),
         ],
     }
 }

@@ -559,6 +559,22 @@ impl<'a> Sink<'a> {
                     f
                 })
                 .collect(),
+            // Rust struct fields' declared types (`inner: Mutex<Inner>`),
+            // for calls through `self.inner`.
+            fields: match a.file.lang {
+                Lang::Rust => a
+                    .parsed
+                    .symbols
+                    .iter()
+                    .filter(|s| s.kind == "field")
+                    .filter_map(|s| {
+                        let (_, ty) = s.signature.split_once(':')?;
+                        let ty = ty.trim();
+                        (!ty.is_empty()).then(|| (s.qualified_name.as_str().into(), ty.into()))
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            },
             edges: a.parsed.edges,
         });
     }
