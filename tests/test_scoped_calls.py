@@ -134,6 +134,9 @@ pub fn demo(b: &mut Builder, s: Box<Regex>) -> std::io::Result<()> {
     m.lock();
     let mut v = Vec::new();
     v.send();
+    // Rebound by a loop and a closure: no type shows (not `Conn`'s).
+    for c in [1u8] { c.send(); }
+    let _ = [2u8].iter().map(|c| c.send());
     Ok(())
 }
 
@@ -175,6 +178,8 @@ def use(data, other: Other, maybe: "Optional[Other]" = None):
     d.render()
     s = unittest.TestSuite()
     s.render()
+    for f in data:
+        f.render()
 ''',
     # Another `Model` outside the importing file's directory: the import decides.
     "lib/orm.py": "class Model:\n    def save(self):\n        return 2\n",

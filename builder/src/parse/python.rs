@@ -66,6 +66,8 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
             at.field("type").and_then(|t| written_type(at.text(t))),
         ),
         "default_parameter" => one(at.field("name")?, None),
+        // `for x in …` rebinds `x` to what the loop yields: no type shows.
+        "for_statement" => one(at.field("left")?, None),
         "identifier" if at.up(0).is_some_and(|p| p.kind() == "parameters") => one(at.node, None),
         "assignment" => {
             let left = at.field("left")?;

@@ -77,6 +77,17 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         (p.kind() == "identifier").then(|| at.text(p).to_string())
     };
     let (pattern, ty) = match at.kind {
+        // `for x in …` and a closure's untyped `|x|` rebind `x`: no type shows.
+        "for_expression" => return Some(vec![(name_of(at.field("pattern")?)?, None)]),
+        "closure_parameters" => {
+            let mut c = at.node.walk();
+            let names: Vec<_> = at
+                .node
+                .named_children(&mut c)
+                .filter_map(|p| name_of(p).map(|n| (n, None)))
+                .collect();
+            return (!names.is_empty()).then_some(names);
+        }
         "parameter" => (at.field("pattern")?, at.field("type")),
         "let_declaration" => (at.field("pattern")?, at.field("type")),
         _ => return None,
