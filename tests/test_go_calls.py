@@ -73,6 +73,8 @@ def test_go_calls_follow_go_scoping(indexer, tmp_path):
 
 
 IMPORT_RE = re.compile(r'^(\w+)\.(\w+)$')
+# `import f "fmt"` or, inside an import block, `f "fmt"` on a line of its own.
+RENAMED_RE = re.compile(r'^\s*(?:import\s+)?([A-Za-z_]\w*)\s+"([^"]+)"\s*$', re.M)
 
 
 def go_package_name(spec: str) -> str:
@@ -88,11 +90,22 @@ def go_package_name(spec: str) -> str:
 def test_go_stdlib_calls_land_in_the_imported_package(go_snapshot):
     con = duckdb.connect()
     d = go_snapshot.dir
+    # The name each import binds, read from the source's import lines: its
+    # own (`f "fmt"`), else the package's by convention.
+    renamed: dict[str, dict[str, str]] = {}
+    for path, content in con.execute(
+        f"""SELECT path, content FROM read_parquet('{d}/files.parquet')
+            WHERE path LIKE '%.go' AND regexp_matches(content, '\\w\\s+"[^"]+"\\s*\\n')"""
+    ).fetchall():
+        for name, spec in RENAMED_RE.findall(content):
+            if name not in ("import", "return", "_"):
+                renamed.setdefault(path, {})[spec] = name
     imports: dict[str, dict[str, str | None]] = {}
     for src, spec, dst in con.execute(
         f"SELECT src_path, dst_name, dst_path FROM read_parquet('{d}/edges.parquet') WHERE kind = 'imports'"
     ).fetchall():
-        imports.setdefault(src, {})[go_package_name(spec)] = dst
+        name = renamed.get(src, {}).get(spec) or go_package_name(spec)
+        imports.setdefault(src, {})[name] = dst
     checked, wrong, unresolved_inside = 0, [], 0
     for src, _sym, name, line, resolved, dst_path, _q, _k in calls(d, "e.src_path LIKE '%.go'"):
         m = IMPORT_RE.match(name)

@@ -337,12 +337,19 @@ def oracle_checks(snap_dir: Path) -> dict[str, tuple[int, int]]:
         itself = path == src_path and cont == src.rsplit(".", 1)[0]
         wrong += itself or target not in ancestors(own)
     out["super calls land on a proper ancestor"] = (len(rows), wrong)
-    # Rust `Type::f()`: the target is a member of a type named so.
+    # Rust `Type::f()`: the target is a member of a type named so (`RuntimeBuilder::new` with
+    # `use crate::runtime::Builder as RuntimeBuilder;`: of `Builder`).
     out["Type::f lands on a member of Type"] = con.execute(f"""
-        SELECT count(*), count(*) FILTER (WHERE t.container IS NULL OR regexp_extract(t.container, '([A-Za-z0-9_]+)[^A-Za-z0-9_]*$', 1) != regexp_extract(e.dst_name, '([A-Z][A-Za-z0-9_]*)(<[^:]*>)?::[A-Za-z0-9_]+$', 1))
-        FROM {e} e JOIN {s} t ON t.symbol_id = e.dst_symbol_id JOIN {f} a ON a.path = e.src_path
-        WHERE e.kind = 'calls' AND a.language = 'rust' AND regexp_matches(e.dst_name, '(^|::)[A-Z][A-Za-z0-9_]*(<[^:]*>)?::[a-z_][A-Za-z0-9_]*$')
-          AND NOT starts_with(e.dst_name, 'Self::')""").fetchone()
+        WITH c AS (
+            SELECT e.src_path, e.dst_name, t.container,
+                   regexp_extract(e.dst_name, '([A-Z][A-Za-z0-9_]*)(<[^:]*>)?::[A-Za-z0-9_]+$', 1) AS written
+            FROM {e} e JOIN {s} t ON t.symbol_id = e.dst_symbol_id JOIN {f} a ON a.path = e.src_path
+            WHERE e.kind = 'calls' AND a.language = 'rust' AND regexp_matches(e.dst_name, '(^|::)[A-Z][A-Za-z0-9_]*(<[^:]*>)?::[a-z_][A-Za-z0-9_]*$')
+              AND NOT starts_with(e.dst_name, 'Self::')),
+        renamed AS (SELECT DISTINCT src_path, alias, regexp_extract(dst_name, '([A-Za-z0-9_]+)$', 1) AS name
+                    FROM {e} WHERE kind = 'imports' AND alias IS NOT NULL)
+        SELECT count(*), count(*) FILTER (WHERE c.container IS NULL OR regexp_extract(c.container, '([A-Za-z0-9_]+)[^A-Za-z0-9_]*$', 1) != coalesce(r.name, c.written))
+        FROM c LEFT JOIN renamed r ON r.src_path = c.src_path AND r.alias = c.written""").fetchone()
     # Rust std paths and std macros (and Python builtins) are not the repository's.
     out["std paths, std macros and builtins stay unresolved"] = con.execute(f"""
         SELECT count(*), count(*) FILTER (WHERE e.resolved AND t.path IS DISTINCT FROM e.src_path)

@@ -191,6 +191,7 @@ impl Mentions {
                         line: ln as u32 + 1,
                         resolved: true,
                         receiver_type: None,
+                        alias: None,
                     });
                 }
             }

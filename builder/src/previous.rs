@@ -294,16 +294,18 @@ fn add_edges(dir: &Path, files: &mut HashMap<String, Analysis>) -> Result<()> {
             "dst_name",
             "line",
             "receiver_type",
+            "alias",
         ],
     )? {
         let b = batch?;
-        let (src_path, kind, src_symbol, dst_name, line, receiver_type) = (
+        let (src_path, kind, src_symbol, dst_name, line, receiver_type, alias) = (
             b.str("src_path"),
             b.str("kind"),
             b.str("src_symbol"),
             b.str("dst_name"),
             b.i32("line"),
             b.str("receiver_type"),
+            b.str("alias"),
         );
         for i in 0..b.num_rows() {
             let Some(a) = files.get_mut(src_path.value(i)) else {
@@ -318,6 +320,7 @@ fn add_edges(dir: &Path, files: &mut HashMap<String, Analysis>) -> Result<()> {
                 dst_name: dst_name.value(i).to_string(),
                 line: line.value(i) as u32,
                 recv_type: receiver_type.opt(i).map(str::to_string),
+                alias: alias.opt(i).map(str::to_string),
             });
         }
     }

@@ -63,6 +63,8 @@ pub struct Edge {
     pub line: u32,
     pub resolved: bool,
     pub receiver_type: Option<String>,
+    /// An import that renames: the name it binds.
+    pub alias: Option<String>,
 }
 
 type SymRef = (u32, u32); // (file index, symbol index)
@@ -208,7 +210,9 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
     for e in f.edges.iter().filter(|e| e.kind == "imports") {
         let dst = resolve_import(idx, f, &e.dst_name, modules);
         if f.lang == Lang::Go {
-            go_names.insert(go_package_name(&e.dst_name), dst.clone());
+            // `import f "fmt"` calls the package `f`.
+            let name = e.alias.as_deref();
+            go_names.insert(name.unwrap_or(go_package_name(&e.dst_name)), dst.clone());
         }
         if let Some(d) = &dst {
             match idx.paths.get(d.as_str()) {
@@ -233,6 +237,7 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             dst_symbol_id: None,
             line: e.line,
             receiver_type: None,
+            alias: e.alias.clone(),
         });
     }
     for e in f.edges.iter().filter(|e| e.kind != "imports") {
@@ -277,8 +282,28 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
                     },
                     recv_type,
                 )
+            } else if f.lang == Lang::Rust {
+                let (full, alias) = rust_unalias(f, &e.dst_name);
+                let outside =
+                    alias.is_some_and(|a| resolve_import(idx, f, &a.dst_name, modules).is_none());
+                (!outside)
+                    .then(|| {
+                        find_symbol(
+                            idx,
+                            fi,
+                            f,
+                            simple_name(&full),
+                            class_like,
+                            &imported,
+                            &imported_dirs,
+                        )
+                    })
+                    .flatten()
             } else {
-                find_symbol(idx, fi, f, name, class_like, &imported, &imported_dirs)
+                // A base through a renaming import (`class Loader(BaseLoader)`).
+                through_alias(idx, f, &e.dst_name, class_like, modules).unwrap_or_else(|| {
+                    find_symbol(idx, fi, f, name, class_like, &imported, &imported_dirs)
+                })
             };
             match found {
                 Some((a, b)) => {
@@ -300,6 +325,7 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             dst_symbol_id,
             line: e.line,
             receiver_type: recv_type.map(str::to_string),
+            alias: None,
         });
     }
     out.sort_by(|a, b| {
@@ -500,6 +526,22 @@ fn find_scoped_call(
     recv_type: Option<&str>,
 ) -> Option<SymRef> {
     let (imported, imported_dirs, named_pkgs) = (imports.files, imports.dirs, imports.named_pkgs);
+    let rust = f.lang == Lang::Rust;
+    // A name a renaming import binds (feature 16).
+    let unaliased = if rust {
+        let (full, alias) = rust_unalias(f, written);
+        // `use tokio_test::io::Builder as Mock;`: another library's.
+        if alias.is_some_and(|e| resolve_import(idx, f, &e.dst_name, imports.modules).is_none()) {
+            return None;
+        }
+        full
+    } else {
+        if let Some(r) = through_alias(idx, f, written, false, imports.modules) {
+            return r;
+        }
+        written.into()
+    };
+    let written: &str = &unaliased;
     let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
     let file = |r: &SymRef| &idx.files[r.0 as usize];
     let fam = family(f.lang);
@@ -512,7 +554,6 @@ fn find_scoped_call(
     };
     let callable =
         |r: &SymRef| kind_ok(sym(r).kind, false) && same_family(r) && sym(r).kind != "method";
-    let rust = f.lang == Lang::Rust;
     // The first path segment: a crate's directory in a workspace of crates.
     let top = |p: &str| p.split('/').next().unwrap_or("").to_string();
     let (qual, name) = match written.rsplit_once("::") {
@@ -658,6 +699,12 @@ fn find_scoped_call(
     // import of the name (or of the module it is read from) leads to, one
     // of its directory, else the only one.
     let find_class = |n: &str, near: u32, from: &str| -> Option<SymRef> {
+        let nf = &idx.files[near as usize];
+        if nf.lang != Lang::Rust {
+            if let Some(r) = through_alias(idx, nf, n, true, imports.modules) {
+                return r;
+            }
+        }
         let simple = simple_name(n);
         let v: Vec<&SymRef> = idx
             .by_name
@@ -665,7 +712,6 @@ fn find_scoped_call(
             .iter()
             .filter(|r| kind_ok(sym(r).kind, true) && same_family(r))
             .collect();
-        let nf = &idx.files[near as usize];
         let near_dir = dir_of(&nf.path);
         let shared = |r: &&&SymRef| {
             let q = &*sym(r).qname;
@@ -844,11 +890,9 @@ fn find_scoped_call(
                         .iter()
                         .filter(|e| e.kind == "imports")
                         .find_map(|e| {
-                            let (p, alias) = match e.dst_name.split_once(" as ") {
-                                Some((p, a)) => (p, a.trim()),
-                                None => (e.dst_name.as_str(), e.dst_name.rsplit("::").next()?),
-                            };
-                            (alias == ty && p.contains("::")).then(|| p.to_string())
+                            let p = e.dst_name.as_str();
+                            let name = e.alias.as_deref().or_else(|| p.rsplit("::").next())?;
+                            (name == ty && p.contains("::")).then(|| p.to_string())
                         })
                 };
                 let Some(full) = full else {
@@ -922,6 +966,8 @@ fn find_scoped_call(
             // `Self` is the caller's type; a one-letter name is a generic's.
             let type_path = |p: &str| -> Option<String> {
                 let p = p.split('<').next().unwrap_or(p).trim();
+                let (owned, _) = rust_unalias(f, p);
+                let p: &str = &owned;
                 let last = p.rsplit("::").next().unwrap_or(p);
                 if last == "Self" {
                     return own_type.clone();
@@ -1303,6 +1349,144 @@ const PY_BUILTIN_TYPES: &[&str] = &[
     "deque",
 ];
 
+/// Python and JS/TS: what `written` (`_`, `capi.get_ds_name`, `BaseLoader`,
+/// `ns.f`) names when its first name is bound by a renaming import of
+/// `f` (`from django.utils.translation import gettext_lazy as _`,
+/// `from .prototypes import ds as capi`, `import * as ns from "./x"`):
+/// looked up in the file the import resolves to, never by name elsewhere.
+/// `None`: the first name is no alias, or what it names was not found
+/// (the rules by name decide); `Some(None)`: the import is of a module
+/// outside the repository.
+fn through_alias(
+    idx: &Index,
+    f: &FileFacts,
+    written: &str,
+    class_like: bool,
+    modules: &Modules,
+) -> Option<Option<SymRef>> {
+    let mut parts = written.split('.');
+    let head = parts.next()?;
+    let e = f
+        .edges
+        .iter()
+        .find(|e| e.kind == "imports" && e.alias.as_deref() == Some(head))?;
+    let rest: Vec<&str> = parts.collect();
+    let file_of = |from: &FileFacts, spec: &str| {
+        resolve_import(idx, from, spec, modules)
+            .as_deref()
+            .and_then(|p| idx.paths.get(p))
+            .copied()
+    };
+    let Some(t) = file_of(f, &e.dst_name) else {
+        return Some(None);
+    };
+    let orig = e.dst_name.rsplit('.').next().unwrap_or(&e.dst_name);
+    // `import * as ns`, `import a.b as c`, `from a import b as c` of module
+    // `b`: the alias is the module. `from django.apps import apps as x`
+    // names `apps` in the package (its parent resolves to the same file).
+    let module = f.lang != Lang::Python
+        || match e.dst_name.rsplit_once('.') {
+            None => true,
+            Some((parent, _)) => {
+                let parent = if parent.is_empty() { "." } else { parent };
+                file_of(f, parent) != Some(t)
+            }
+        };
+    let names: Vec<&str> = if module {
+        rest
+    } else {
+        std::iter::once(orig).chain(rest).collect()
+    };
+    let ok = |s: &FactSym| {
+        if class_like {
+            kind_ok(s.kind, true)
+        } else {
+            // A module-level value may be what is called (`gettext_lazy =
+            // lazy(gettext, str)`).
+            !matches!(s.kind, "field" | "property" | "module" | "namespace")
+        }
+    };
+    // The definition `q` of module file `m`, or of the module its import of
+    // that name comes from (a package's `__init__.py` re-exporting it:
+    // `from .geom import get_num_geoms`), a few hops at most.
+    let defined_in = |mut m: u32, q: &str, ok: &dyn Fn(&FactSym) -> bool| -> Option<SymRef> {
+        let n = q.split('.').next().unwrap_or(q);
+        for _ in 0..4 {
+            let mf = &idx.files[m as usize];
+            if let Some(i) = mf.symbols.iter().position(|s| &*s.qname == q && ok(s)) {
+                return Some((m, i as u32));
+            }
+            let next = mf.edges.iter().find_map(|e| {
+                let named = match &e.alias {
+                    Some(a) => a == n,
+                    None => e.dst_name.rsplit('.').next() == Some(n),
+                };
+                (e.kind == "imports" && named && e.dst_name.contains('.'))
+                    .then(|| {
+                        // `from .geom import f`: the module holding `f`.
+                        let (parent, _) = e.dst_name.rsplit_once('.')?;
+                        let parent = if parent.is_empty() { "." } else { parent };
+                        file_of(mf, parent)
+                    })
+                    .flatten()
+            });
+            match next {
+                Some(nm) if nm != m => m = nm,
+                _ => return None,
+            }
+        }
+        None
+    };
+    match names.as_slice() {
+        [] => Some(None),
+        // Not found (a star re-export, a name the file sets at run time):
+        // undecided, the rules by name go on.
+        [n] => defined_in(t, n, &ok).map(Some),
+        // A member of a class of that module: decided when the class is
+        // found (a value's method, `apps.get_app_config`, is not).
+        [c, m] => {
+            let class = defined_in(t, c, &|s: &FactSym| kind_ok(s.kind, true))?;
+            let cf = &idx.files[class.0 as usize];
+            let q = format!("{}.{m}", cf.symbols[class.1 as usize].qname);
+            let i = cf
+                .symbols
+                .iter()
+                .position(|s| *s.qname == *q && !class_like && kind_ok(s.kind, false))?;
+            Some(Some((class.0, i as u32)))
+        }
+        _ => None,
+    }
+}
+
+/// Rust: `written` with its first segment spelled out when a `use … as`
+/// binds it (`generic::Two::new` with `use crate::arch::generic::memchr as
+/// generic;` → `crate::arch::generic::memchr::Two::new`).
+/// The `use` too, when one renamed it.
+fn rust_unalias<'w, 'f>(
+    f: &'f FileFacts,
+    written: &'w str,
+) -> (std::borrow::Cow<'w, str>, Option<&'f RawEdge>) {
+    let end = written
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(written.len());
+    let (head, rest) = written.split_at(end);
+    if head.is_empty() || !(rest.is_empty() || rest.starts_with("::") || rest.starts_with('<')) {
+        return (written.into(), None);
+    }
+    match f
+        .edges
+        .iter()
+        .find(|e| e.kind == "imports" && e.alias.as_deref() == Some(head))
+    {
+        // `use super::unix::{self as os_impl};` names `super::unix::self`.
+        Some(e) => {
+            let path = e.dst_name.strip_suffix("::self").unwrap_or(&e.dst_name);
+            (format!("{path}{rest}").into(), Some(e))
+        }
+        None => (written.into(), None),
+    }
+}
+
 /// Whether the Rust file at `path` is module `m`'s own: `…/m.rs` or `…/m/mod.rs`.
 fn is_rust_module_file(path: &str, m: &str) -> bool {
     let stem = path
@@ -1325,15 +1509,13 @@ fn rust_module_of(idx: &Index, f: &FileFacts, q: &str, modules: &Modules) -> Opt
         if e.kind != "imports" {
             return None;
         }
-        let (path, alias) = match e.dst_name.split_once(" as ") {
-            Some((p, a)) => (p, a.trim()),
-            None => {
-                // `use tokio::time::{self, Instant};` names `tokio::time::self`.
-                let p = e.dst_name.strip_suffix("::self").unwrap_or(&e.dst_name);
-                (p, p.rsplit("::").next().unwrap_or(""))
-            }
+        // `use tokio::time::{self, Instant};` names `tokio::time::self`.
+        let path = e.dst_name.strip_suffix("::self").unwrap_or(&e.dst_name);
+        let name = match &e.alias {
+            Some(a) => a.as_str(),
+            None => path.rsplit("::").next().unwrap_or(""),
         };
-        (alias == head && path.contains("::")).then(|| path.to_string())
+        (name == head && path.contains("::")).then(|| path.to_string())
     });
     let spec = match (used, rest) {
         (Some(u), Some(r)) => format!("{u}::{r}"),
@@ -1376,7 +1558,8 @@ fn through_reexports(
             .edges
             .iter()
             .filter(|e| e.kind == "imports" && !e.dst_name.starts_with("mod "))
-            .filter(|e| !e.dst_name.contains(" as "))
+            // `pub use a::B as C;` exports `C`, not `B`.
+            .filter(|e| e.alias.is_none())
     };
     let follow = |next: String| {
         let nf = *idx.paths.get(next.as_str())?;
@@ -1405,8 +1588,8 @@ fn through_reexports(
 /// The name Go code calls an imported package by, by convention the last
 /// element of its path: `net/http` → `http`, `math/rand/v2` → `rand`,
 /// `gopkg.in/yaml.v3` → `yaml`, `github.com/mattn/go-sqlite3` → `sqlite3`.
-/// (An import that renames the package is not seen: its calls stay
-/// unresolved or resolve as methods.)
+/// (An import that renames the package, `import f "fmt"`, is called by its
+/// `edges.alias`.)
 fn go_package_name(spec: &str) -> &str {
     let mut parts = spec.rsplit('/');
     let mut last = parts.next().unwrap_or(spec);

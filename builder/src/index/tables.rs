@@ -58,6 +58,7 @@ pub(super) fn write_edges(
                 ew.i32(e.line as i64);
                 ew.b(e.resolved);
                 ew.os(e.receiver_type.as_deref());
+                ew.os(e.alias.as_deref());
                 ew.end_row(e.dst_name.len() + e.src_path.len() + 60)?;
             }
         }

@@ -6,7 +6,8 @@
 use tree_sitter::Node;
 
 use super::rules::{
-    text, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules, Lead, RefRules, Step,
+    text, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, Import, LangRules, Lead, RefRules,
+    Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -165,9 +166,12 @@ fn base_classes(at: &At, e: &mut DefEdges) {
     }
 }
 
-fn imports(at: &At) -> Option<Vec<(String, u32)>> {
+fn imports(at: &At) -> Option<Vec<Import>> {
     match at.kind {
-        "preproc_include" => Some(vec![(at.text(at.field("path")?).to_string(), at.line())]),
+        "preproc_include" => Some(vec![Import::plain(
+            at.text(at.field("path")?).to_string(),
+            at.line(),
+        )]),
         _ => None,
     }
 }

@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use super::rules::{
     base_type_name, string_content, text, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc,
-    LangRules, Lead, RefRules, Step,
+    Import, LangRules, Lead, RefRules, Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -116,9 +116,17 @@ fn embedded_types(at: &At, e: &mut DefEdges) {
     }
 }
 
-fn imports(at: &At) -> Option<Vec<(String, u32)>> {
+fn imports(at: &At) -> Option<Vec<Import>> {
     match at.kind {
-        "import_spec" => Some(vec![(string_content(at.field("path")?, at.src), at.line())]),
+        "import_spec" => Some(vec![Import {
+            spec: string_content(at.field("path")?, at.src),
+            line: at.line(),
+            // `import f "fmt"`; not `_` (no name) nor `.` (the package's names unqualified).
+            alias: at
+                .field("name")
+                .filter(|n| n.kind() == "package_identifier")
+                .map(|n| at.text(n).to_string()),
+        }]),
         _ => None,
     }
 }

@@ -2,8 +2,8 @@
 //! fields and enum constants; superclass and interfaces; imports.
 
 use super::rules::{
-    each_type, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules, Lead, RefRules,
-    Step,
+    each_type, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, Import, LangRules, Lead,
+    RefRules, Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -76,7 +76,7 @@ fn bases(at: &At, e: &mut DefEdges) {
     }
 }
 
-fn imports(at: &At) -> Option<Vec<(String, u32)>> {
+fn imports(at: &At) -> Option<Vec<Import>> {
     if at.kind != "import_declaration" {
         return None;
     }
@@ -89,5 +89,5 @@ fn imports(at: &At) -> Option<Vec<(String, u32)>> {
     if at.text(node).contains(".*") {
         s.push_str(".*");
     }
-    Some(vec![(s, at.line())])
+    Some(vec![Import::plain(s, at.line())])
 }

@@ -5,8 +5,8 @@
 //! clauses; `import`/`export ... from`, `require()` and `import()`.
 
 use super::rules::{
-    each_type, string_content, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules,
-    Lead, RefRules, Step,
+    each_type, string_content, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, Import,
+    LangRules, Lead, RefRules, Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -160,12 +160,15 @@ fn heritage(at: &At, e: &mut DefEdges) {
     }
 }
 
-fn imports(at: &At) -> Option<Vec<(String, u32)>> {
+fn imports(at: &At) -> Option<Vec<Import>> {
     let l = at.line();
     match at.kind {
-        "import_statement" | "export_statement" => {
-            Some(vec![(string_content(at.field("source")?, at.src), l)])
-        }
+        "import_statement" | "export_statement" => Some(vec![Import {
+            spec: string_content(at.field("source")?, at.src),
+            line: l,
+            // `import * as ns from "./x"`: the module under a name of its own.
+            alias: namespace_import(at),
+        }]),
         // `require("x")` and `import("x")`.
         "call_expression" => {
             let f = at.field("function")?;
@@ -176,8 +179,29 @@ fn imports(at: &At) -> Option<Vec<(String, u32)>> {
             if a.kind() != "string" {
                 return None;
             }
-            Some(vec![(string_content(a, at.src), l)])
+            Some(vec![Import::plain(string_content(a, at.src), l)])
         }
         _ => None,
     }
+}
+
+/// `ns` of `import * as ns from "…"` (`export * as ns from` re-exports: no local name).
+fn namespace_import(at: &At) -> Option<String> {
+    if at.kind != "import_statement" {
+        return None;
+    }
+    let mut c = at.node.walk();
+    let clause = at
+        .node
+        .named_children(&mut c)
+        .find(|n| n.kind() == "import_clause")?;
+    let mut c = clause.walk();
+    let ns = clause
+        .named_children(&mut c)
+        .find(|n| n.kind() == "namespace_import")?;
+    let mut c = ns.walk();
+    let id = ns
+        .named_children(&mut c)
+        .find(|n| n.kind() == "identifier")?;
+    Some(at.text(id).to_string())
 }

@@ -25,7 +25,7 @@ use tree_sitter::{Node, Parser, Tree};
 use crate::ids::stable_id;
 use crate::language::Lang;
 pub(crate) use rules::LangRules;
-use rules::{line, text, At, Def, DefEdges, Doc, Lead};
+use rules::{line, text, At, Def, DefEdges, Doc, Import, Lead};
 
 /// A definition.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,6 +71,9 @@ pub struct RawEdge {
     /// A call through a local name (`x.m()`): the type its binding names
     /// ([`rules::BindingsFn`]); `edges.receiver_type`.
     pub recv_type: Option<String>,
+    /// An import that renames: the name it binds (`np` of `import numpy as
+    /// np`); `edges.alias`.
+    pub alias: Option<String>,
 }
 
 /// Everything extracted from one file.
@@ -398,13 +401,14 @@ impl<'s> Walk<'s> {
         } else if let Some(specs) = (rules.imports)(&at) {
             self.import_end = node.end_byte();
             let enclosing = self.enclosing();
-            for (spec, l) in specs {
+            for Import { spec, line, alias } in specs {
                 self.out.edges.push(RawEdge {
                     kind: "imports",
                     src_symbol: enclosing.clone(),
                     dst_name: spec,
-                    line: l,
+                    line,
                     recv_type: None,
+                    alias,
                 });
             }
         } else if let Some(callee) = rules.call_target(&at) {
@@ -427,6 +431,7 @@ impl<'s> Walk<'s> {
                     dst_name,
                     line: line(callee),
                     recv_type,
+                    alias: None,
                 });
             }
         } else if rules.refs.identifiers.contains(&kind) && node.child_count() == 0 {
@@ -473,6 +478,7 @@ impl<'s> Walk<'s> {
             dst_name: qualified_name.clone(),
             line: line(def.name),
             recv_type: None,
+            alias: None,
         });
         self.out.symbols.push(Symbol {
             id,

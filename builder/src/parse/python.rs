@@ -5,8 +5,8 @@ use tree_sitter::Node;
 
 use super::first_paragraph;
 use super::rules::{
-    text, written_type, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, LangRules, Lead,
-    RefRules, Step,
+    text, written_type, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, Import, LangRules,
+    Lead, RefRules, Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -138,14 +138,18 @@ fn superclasses(at: &At, e: &mut DefEdges) {
     }
 }
 
-fn imports(at: &At) -> Option<Vec<(String, u32)>> {
+fn imports(at: &At) -> Option<Vec<Import>> {
     let (node, l) = (at.node, at.line());
     match at.kind {
         "import_statement" => {
             let mut v = Vec::new();
             let mut c = node.walk();
             for n in node.children_by_field_name("name", &mut c) {
-                v.push((at.text(imported_name(n)?).to_string(), l));
+                v.push(Import {
+                    spec: at.text(imported_name(n)?).to_string(),
+                    line: l,
+                    alias: alias(at, n),
+                });
             }
             Some(v)
         }
@@ -157,15 +161,27 @@ fn imports(at: &At) -> Option<Vec<(String, u32)>> {
                 let m = imported_name(n)?;
                 // "from a import b": b may be a module or a name in a.
                 let sep = if module.ends_with('.') { "" } else { "." };
-                v.push((format!("{module}{sep}{}", at.text(m)), l));
+                v.push(Import {
+                    spec: format!("{module}{sep}{}", at.text(m)),
+                    line: l,
+                    alias: alias(at, n),
+                });
             }
             if v.is_empty() {
-                v.push((module, l));
+                v.push(Import::plain(module, l));
             }
             Some(v)
         }
         _ => None,
     }
+}
+
+/// `c` of `import a.b as c`.
+fn alias(at: &At, n: Node) -> Option<String> {
+    (n.kind() == "aliased_import")
+        .then(|| n.child_by_field_name("alias"))
+        .flatten()
+        .map(|a| at.text(a).to_string())
 }
 
 /// `a.b` of `import a.b as c`.

@@ -92,7 +92,27 @@ impl LangRules {
 
 pub type DefFn = for<'t> fn(&At<'t, '_>) -> Option<Def<'t>>;
 pub type DefEdgesFn = fn(&At, &mut DefEdges);
-pub type ImportsFn = fn(&At) -> Option<Vec<(String, u32)>>;
+pub type ImportsFn = fn(&At) -> Option<Vec<Import>>;
+
+/// One import a node writes: the specifier as written, its line, and the
+/// name it binds when the source renames it (`import numpy as np` → `np`,
+/// `use a::b as c` → `c`, Go `import f "fmt"` → `f`, `import * as ns`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Import {
+    pub spec: String,
+    pub line: u32,
+    pub alias: Option<String>,
+}
+
+impl Import {
+    pub fn plain(spec: String, line: u32) -> Import {
+        Import {
+            spec,
+            line,
+            alias: None,
+        }
+    }
+}
 pub type ScopeFn = fn(&At, &mut Vec<RawEdge>) -> Option<String>;
 /// `(name, type)` pairs: the type as written (`&mut Context<'_>`,
 /// `Optional[Form]`), or the call the value is the result of, written with
@@ -110,7 +130,7 @@ pub fn no_def<'t>(_: &At<'t, '_>) -> Option<Def<'t>> {
 
 pub fn no_edges(_: &At, _: &mut DefEdges) {}
 
-pub fn no_imports(_: &At) -> Option<Vec<(String, u32)>> {
+pub fn no_imports(_: &At) -> Option<Vec<Import>> {
     None
 }
 
@@ -271,6 +291,7 @@ impl<'e> DefEdges<'e> {
                 dst_name: name,
                 line: line(n),
                 recv_type: None,
+                alias: None,
             });
         }
     }

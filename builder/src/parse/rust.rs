@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::rules::{
     base_type_name, each_type, text, written_type, At, CallRule, CalleePath, DefEdges, DefRule,
-    Doc, LangRules, Lead, RefRules, ScopeRule, Step,
+    Doc, Import, LangRules, Lead, RefRules, ScopeRule, Step,
 };
 use super::RawEdge;
 
@@ -138,6 +138,7 @@ fn def_edges(at: &At, e: &mut DefEdges) {
                 dst_name: format!("mod {name}"),
                 line: at.line(),
                 recv_type: None,
+                alias: None,
             });
         }
         _ => {}
@@ -156,24 +157,30 @@ fn impl_scope(at: &At, edges: &mut Vec<RawEdge>) -> Option<String> {
             dst_name: at.text(tr).to_string(),
             line: at.line(),
             recv_type: None,
+            alias: None,
         });
     }
     Some(tname)
 }
 
-fn imports(at: &At) -> Option<Vec<(String, u32)>> {
+fn imports(at: &At) -> Option<Vec<Import>> {
     if at.kind != "use_declaration" {
         return None;
     }
     let arg = at.field("argument")?;
     let mut v = Vec::new();
     use_paths(arg, at.src, "", &mut v);
-    let l = at.line();
-    Some(v.into_iter().map(|p| (p, l)).collect())
+    let line = at.line();
+    Some(
+        v.into_iter()
+            .map(|(spec, alias)| Import { spec, line, alias })
+            .collect(),
+    )
 }
 
-/// Every path a `use` tree brings in (`a::{b, c::d}` → `a::b`, `a::c::d`).
-fn use_paths(n: Node, src: &[u8], prefix: &str, out: &mut Vec<String>) {
+/// Every path a `use` tree brings in (`a::{b, c::d}` → `a::b`, `a::c::d`),
+/// with the name it binds when it renames (`a::b as c` → `c`).
+fn use_paths(n: Node, src: &[u8], prefix: &str, out: &mut Vec<(String, Option<String>)>) {
     let join = |a: &str, b: &str| {
         if a.is_empty() {
             b.to_string()
@@ -200,13 +207,16 @@ fn use_paths(n: Node, src: &[u8], prefix: &str, out: &mut Vec<String>) {
         }
         "use_as_clause" => {
             if let Some(p) = n.child_by_field_name("path") {
-                out.push(join(prefix, text(p, src)));
+                let alias = n.child_by_field_name("alias").map(|a| text(a, src));
+                // `use x as _;` brings a trait's methods in, under no name.
+                let alias = alias.filter(|a| *a != "_").map(str::to_string);
+                out.push((join(prefix, text(p, src)), alias));
             }
         }
         "use_wildcard" => {
             let t = text(n, src).trim_end_matches("::*").trim_end_matches('*');
-            out.push(join(prefix, t));
+            out.push((join(prefix, t), None));
         }
-        _ => out.push(join(prefix, text(n, src))),
+        _ => out.push((join(prefix, text(n, src)), None)),
     }
 }
