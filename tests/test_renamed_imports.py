@@ -58,7 +58,9 @@ def get_name(p):
     # Rust: a function, a module and a type renamed by `use … as`, a
     # `{self as m}`, and another library's type renamed after one of ours.
     "Cargo.toml": '[package]\nname = "demo"\nversion = "0.1.0"\n',
-    "src/lib.rs": "pub mod wire;\npub mod sem;\npub mod user;\npub mod unix;\n",
+    "src/lib.rs": "pub mod client;\npub mod wire;\npub mod sem;\npub mod user;\npub mod unix;\n",
+    # Another `Builder` of the crate, first by path: the renamed one is wire's.
+    "src/client.rs": "pub struct Builder;\nimpl Builder {\n    pub fn new() -> Self { Builder }\n    pub fn build(&self) {}\n}\n",
     "src/wire.rs": "pub fn write_state_id() {}\npub struct Builder;\nimpl Builder {\n    pub fn new() -> Self { Builder }\n    pub fn build(&self) {}\n}\n",
     "src/sem.rs": "pub struct Semaphore;\nimpl Semaphore {\n    pub fn new() -> Self { Semaphore }\n    pub fn acquire(&self) {}\n}\n",
     "src/unix.rs": "pub fn ctrl_c() {}\n",

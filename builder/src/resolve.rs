@@ -1082,6 +1082,26 @@ fn find_scoped_call(
                 q.contains("::") && (t == h || t.starts_with(&format!("{h}-")))
             };
             let mut m = cands.iter().filter(|r| member_of(q_last, r));
+            // A path to the type (`crate::runtime::io::Driver::new`, as a
+            // `use … as IoDriver` spells it out; `proto::Conn::new`): the
+            // type the compiler finds there, and its member in its file,
+            // its module, its crate.
+            let through_path = q.rsplit_once("::").and_then(|(tq, _)| {
+                let mf = rust_module_of(idx, f, tq, imports.modules)?;
+                let is_type = |r: &SymRef| kind_ok(sym(r).kind, true) && same_family(r);
+                let defs = idx.by_name.get(q_last)?;
+                let t = through_reexports(idx, mf, q_last, &is_type, defs, imports.modules, 3)?;
+                let tp = &file(&t).path;
+                let module = format!("{}/", dir_of(tp));
+                let tc = top(tp);
+                m.clone()
+                    .find(|r| r.0 == t.0)
+                    .or_else(|| m.clone().find(|r| file(r).path.starts_with(&module)))
+                    .or_else(|| m.clone().find(|r| top(&file(r).path) == tc))
+            });
+            if let Some(r) = through_path {
+                return Some(*r);
+            }
             return m
                 .clone()
                 .find(|r| r.0 == fi)
