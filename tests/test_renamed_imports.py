@@ -25,7 +25,8 @@ FILES = {
     "lib/__init__.py": "",
     "lib/i18n.py": "def lazy(f):\n    return f\n\n\ndef gettext(s):\n    return s\n\n\ngettext_lazy = lazy(gettext)\n",
     "lib/proto.py": "def get_name(p):\n    return p\n\n\nclass Loader:\n    def load(self):\n        return 1\n",
-    "lib/geom/__init__.py": "from lib.geom.ops import area\n",
+    "lib/geom/__init__.py": "from lib.geom.ops import area\nfrom lib.geom.shapes import *\n",
+    "lib/geom/shapes.py": "def perimeter(g):\n    return 0\n",
     "lib/geom/ops.py": "def area(g):\n    return 0\n",
     "app/__init__.py": "",
     "app/loaders.py": '''from pathlib import Path as P
@@ -48,6 +49,7 @@ def use():
     b = BaseLoader()
     b.load()
     g.area(1)
+    g.perimeter(1)
     P("x")
     return BaseLoader.load(b)
 
@@ -131,6 +133,7 @@ def test_renamed_imports_resolve_through_the_import(indexer, tmp_path):
         ("app/loaders.py", "use", "b.load"): ("lib/proto.py", "Loader.load"),
         ("app/loaders.py", "use", "BaseLoader.load"): ("lib/proto.py", "Loader.load"),
         ("app/loaders.py", "use", "g.area"): ("lib/geom/ops.py", "area"),
+        ("app/loaders.py", "use", "g.perimeter"): ("lib/geom/shapes.py", "perimeter"),
         ("app/loaders.py", "use", "P"): (None, None),
         # Rust
         ("src/user.rs", "run", "write"): ("src/wire.rs", "write_state_id"),
@@ -167,6 +170,7 @@ def test_renamed_imports_resolve_through_the_import(indexer, tmp_path):
         "app/loaders.py lib.geom": "g",
         "app/loaders.py lib.i18n.gettext_lazy": "_",
         "app/loaders.py lib.proto.Loader": "BaseLoader",
+        "lib/geom/__init__.py lib.geom.shapes": "*",
         "src/user.rs crate::wire::write_state_id": "write",
         "src/user.rs crate::sem": "ll",
         "src/user.rs crate::wire::Builder": "WireBuilder",
@@ -190,10 +194,11 @@ def _module_files(root: Path) -> dict[str, Path]:
     return out
 
 
-def _top_level_names(tree: ast.Module) -> tuple[set[str], dict[str, str]]:
-    """Names a module defines at its top level, and the names it imports
-    from another module (`from .geom import area` -> area: module)."""
-    defined, imported = set(), {}
+def _top_level_names(tree: ast.Module) -> tuple[set[str], dict[str, str], list[str]]:
+    """Names a module defines at its top level, the names it imports from
+    another module (`from .geom import area` -> area: module), and the
+    modules it imports `*` from."""
+    defined, imported, stars = set(), {}, []
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             defined.add(node.name)
@@ -201,8 +206,11 @@ def _top_level_names(tree: ast.Module) -> tuple[set[str], dict[str, str]]:
             defined.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             for a in node.names:
-                imported[a.asname or a.name] = node.module
-    return defined, imported
+                if a.name == "*":
+                    stars.append(node.module)
+                else:
+                    imported[a.asname or a.name] = node.module
+    return defined, imported, stars
 
 
 def test_django_calls_through_renamed_imports_land_where_python_says(corpora, snapshots):
@@ -214,25 +222,29 @@ def test_django_calls_through_renamed_imports_land_where_python_says(corpora, sn
     root = corpora / "django"
     snap = snapshots("django")
     mods = _module_files(root)
-    parsed: dict[Path, tuple[set[str], dict[str, str]]] = {}
+    parsed: dict[Path, tuple[set[str], dict[str, str], list[str]]] = {}
 
     def names_of(p: Path):
         if p not in parsed:
             parsed[p] = _top_level_names(ast.parse(p.read_bytes()))
         return parsed[p]
 
-    def where(module: str, name: str) -> str | None:
-        """The file defining `name` read from `module`, one re-export followed."""
-        for _ in range(2):
-            p = mods.get(module)
-            if p is None:
-                return None
-            defined, imported = names_of(p)
-            if name in defined:
-                return str(p.relative_to(root))
-            if name not in imported:
-                return None
-            module = imported[name]
+    def where(module: str, name: str, hops: int = 2) -> str | None:
+        """The file defining `name` read from `module`, re-exports (by name or
+        `*`) followed `hops` deep."""
+        p = mods.get(module)
+        if p is None:
+            return None
+        defined, imported, stars = names_of(p)
+        if name in defined:
+            return str(p.relative_to(root))
+        if hops == 0:
+            return None
+        if name in imported:
+            return where(imported[name], name, hops - 1)
+        for s in stars:
+            if (found := where(s, name, hops - 1)) is not None:
+                return found
         return None
 
     expect: dict[tuple[str, int, str], tuple[str, str]] = {}

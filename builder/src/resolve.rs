@@ -1426,37 +1426,8 @@ fn through_alias(
             !matches!(s.kind, "field" | "property" | "module" | "namespace")
         }
     };
-    // The definition `q` of module file `m`, or of the module its import of
-    // that name comes from (a package's `__init__.py` re-exporting it:
-    // `from .geom import get_num_geoms`), a few hops at most.
-    let defined_in = |mut m: u32, q: &str, ok: &dyn Fn(&FactSym) -> bool| -> Option<SymRef> {
-        let n = q.split('.').next().unwrap_or(q);
-        for _ in 0..4 {
-            let mf = &idx.files[m as usize];
-            if let Some(i) = mf.symbols.iter().position(|s| &*s.qname == q && ok(s)) {
-                return Some((m, i as u32));
-            }
-            let next = mf.edges.iter().find_map(|e| {
-                let named = match &e.alias {
-                    Some(a) => a == n,
-                    None => e.dst_name.rsplit('.').next() == Some(n),
-                };
-                (e.kind == "imports" && named && e.dst_name.contains('.'))
-                    .then(|| {
-                        // `from .geom import f`: the module holding `f`.
-                        let (parent, _) = e.dst_name.rsplit_once('.')?;
-                        let parent = if parent.is_empty() { "." } else { parent };
-                        file_of(mf, parent)
-                    })
-                    .flatten()
-            });
-            match next {
-                Some(nm) if nm != m => m = nm,
-                _ => return None,
-            }
-        }
-        None
-    };
+    let defined_in =
+        |m: u32, q: &str, ok: &dyn Fn(&FactSym) -> bool| py_defined_in(idx, modules, m, q, ok, 4);
     match names.as_slice() {
         [] => Some(None),
         // Not found (a star re-export, a name the file sets at run time):
@@ -1476,6 +1447,55 @@ fn through_alias(
         }
         _ => None,
     }
+}
+
+/// The definition `q` (`area`, `Loader.load`) of module file `m`, or of the
+/// module its import of that name comes from (a package's `__init__.py`
+/// re-exporting it: `from .geom import area`), or of a module it imports
+/// with `*`, `hops` imports deep at most.
+fn py_defined_in(
+    idx: &Index,
+    modules: &Modules,
+    m: u32,
+    q: &str,
+    ok: &dyn Fn(&FactSym) -> bool,
+    hops: u32,
+) -> Option<SymRef> {
+    let mf = &idx.files[m as usize];
+    if let Some(i) = mf.symbols.iter().position(|s| &*s.qname == q && ok(s)) {
+        return Some((m, i as u32));
+    }
+    if hops == 0 {
+        return None;
+    }
+    let n = q.split('.').next().unwrap_or(q);
+    let file_of = |spec: &str| {
+        resolve_import(idx, mf, spec, modules)
+            .as_deref()
+            .and_then(|p| idx.paths.get(p))
+            .copied()
+            .filter(|&x| x != m)
+    };
+    let imports = || mf.edges.iter().filter(|e| e.kind == "imports");
+    // `from .geom import area`: the module holding `area`.
+    let named = imports().find_map(|e| {
+        let named = match e.alias.as_deref() {
+            Some(a) => a == n,
+            None => e.dst_name.rsplit('.').next() == Some(n),
+        };
+        if !(named && e.dst_name.contains('.')) {
+            return None;
+        }
+        let (parent, _) = e.dst_name.rsplit_once('.')?;
+        file_of(if parent.is_empty() { "." } else { parent })
+    });
+    if let Some(next) = named {
+        return py_defined_in(idx, modules, next, q, ok, hops - 1);
+    }
+    imports()
+        .filter(|e| e.alias.as_deref() == Some("*"))
+        .filter_map(|e| file_of(&e.dst_name))
+        .find_map(|next| py_defined_in(idx, modules, next, q, ok, hops - 1))
 }
 
 /// Rust: `written` with its first segment spelled out when a `use … as`

@@ -76,7 +76,8 @@
 //! - schema 1, feature 16: renamed imports are followed. The new nullable
 //!   column `edges.alias` holds the name an import binds when it renames
 //!   (Python `import a.b as c` and `from m import C as D`, Rust
-//!   `use a::b as c`, Go `import f "fmt"`, JS/TS `import * as ns`); a call,
+//!   `use a::b as c`, Go `import f "fmt"`, JS/TS `import * as ns`; `*` for
+//!   Python's `from m import *`, followed through packages); a call,
 //!   base or receiver type written through that name resolves through the
 //!   import (`_("…")` to `gettext_lazy`, `capi.get_ds_name()` to the module
 //!   imported as `capi`, `class Loader(BaseLoader)` to the imported
@@ -322,7 +323,7 @@ pub fn edges_table() -> Table {
             c("line", Int32, false, "1-based line of the relation in src_path."),
             c("resolved", Boolean, false, "The target was found inside the repository: dst_path for imports, dst_symbol_id for calls, extends, implements and contains."),
             c("receiver_type", Utf8, true, "A call `x.m(…)` through a local variable or parameter (Python, Rust): the type its binding names, as written (`&mut Context<'_>`, `Optional[Form]`), or the call it is the result of (`Foo::new()`, `Foo::open()?`, `Form()`); a Rust call through a field of `self`: the field's declared type; NULL otherwise."),
-            c("alias", Utf8, true, "An import that binds another name than its own: that name (`np` of `import numpy as np`, `_` of `from django.utils.translation import gettext as _`, `c` of `use a::b as c`, Go's `f` of `import f \"fmt\"`, `ns` of `import * as ns from \"./x\"`); calls and bases written through it resolve through the import. NULL otherwise (feature 16)."),
+            c("alias", Utf8, true, "An import that binds another name than its own: that name (`np` of `import numpy as np`, `_` of `from django.utils.translation import gettext as _`, `c` of `use a::b as c`, Go's `f` of `import f \"fmt\"`, `ns` of `import * as ns from \"./x\"`; `*` for Python's `from m import *`); calls and bases written through it resolve through the import. NULL otherwise (feature 16)."),
         ],
     }
 }

@@ -168,7 +168,16 @@ fn imports(at: &At) -> Option<Vec<Import>> {
                 });
             }
             if v.is_empty() {
-                v.push(Import::plain(module, l));
+                // `from m import *` binds every public name of `m`: `*`.
+                let mut c = node.walk();
+                let star = node
+                    .named_children(&mut c)
+                    .any(|n| n.kind() == "wildcard_import");
+                v.push(Import {
+                    spec: module,
+                    line: l,
+                    alias: star.then(|| "*".to_string()),
+                });
             }
             Some(v)
         }
