@@ -60,7 +60,13 @@ def get_name(p):
     # Rust: a function, a module and a type renamed by `use … as`, a
     # `{self as m}`, and another library's type renamed after one of ours.
     "Cargo.toml": '[package]\nname = "demo"\nversion = "0.1.0"\n',
-    "src/lib.rs": "pub mod client;\npub mod wire;\npub mod sem;\npub mod user;\npub mod unix;\n",
+    "src/lib.rs": "pub mod client;\npub mod dfa;\npub mod wire;\npub mod sem;\npub mod user;\npub mod unix;\n",
+    # A path to a type decides: `dense::DFA::never_match` is not the method
+    # of the sibling module's own `DFA` (regex-automata's onepass.rs).
+    "src/dfa/mod.rs": "pub mod dense;\npub mod onepass;\npub mod sparse;\n",
+    "src/dfa/dense.rs": "pub struct DFA;\nimpl DFA {\n    pub fn new() -> Self { DFA }\n}\n",
+    "src/dfa/onepass.rs": "pub struct DFA;\nimpl DFA {\n    pub fn new() -> Self { DFA }\n    pub fn never_match() {}\n}\n",
+    "src/dfa/sparse.rs": "use crate::dfa::dense;\npub fn build() {\n    dense::DFA::new();\n    dense::DFA::never_match();\n}\n",
     # Another `Builder` of the crate, first by path: the renamed one is wire's.
     "src/client.rs": "pub struct Builder;\nimpl Builder {\n    pub fn new() -> Self { Builder }\n    pub fn build(&self) {}\n}\n",
     "src/wire.rs": "pub fn write_state_id() {}\npub struct Builder;\nimpl Builder {\n    pub fn new() -> Self { Builder }\n    pub fn build(&self) {}\n}\n",
@@ -144,6 +150,8 @@ def test_renamed_imports_resolve_through_the_import(indexer, tmp_path):
         ("src/user.rs", "Semaphore.acquire", "self.ll_sem.acquire"): ("src/sem.rs", "Semaphore.acquire"),
         ("src/user.rs", "ctrl_c", "os_impl::ctrl_c"): ("src/unix.rs", "ctrl_c"),
         ("src/user.rs", "run", "Mock::new"): (None, None),
+        ("src/dfa/sparse.rs", "build", "dense::DFA::new"): ("src/dfa/dense.rs", "DFA.new"),
+        ("src/dfa/sparse.rs", "build", "dense::DFA::never_match"): (None, None),
         # Go
         ("gosrc/use/use.go", "Both", "rand.Int"): ("gosrc/crypto/rand/rand.go", "Int"),
         ("gosrc/use/use.go", "Both", "mrand.Int"): ("gosrc/math/rand/rand.go", "Int"),

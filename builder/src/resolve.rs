@@ -1091,16 +1091,35 @@ fn find_scoped_call(
                 let is_type = |r: &SymRef| kind_ok(sym(r).kind, true) && same_family(r);
                 let defs = idx.by_name.get(q_last)?;
                 let t = through_reexports(idx, mf, q_last, &is_type, defs, imports.modules, 3)?;
+                // A type alias (clap's `pub type Error = error::Error<…>`)
+                // names a type defined elsewhere: the rules by name decide.
+                if sym(&t).kind == "type" {
+                    return None;
+                }
                 let tp = &file(&t).path;
                 let module = format!("{}/", dir_of(tp));
                 let tc = top(tp);
-                m.clone()
-                    .find(|r| r.0 == t.0)
-                    .or_else(|| m.clone().find(|r| file(r).path.starts_with(&module)))
-                    .or_else(|| m.clone().find(|r| top(&file(r).path) == tc))
+                // A file defining a type of that name of its own holds its
+                // own type's members (dfa's `onepass.rs` beside `dense.rs`).
+                let another = |r: &&SymRef| {
+                    r.0 != t.0
+                        && file(r)
+                            .symbols
+                            .iter()
+                            .any(|s| &*s.qname == q_last && kind_ok(s.kind, true))
+                };
+                let mine = m.clone().filter(|r| !another(r));
+                Some(
+                    mine.clone()
+                        .find(|r| r.0 == t.0)
+                        .or_else(|| mine.clone().find(|r| file(r).path.starts_with(&module)))
+                        .or_else(|| mine.clone().find(|r| top(&file(r).path) == tc)),
+                )
             });
-            if let Some(r) = through_path {
-                return Some(*r);
+            // The type found: its member, or none (a trait's, a type alias's
+            // impl) rather than another type's of the same name.
+            if let Some(found) = through_path {
+                return found.copied();
             }
             return m
                 .clone()
