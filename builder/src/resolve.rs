@@ -240,6 +240,12 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             alias: e.alias.clone(),
         });
     }
+    // The imports that rename (feature 16), looked up by every call.
+    let aliases: Vec<&RawEdge> = f
+        .edges
+        .iter()
+        .filter(|e| e.kind == "imports" && e.alias.is_some())
+        .collect();
     for e in f.edges.iter().filter(|e| e.kind != "imports") {
         let src_symbol_id = e.src_symbol.as_deref().and_then(|s| {
             own.get(s).copied().or_else(|| {
@@ -278,12 +284,13 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
                         files: &imported,
                         dirs: &imported_dirs,
                         named_pkgs: &named_pkgs,
+                        aliases: &aliases,
                         modules,
                     },
                     recv_type,
                 )
             } else if f.lang == Lang::Rust {
-                let (full, alias) = rust_unalias(f, &e.dst_name);
+                let (full, alias) = rust_unalias(&aliases, &e.dst_name);
                 let outside =
                     alias.is_some_and(|a| resolve_import(idx, f, &a.dst_name, modules).is_none());
                 (!outside)
@@ -301,9 +308,9 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
                     .flatten()
             } else {
                 // A base through a renaming import (`class Loader(BaseLoader)`).
-                through_alias(idx, f, &e.dst_name, class_like, modules).unwrap_or_else(|| {
-                    find_symbol(idx, fi, f, name, class_like, &imported, &imported_dirs)
-                })
+                through_alias(idx, f, &aliases, &e.dst_name, class_like, modules).unwrap_or_else(
+                    || find_symbol(idx, fi, f, name, class_like, &imported, &imported_dirs),
+                )
             };
             match found {
                 Some((a, b)) => {
@@ -489,6 +496,8 @@ struct FileImports<'a> {
     files: &'a [u32],
     dirs: &'a [String],
     named_pkgs: &'a [(u32, &'a str)],
+    /// Its imports that rename (`edges.alias`).
+    aliases: &'a [&'a RawEdge],
     modules: &'a Modules,
 }
 
@@ -529,14 +538,14 @@ fn find_scoped_call(
     let rust = f.lang == Lang::Rust;
     // A name a renaming import binds (feature 16).
     let unaliased = if rust {
-        let (full, alias) = rust_unalias(f, written);
+        let (full, alias) = rust_unalias(imports.aliases, written);
         // `use tokio_test::io::Builder as Mock;`: another library's.
         if alias.is_some_and(|e| resolve_import(idx, f, &e.dst_name, imports.modules).is_none()) {
             return None;
         }
         full
     } else {
-        if let Some(r) = through_alias(idx, f, written, false, imports.modules) {
+        if let Some(r) = through_alias(idx, f, imports.aliases, written, false, imports.modules) {
             return r;
         }
         written.into()
@@ -701,7 +710,12 @@ fn find_scoped_call(
     let find_class = |n: &str, near: u32, from: &str| -> Option<SymRef> {
         let nf = &idx.files[near as usize];
         if nf.lang != Lang::Rust {
-            if let Some(r) = through_alias(idx, nf, n, true, imports.modules) {
+            let renames: Vec<&RawEdge> = nf
+                .edges
+                .iter()
+                .filter(|e| e.kind == "imports" && e.alias.is_some())
+                .collect();
+            if let Some(r) = through_alias(idx, nf, &renames, n, true, imports.modules) {
                 return r;
             }
         }
@@ -966,7 +980,7 @@ fn find_scoped_call(
             // `Self` is the caller's type; a one-letter name is a generic's.
             let type_path = |p: &str| -> Option<String> {
                 let p = p.split('<').next().unwrap_or(p).trim();
-                let (owned, _) = rust_unalias(f, p);
+                let (owned, _) = rust_unalias(imports.aliases, p);
                 let p: &str = &owned;
                 let last = p.rsplit("::").next().unwrap_or(p);
                 if last == "Self" {
@@ -1399,16 +1413,14 @@ const PY_BUILTIN_TYPES: &[&str] = &[
 fn through_alias(
     idx: &Index,
     f: &FileFacts,
+    aliases: &[&RawEdge],
     written: &str,
     class_like: bool,
     modules: &Modules,
 ) -> Option<Option<SymRef>> {
     let mut parts = written.split('.');
     let head = parts.next()?;
-    let e = f
-        .edges
-        .iter()
-        .find(|e| e.kind == "imports" && e.alias.as_deref() == Some(head))?;
+    let e = aliases.iter().find(|e| e.alias.as_deref() == Some(head))?;
     let rest: Vec<&str> = parts.collect();
     let file_of = |from: &FileFacts, spec: &str| {
         resolve_import(idx, from, spec, modules)
@@ -1520,9 +1532,9 @@ fn py_defined_in(
 /// Rust: `written` with its first segment spelled out when a `use … as`
 /// binds it (`generic::Two::new` with `use crate::arch::generic::memchr as
 /// generic;` → `crate::arch::generic::memchr::Two::new`).
-/// The `use` too, when one renamed it.
+/// The `use` too, when one renamed it (`aliases`: the file's renaming imports).
 fn rust_unalias<'w, 'f>(
-    f: &'f FileFacts,
+    aliases: &[&'f RawEdge],
     written: &'w str,
 ) -> (std::borrow::Cow<'w, str>, Option<&'f RawEdge>) {
     let end = written
@@ -1532,10 +1544,10 @@ fn rust_unalias<'w, 'f>(
     if head.is_empty() || !(rest.is_empty() || rest.starts_with("::") || rest.starts_with('<')) {
         return (written.into(), None);
     }
-    match f
-        .edges
+    match aliases
         .iter()
-        .find(|e| e.kind == "imports" && e.alias.as_deref() == Some(head))
+        .copied()
+        .find(|e| e.alias.as_deref() == Some(head))
     {
         // `use super::unix::{self as os_impl};` names `super::unix::self`.
         Some(e) => {
