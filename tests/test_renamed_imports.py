@@ -28,7 +28,7 @@ FILES = {
     "lib/geom/__init__.py": "from lib.geom.ops import area\nfrom lib.geom.shapes import *\n",
     "lib/geom/shapes.py": "def perimeter(g):\n    return 0\n",
     "lib/geom/ops.py": "def area(g):\n    return 0\n",
-    "app/__init__.py": "",
+    "app/__init__.py": "def version():\n    return 1\n",
     "app/loaders.py": '''from pathlib import Path as P
 
 from lib import proto as capi
@@ -57,6 +57,10 @@ def use():
 def get_name(p):
     return p
 ''',
+    # A relative import of a name from the parent package (`from .. import x as y`).
+    "app/sub/__init__.py": "",
+    "app/sub/views.py": "from .. import helpers as h\nfrom .. import version as ver\nfrom ..helpers import fmt as f\n\n\ndef show():\n    h.fmt(ver())\n    return f(2)\n",
+    "app/helpers.py": "def fmt(x):\n    return x\n",
     # Rust: a function, a module and a type renamed by `use … as`, a
     # `{self as m}`, and another library's type renamed after one of ours.
     "Cargo.toml": '[package]\nname = "demo"\nversion = "0.1.0"\n',
@@ -98,7 +102,8 @@ pub fn run() {
     b.build();
     let s = ll::Semaphore::new();
     s.acquire();
-    let _m = Mock::new();
+    let m = Mock::new();
+    m.build();
 }
 """,
     # Go (a module of its own: one marker per directory): two packages
@@ -141,6 +146,9 @@ def test_renamed_imports_resolve_through_the_import(indexer, tmp_path):
         ("app/loaders.py", "use", "g.area"): ("lib/geom/ops.py", "area"),
         ("app/loaders.py", "use", "g.perimeter"): ("lib/geom/shapes.py", "perimeter"),
         ("app/loaders.py", "use", "P"): (None, None),
+        ("app/sub/views.py", "show", "h.fmt"): ("app/helpers.py", "fmt"),
+        ("app/sub/views.py", "show", "f"): ("app/helpers.py", "fmt"),
+        ("app/sub/views.py", "show", "ver"): ("app/__init__.py", "version"),
         # Rust
         ("src/user.rs", "run", "write"): ("src/wire.rs", "write_state_id"),
         ("src/user.rs", "run", "WireBuilder::new"): ("src/wire.rs", "Builder.new"),
@@ -150,6 +158,7 @@ def test_renamed_imports_resolve_through_the_import(indexer, tmp_path):
         ("src/user.rs", "Semaphore.acquire", "self.ll_sem.acquire"): ("src/sem.rs", "Semaphore.acquire"),
         ("src/user.rs", "ctrl_c", "os_impl::ctrl_c"): ("src/unix.rs", "ctrl_c"),
         ("src/user.rs", "run", "Mock::new"): (None, None),
+        ("src/user.rs", "run", "m.build"): (None, None),
         ("src/dfa/sparse.rs", "build", "dense::DFA::new"): ("src/dfa/dense.rs", "DFA.new"),
         ("src/dfa/sparse.rs", "build", "dense::DFA::never_match"): (None, None),
         # Go
@@ -179,6 +188,9 @@ def test_renamed_imports_resolve_through_the_import(indexer, tmp_path):
         "app/loaders.py lib.i18n.gettext_lazy": "_",
         "app/loaders.py lib.proto.Loader": "BaseLoader",
         "lib/geom/__init__.py lib.geom.shapes": "*",
+        "app/sub/views.py ..helpers": "h",
+        "app/sub/views.py ..helpers.fmt": "f",
+        "app/sub/views.py ..version": "ver",
         "src/user.rs crate::wire::write_state_id": "write",
         "src/user.rs crate::sem": "ll",
         "src/user.rs crate::wire::Builder": "WireBuilder",

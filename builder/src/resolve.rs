@@ -990,6 +990,14 @@ fn find_scoped_call(
                 (last.starts_with(|c: char| c.is_ascii_uppercase()) && !generic)
                     .then(|| p.to_string())
             };
+            // A type another library's `use … as` names (`use
+            // tokio_test::io::Builder as Mock;`, `let m = Mock::new();`).
+            let external_alias = |p: &str| {
+                let p = p.split('<').next().unwrap_or(p).trim();
+                let (_, alias) = rust_unalias(imports.aliases, p);
+                alias
+                    .is_some_and(|e| resolve_import(idx, f, &e.dst_name, imports.modules).is_none())
+            };
             let ctor = t
                 .strip_suffix("()?")
                 .map(|c| (c, true))
@@ -998,6 +1006,9 @@ fn find_scoped_call(
                 // `let x = Foo::new(…)`: `Foo` when `new` returns it.
                 Some((call, tried)) => {
                     let (tq, ctor) = call.rsplit_once("::")?;
+                    if external_alias(tq) {
+                        return None;
+                    }
                     // `Arc::new(Semaphore::new(1))`: a pointer that derefs to
                     // a value whose type does not show.
                     let head = tq.split('<').next().unwrap_or(tq);
@@ -1021,7 +1032,10 @@ fn find_scoped_call(
                         },
                     }
                 }
-                None => rust_receiver_type(t).and_then(|ty| type_path(&ty)),
+                None => match rust_receiver_type(t) {
+                    Some(ty) if external_alias(&ty) => return None,
+                    other => other.and_then(|ty| type_path(&ty)),
+                },
             };
             if let Some(ty) = ty {
                 match member(&ty, name) {
@@ -1054,8 +1068,8 @@ fn find_scoped_call(
                     None => {
                         // A builtin (`dict()`, `x: str`) or a class of a
                         // module outside the repository (`unittest.TestSuite()`,
-                        // `from pathlib import Path`). A name the file
-                        // imports under another name is not seen: undecided.
+                        // `from pathlib import Path`, `import pandas as pd`
+                        // for `pd.DataFrame`).
                         let last = written_ty.rsplit('.').next().unwrap_or(&written_ty);
                         let first = written_ty.split('.').next().unwrap_or(&written_ty);
                         let builtin = !written_ty.contains('.') && PY_BUILTIN_TYPES.contains(&last);
@@ -1064,7 +1078,8 @@ fn find_scoped_call(
                             e.kind == "imports"
                                 && !e.dst_name.starts_with('.')
                                 && (e.dst_name.rsplit('.').next() == Some(first)
-                                    || e.dst_name == first)
+                                    || e.dst_name == first
+                                    || e.alias.as_deref() == Some(first))
                                 && resolve_import(idx, f, &e.dst_name, imports.modules).is_none()
                         });
                         if builtin || (class_name && external && !defined(last)) {
@@ -1428,20 +1443,19 @@ fn through_alias(
             .and_then(|p| idx.paths.get(p))
             .copied()
     };
-    let Some(t) = file_of(f, &e.dst_name) else {
+    let Some(target) = resolve_import(idx, f, &e.dst_name, modules) else {
         return Some(None);
     };
+    // A package's directory (a workspace's npm package): the rules by name.
+    let t = *idx.paths.get(target.as_str())?;
     let orig = e.dst_name.rsplit('.').next().unwrap_or(&e.dst_name);
     // `import * as ns`, `import a.b as c`, `from a import b as c` of module
     // `b`: the alias is the module. `from django.apps import apps as x`
     // names `apps` in the package (its parent resolves to the same file).
     let module = f.lang != Lang::Python
-        || match e.dst_name.rsplit_once('.') {
+        || match py_parent(&e.dst_name) {
             None => true,
-            Some((parent, _)) => {
-                let parent = if parent.is_empty() { "." } else { parent };
-                file_of(f, parent) != Some(t)
-            }
+            Some(parent) => file_of(f, &parent) != Some(t),
         };
     let names: Vec<&str> = if module {
         rest
@@ -1496,7 +1510,7 @@ fn py_defined_in(
     if let Some(i) = mf.symbols.iter().position(|s| &*s.qname == q && ok(s)) {
         return Some((m, i as u32));
     }
-    if hops == 0 {
+    if hops == 0 || mf.lang != Lang::Python {
         return None;
     }
     let n = q.split('.').next().unwrap_or(q);
@@ -1514,11 +1528,10 @@ fn py_defined_in(
             Some(a) => a == n,
             None => e.dst_name.rsplit('.').next() == Some(n),
         };
-        if !(named && e.dst_name.contains('.')) {
+        if !named {
             return None;
         }
-        let (parent, _) = e.dst_name.rsplit_once('.')?;
-        file_of(if parent.is_empty() { "." } else { parent })
+        file_of(&py_parent(&e.dst_name)?)
     });
     if let Some(next) = named {
         return py_defined_in(idx, modules, next, q, ok, hops - 1);
@@ -1527,6 +1540,18 @@ fn py_defined_in(
         .filter(|e| e.alias.as_deref() == Some("*"))
         .filter_map(|e| file_of(&e.dst_name))
         .find_map(|next| py_defined_in(idx, modules, next, q, ok, hops - 1))
+}
+
+/// The module a Python import specifier reads its last name from: `a.b` →
+/// `a`, `.views` → `.`, `..x` → `..`, `..a.b` → `..a`; `a` → none.
+fn py_parent(spec: &str) -> Option<String> {
+    let rest = spec.trim_start_matches('.');
+    let dots = &spec[..spec.len() - rest.len()];
+    match rest.rsplit_once('.') {
+        Some((p, _)) => Some(format!("{dots}{p}")),
+        None if !dots.is_empty() && !rest.is_empty() => Some(dots.to_string()),
+        None => None,
+    }
 }
 
 /// Rust: `written` with its first segment spelled out when a `use … as`

@@ -81,7 +81,8 @@
 //!   base or receiver type written through that name resolves through the
 //!   import (`_("…")` to `gettext_lazy`, `capi.get_ds_name()` to the module
 //!   imported as `capi`, `class Loader(BaseLoader)` to the imported
-//!   `Loader`), never to a same-named definition of the calling file.
+//!   `Loader`), looked up in the file the import resolves to before any
+//!   rule by name (a name not found there falls back to those rules).
 
 use std::sync::Arc;
 
