@@ -9,74 +9,52 @@ changed against OLD (new, changed, lost, same-res, same-unres), N of each are dr
 py_jedi_check.py (same file and a line inside the definition, or the same dotted name; an unresolved edge
 agrees when every Jedi definition is outside the repository).
 """
-import duckdb, sys, random, collections, re, jedi, os
-root = os.path.expanduser('~/.cache/code-index/corpora/django')
-old, new = sys.argv[1], sys.argv[2]
-N = int(sys.argv[3]) if len(sys.argv) > 3 else 60
-c = duckdb.connect()
-for n, d in [('o', old), ('n', new)]:
-    c.execute(f"create view {n}e as select * from '{d}/edges.parquet' where kind in ('calls','extends')")
-    c.execute(f"create view {n}s as select * from '{d}/symbols.parquet'")
-c.execute(f"create view al as select distinct src_path, alias from '{new}/edges.parquet' where kind='imports' and alias is not null")
-rows = c.sql("""
-select n.src_path,n.line,n.dst_name,n.kind,
- os.path, os.qualified_name, os.start_line, os.end_line,
- ns.path, ns.qualified_name, ns.start_line, ns.end_line
-from ne n join oe o using(src_path,line,dst_name,src_symbol,kind)
-join al on al.src_path=n.src_path and al.alias=split_part(n.dst_name,'.',1)
-left join os on os.symbol_id=o.dst_symbol_id left join ns on ns.symbol_id=n.dst_symbol_id
-where n.src_path like '%.py'
-""").fetchall()
-def cat(r):
-    o = (r[4], r[5]); n = (r[8], r[9])
-    if o == n: return 'same-res' if r[4] else 'same-unres'
-    return 'new' if not r[4] else 'lost' if not r[8] else 'changed'
-by = collections.defaultdict(list)
-for r in rows: by[cat(r)].append(r)
-print({k: len(v) for k, v in by.items()})
-random.seed(7)
-proj = jedi.Project(root)
-cache = {}
-def jedi_target(path, line, dst):
-    parts = dst.split('.')
-    src = cache.get(path)
-    if src is None:
-        src = open(os.path.join(root, path), encoding='utf-8', errors='replace').read(); cache[path] = src
-    text = src.split('\n')[line - 1]
-    pat = r'\s*\.\s*'.join(re.escape(p) for p in parts)
-    mm = re.search(r'(?<![\w.])' + pat + r'\b', text)
-    if not mm: return 'nocol'
-    col = mm.end() - len(parts[-1])
-    s = jedi.Script(src, path=os.path.join(root, path), project=proj)
-    try:
-        ds = s.goto(line, col, follow_imports=True)
-    except Exception:
-        return 'err'
-    out = []
-    for d in ds:
-        if d.module_path is None: out.append(('builtin', d.full_name, None)); continue
-        mp = str(d.module_path)
-        rel = os.path.relpath(mp, root) if mp.startswith(root) else 'EXT:' + mp.split('site-packages/')[-1].split('lib/python')[-1]
-        out.append((rel, d.full_name, d.line))
-    return out
-def modname(path, q):
-    m = path[:-3].replace('/', '.')
-    if m.endswith('.__init__'): m = m[:-9]
-    return m + '.' + q
-def judge(path, start, end, jt, q=None):
-    if jt in ('nocol', 'err'): return jt
-    if not jt: return 'jedi-none'
-    if path is None:
-        return 'agree' if all((p.startswith('EXT:') and '/django-stubs/' not in p) or p == 'builtin' for p, _, _ in jt) else 'disagree'
-    full = modname(path, q)
-    return 'agree' if any((p == path and l is not None and start <= l <= end) or fn == full for p, fn, l in jt) else 'disagree'
-for k in ['new', 'changed', 'lost', 'same-res', 'same-unres']:
-    sample = random.sample(by[k], min(N, len(by[k])))
-    tally = collections.Counter(); ex = []
-    for r in sample:
-        jt = jedi_target(r[0], r[1], r[2])
-        vo = judge(r[4], r[6], r[7], jt, r[5]); vn = judge(r[8], r[10], r[11], jt, r[9])
-        tally[(vo, vn)] += 1
-        if vn != 'agree' and len(ex) < 6: ex.append((r[0], r[1], r[2], r[3], r[8], r[9], jt if isinstance(jt, str) else jt[:2]))
-    print(k, len(by[k]), 'sampled', len(sample), dict(tally))
-    for e in ex: print('   ', e)
+import collections, random, sys
+
+import duckdb
+
+from jedi_judge import Judge, verdict
+
+
+def main():
+    root = '~/.cache/code-index/corpora/django'
+    old, new = sys.argv[1], sys.argv[2]
+    N = int(sys.argv[3]) if len(sys.argv) > 3 else 60
+    c = duckdb.connect()
+    for n, d in [('o', old), ('n', new)]:
+        c.execute(f"create view {n}e as select * from '{d}/edges.parquet' where kind in ('calls','extends')")
+        c.execute(f"create view {n}s as select * from '{d}/symbols.parquet'")
+    c.execute(f"create view al as select distinct src_path, alias from '{new}/edges.parquet' where kind='imports' and alias is not null")
+    rows = c.sql("""
+    select n.src_path,n.line,n.dst_name,n.kind,
+     os.path, os.qualified_name, os.start_line, os.end_line,
+     ns.path, ns.qualified_name, ns.start_line, ns.end_line
+    from ne n join oe o using(src_path,line,dst_name,src_symbol,kind)
+    join al on al.src_path=n.src_path and al.alias=split_part(n.dst_name,'.',1)
+    left join os on os.symbol_id=o.dst_symbol_id left join ns on ns.symbol_id=n.dst_symbol_id
+    where n.src_path like '%.py'
+    """).fetchall()
+
+    def cat(r):
+        o = (r[4], r[5]); n = (r[8], r[9])
+        if o == n: return 'same-res' if r[4] else 'same-unres'
+        return 'new' if not r[4] else 'lost' if not r[8] else 'changed'
+    by = collections.defaultdict(list)
+    for r in rows: by[cat(r)].append(r)
+    print({k: len(v) for k, v in by.items()})
+    random.seed(7)
+    judge = Judge(root)
+    for k in ['new', 'changed', 'lost', 'same-res', 'same-unres']:
+        sample = random.sample(by[k], min(N, len(by[k])))
+        tally = collections.Counter(); ex = []
+        for r in sample:
+            jt = judge.target(r[0], r[1], r[2], whole=True)
+            vo = verdict(r[4], r[6], r[7], jt, r[5]); vn = verdict(r[8], r[10], r[11], jt, r[9])
+            tally[(vo, vn)] += 1
+            if vn != 'agree' and len(ex) < 6: ex.append((r[0], r[1], r[2], r[3], r[8], r[9], jt if isinstance(jt, str) else jt[:2]))
+        print(k, len(by[k]), 'sampled', len(sample), dict(tally))
+        for e in ex: print('   ', e)
+
+
+if __name__ == '__main__':
+    main()

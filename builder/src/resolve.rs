@@ -1082,7 +1082,12 @@ fn find_scoped_call(
                                     || e.alias.as_deref() == Some(first))
                                 && resolve_import(idx, f, &e.dst_name, imports.modules).is_none()
                         });
-                        if builtin || (class_name && external && !defined(last)) {
+                        // `threading.Event()`: a class of a module outside,
+                        // whatever the repository names `Event` (a function's
+                        // result, `copy.copy(x)`, may be anything).
+                        let dotted_external = external && class_name && written_ty.contains('.');
+                        if builtin || dotted_external || (class_name && external && !defined(last))
+                        {
                             return None;
                         }
                     }

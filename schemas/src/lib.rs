@@ -83,6 +83,15 @@
 //!   imported as `capi`, `class Loader(BaseLoader)` to the imported
 //!   `Loader`), looked up in the file the import resolves to before any
 //!   rule by name (a name not found there falls back to those rules).
+//! - schema 1, feature 17: a Python call through an attribute of the
+//!   instance (`self.client.get()`, `cls.x.m()`) carries in
+//!   `edges.receiver_type` the one type the class's methods assign to it
+//!   (`self.client = Client()`, `self.x: T = …`, `self.x = param` of an
+//!   annotated parameter, `cls.x = Foo()` in a classmethod; `None` says
+//!   nothing, two types or an untyped value none), and resolves by it as a
+//!   local's binding does. A Python receiver typed by a class of a module
+//!   outside the repository (`threading.Event()`) leaves the call
+//!   unresolved even when the repository has a class of that name.
 
 use std::sync::Arc;
 
@@ -110,7 +119,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 16;
+pub const FEATURE_VERSION: u32 = 17;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -17,7 +17,7 @@ mod rust;
 mod tests;
 
 // Hot per-node sets of small keys: foldhash, not SipHash.
-use foldhash::{HashSet, HashSetExt};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::sync::Arc;
 
 use tree_sitter::{Node, Parser, Tree};
@@ -25,7 +25,7 @@ use tree_sitter::{Node, Parser, Tree};
 use crate::ids::stable_id;
 use crate::language::Lang;
 pub(crate) use rules::LangRules;
-use rules::{line, text, At, Def, DefEdges, Doc, Import, Lead};
+use rules::{line, text, At, AttrValue, Def, DefEdges, Doc, Import, Lead};
 
 /// A definition.
 #[derive(Clone, Debug, PartialEq)]
@@ -176,10 +176,12 @@ pub fn extract(lang: Lang, path: &str, src: &[u8], tree: &Tree) -> Parsed {
         def_names: HashSet::new(),
         callees: HashSet::new(),
         import_end: 0,
+        attrs: HashMap::new(),
         out: Parsed::default(),
     };
     walk_tree(&mut walk, tree.root_node(), 0);
     fix_parents(&mut walk.out.symbols);
+    walk.attr_receivers();
     walk.out
 }
 
@@ -337,6 +339,9 @@ struct Walk<'s> {
     callees: HashSet<usize>,
     /// End of the import statement being walked (0: none).
     import_end: usize,
+    /// Instance attributes methods assign, by class and attribute: the one
+    /// type their values show (`None` when they disagree or do not show it).
+    attrs: HashMap<(Arc<str>, String), Option<String>>,
     out: Parsed,
 }
 
@@ -369,6 +374,71 @@ impl<'s> Walk<'s> {
         None
     }
 
+    /// Record `self.attr = value` in a method (a function directly in a
+    /// class): the class's attribute keeps the one type its values show.
+    fn assign_attr(&mut self, attr: String, value: AttrValue) {
+        let n = self.scopes.len();
+        if n < 2 || self.scopes[n - 1].class_like || !self.scopes[n - 2].class_like {
+            return;
+        }
+        let ty = match value {
+            AttrValue::Nothing => return,
+            AttrValue::Type(t) => Some(t),
+            AttrValue::Local(name) => self.scopes[n - 1]
+                .locals
+                .iter()
+                .rev()
+                .find(|(l, _)| *l == name)
+                .and_then(|(_, t)| t.clone()),
+            AttrValue::Unknown => None,
+        };
+        let class = self.scopes[n - 2].qname.clone();
+        self.attrs
+            .entry((class, attr))
+            .and_modify(|had| {
+                if *had != ty {
+                    *had = None;
+                }
+            })
+            .or_insert(ty);
+    }
+
+    /// A call `self.x.m()` in a method of a class whose methods assign `x`
+    /// values of one type carries that type (as a local's binding would).
+    fn attr_receivers(&mut self) {
+        if self.attrs.is_empty() {
+            return;
+        }
+        for e in self.out.edges.iter_mut() {
+            if e.kind != "calls" || e.recv_type.is_some() {
+                continue;
+            }
+            let Some(rest) = e
+                .dst_name
+                .strip_prefix("self.")
+                .or_else(|| e.dst_name.strip_prefix("cls."))
+            else {
+                continue;
+            };
+            let Some((attr, m)) = rest.split_once('.') else {
+                continue;
+            };
+            let ident = |s: &str| {
+                !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            };
+            if !ident(attr) || !ident(m) {
+                continue;
+            }
+            let Some((class, _)) = e.src_symbol.as_deref().and_then(|s| s.rsplit_once('.')) else {
+                continue;
+            };
+            let key = (Arc::from(class), attr.to_string());
+            if let Some(Some(t)) = self.attrs.get(&key) {
+                e.recv_type = Some(t.clone());
+            }
+        }
+    }
+
     /// A named node: the first of definition, scope, import, call or
     /// reference that it is.
     fn visit<'t>(&mut self, node: Node<'t>, kind: &'static str, anc: &[Node<'t>]) {
@@ -385,6 +455,9 @@ impl<'s> Walk<'s> {
             if let Some(s) = self.scopes.last_mut().filter(|s| !s.class_like) {
                 s.locals.extend(b);
             }
+        }
+        if let Some((attr, value)) = (rules.attrs)(&at) {
+            self.assign_attr(attr, value);
         }
         if let Some(def) = rules.definition(&at) {
             self.define(&at, def);

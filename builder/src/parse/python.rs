@@ -5,8 +5,8 @@ use tree_sitter::Node;
 
 use super::first_paragraph;
 use super::rules::{
-    text, written_type, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, Import, LangRules,
-    Lead, RefRules, Step,
+    text, written_type, At, AttrValue, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, Import,
+    LangRules, Lead, RefRules, Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -42,6 +42,7 @@ pub static RULES: LangRules = LangRules {
     },
     doc: Doc::Custom(docstring),
     bindings,
+    attrs,
     ..LangRules::NONE
 };
 
@@ -84,6 +85,39 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         }
         _ => None,
     }
+}
+
+/// `self.x = Foo(…)`, `self.x: T = …`, `self.x = param`, `cls.x = Foo(…)`: the attribute and
+/// what its value shows (resolution reads `self.x.m()` through it).
+fn attrs(at: &At) -> Option<(String, AttrValue)> {
+    if at.kind != "assignment" {
+        return None;
+    }
+    let left = at.field("left")?;
+    if left.kind() != "attribute" {
+        return None;
+    }
+    let object = left.child_by_field_name("object")?;
+    let attr = left.child_by_field_name("attribute")?;
+    // `cls.x = …` in a classmethod (`setUpClass`) sets what instances read.
+    if object.kind() != "identifier" || !matches!(at.text(object), "self" | "cls") {
+        return None;
+    }
+    let value = match (at.field("type"), at.field("right")) {
+        (Some(t), _) => written_type(at.text(t)).map_or(AttrValue::Unknown, AttrValue::Type),
+        (None, Some(r)) => match r.kind() {
+            "none" => AttrValue::Nothing,
+            "identifier" => AttrValue::Local(at.text(r).to_string()),
+            "call" => r
+                .child_by_field_name("function")
+                .filter(|f| matches!(f.kind(), "identifier" | "attribute"))
+                .and_then(|f| written_type(at.text(f)))
+                .map_or(AttrValue::Unknown, |f| AttrValue::Type(format!("{f}()"))),
+            _ => AttrValue::Unknown,
+        },
+        (None, None) => return None,
+    };
+    Some((at.text(attr).to_string(), value))
 }
 
 /// `X = ...` at module level (a constant when upper case) or in a class body (a field).

@@ -40,6 +40,9 @@ pub struct LangRules {
     /// assignments) and the type each binding names, if any: a call
     /// `x.m()` carries its receiver's type to resolution.
     pub bindings: BindingsFn,
+    /// An attribute a method assigns on its instance (`self.x = Foo()`),
+    /// so a call `self.x.m()` in any method of the class carries `x`'s type.
+    pub attrs: AttrsFn,
 }
 
 impl LangRules {
@@ -60,6 +63,7 @@ impl LangRules {
         lead: Lead::NONE,
         doc: Doc::CommentsAbove,
         bindings: no_bindings,
+        attrs: no_attrs,
     };
 
     /// Is the node at `at` a definition, and of what?
@@ -121,6 +125,26 @@ pub type ScopeFn = fn(&At, &mut Vec<RawEdge>) -> Option<String>;
 pub type BindingsFn = fn(&At) -> Option<Vec<(String, Option<String>)>>;
 
 pub fn no_bindings(_: &At) -> Option<Vec<(String, Option<String>)>> {
+    None
+}
+
+/// What an instance attribute's assigned value shows of its type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrValue {
+    /// A type as [`BindingsFn`] writes it (`Foo()`, `Optional[Form]`).
+    Type(String),
+    /// A local name (a parameter): the type its binding names, if any.
+    Local(String),
+    /// `None`: says nothing of the type the attribute holds otherwise.
+    Nothing,
+    /// Any other value: the type does not show.
+    Unknown,
+}
+
+/// `(attribute, value)` of an assignment to an attribute of the instance.
+pub type AttrsFn = fn(&At) -> Option<(String, AttrValue)>;
+
+pub fn no_attrs(_: &At) -> Option<(String, AttrValue)> {
     None
 }
 
