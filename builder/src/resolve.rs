@@ -241,11 +241,7 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
         });
     }
     // The imports that rename (feature 16), looked up by every call.
-    let aliases: Vec<&RawEdge> = f
-        .edges
-        .iter()
-        .filter(|e| e.kind == "imports" && e.alias.is_some())
-        .collect();
+    let aliases = renaming_imports(f);
     for e in f.edges.iter().filter(|e| e.kind != "imports") {
         let src_symbol_id = e.src_symbol.as_deref().and_then(|s| {
             own.get(s).copied().or_else(|| {
@@ -710,11 +706,7 @@ fn find_scoped_call(
     let find_class = |n: &str, near: u32, from: &str| -> Option<SymRef> {
         let nf = &idx.files[near as usize];
         if nf.lang != Lang::Rust {
-            let renames: Vec<&RawEdge> = nf
-                .edges
-                .iter()
-                .filter(|e| e.kind == "imports" && e.alias.is_some())
-                .collect();
+            let renames = renaming_imports(nf);
             if let Some(r) = through_alias(idx, nf, &renames, n, true, imports.modules) {
                 return r;
             }
@@ -1442,12 +1434,6 @@ fn through_alias(
     let head = parts.next()?;
     let e = aliases.iter().find(|e| e.alias.as_deref() == Some(head))?;
     let rest: Vec<&str> = parts.collect();
-    let file_of = |from: &FileFacts, spec: &str| {
-        resolve_import(idx, from, spec, modules)
-            .as_deref()
-            .and_then(|p| idx.paths.get(p))
-            .copied()
-    };
     let Some(target) = resolve_import(idx, f, &e.dst_name, modules) else {
         return Some(None);
     };
@@ -1460,7 +1446,7 @@ fn through_alias(
     let module = f.lang != Lang::Python
         || match py_parent(&e.dst_name) {
             None => true,
-            Some(parent) => file_of(f, &parent) != Some(t),
+            Some(parent) => import_file(idx, f, &parent, modules) != Some(t),
         };
     let names: Vec<&str> = if module {
         rest
@@ -1519,13 +1505,7 @@ fn py_defined_in(
         return None;
     }
     let n = q.split('.').next().unwrap_or(q);
-    let file_of = |spec: &str| {
-        resolve_import(idx, mf, spec, modules)
-            .as_deref()
-            .and_then(|p| idx.paths.get(p))
-            .copied()
-            .filter(|&x| x != m)
-    };
+    let file_of = |spec: &str| import_file(idx, mf, spec, modules).filter(|&x| x != m);
     let imports = || mf.edges.iter().filter(|e| e.kind == "imports");
     // `from .geom import area`: the module holding `area`.
     let named = imports().find_map(|e| {
@@ -1545,6 +1525,24 @@ fn py_defined_in(
         .filter(|e| e.alias.as_deref() == Some("*"))
         .filter_map(|e| file_of(&e.dst_name))
         .find_map(|next| py_defined_in(idx, modules, next, q, ok, hops - 1))
+}
+
+/// The imports of `f` that rename (feature 16): what a name written
+/// through an alias is looked up by.
+fn renaming_imports(f: &FileFacts) -> Vec<&RawEdge> {
+    f.edges
+        .iter()
+        .filter(|e| e.kind == "imports" && e.alias.is_some())
+        .collect()
+}
+
+/// The index of the file an import `spec` of `from` resolves to (`None`:
+/// outside the repository, or a directory).
+fn import_file(idx: &Index, from: &FileFacts, spec: &str, modules: &Modules) -> Option<u32> {
+    resolve_import(idx, from, spec, modules)
+        .as_deref()
+        .and_then(|p| idx.paths.get(p))
+        .copied()
 }
 
 /// The module a Python import specifier reads its last name from: `a.b` →
