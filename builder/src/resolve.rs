@@ -779,8 +779,8 @@ fn find_scoped_call(
     // each (as in an MRO); `skip_own` starts at the bases (`super()`). The
     // flag: every base the repository defines was found (a miss is then
     // outside the repository).
-    let in_class_or_bases =
-        |start: u32, class_q: String, skip_own: bool| -> (Option<SymRef>, bool) {
+    let in_mro =
+        |cands: &[SymRef], start: u32, class_q: String, skip_own: bool| -> (Option<SymRef>, bool) {
             let mut complete = true;
             let mut frontier: Vec<(u32, String)> = vec![(start, class_q)];
             let mut seen: std::collections::HashSet<(u32, String)> = Default::default();
@@ -819,6 +819,8 @@ fn find_scoped_call(
             }
             (None, false)
         };
+    let in_class_or_bases =
+        |start: u32, class_q: String, skip_own: bool| in_mro(cands, start, class_q, skip_own);
     // The caller's own class or type: its qualified name without the method.
     let own_type = src_symbol
         .and_then(|s| s.rsplit_once('.'))
@@ -1049,8 +1051,22 @@ fn find_scoped_call(
             if dotted {
                 match find_scoped_call(idx, fi, f, &written_ty, src_symbol, imports, None) {
                     Some(c) if kind_ok(sym(&c).kind, true) => {
-                        let (found, complete) =
-                            in_class_or_bases(c.0, sym(&c).qname.to_string(), false);
+                        // An attribute of the instance whose class is a
+                        // descriptor's (`__get__`) or a Django field's (its
+                        // model's metaclass puts a descriptor in its place):
+                        // assigned in a class body, instances read something
+                        // else. The rules by name decide.
+                        let attr = written.starts_with("self.") || written.starts_with("cls.");
+                        let replaced = attr
+                            && ["__get__", "contribute_to_class"].iter().any(|m| {
+                                idx.by_name.get(*m).is_some_and(|v| {
+                                    in_mro(v, c.0, sym(&c).qname.to_string(), false).0.is_some()
+                                })
+                            });
+                        let (found, complete) = match replaced {
+                            true => (None, false),
+                            false => in_class_or_bases(c.0, sym(&c).qname.to_string(), false),
+                        };
                         if found.is_some() || complete {
                             return found;
                         }

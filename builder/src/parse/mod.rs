@@ -375,12 +375,19 @@ impl<'s> Walk<'s> {
     }
 
     /// Record `self.attr = value` in a method (a function directly in a
-    /// class): the class's attribute keeps the one type its values show.
+    /// class) or `attr = value` in a class body: the class's attribute
+    /// keeps the one type its values show.
     fn assign_attr(&mut self, attr: String, value: AttrValue) {
         let n = self.scopes.len();
-        if n < 2 || self.scopes[n - 1].class_like || !self.scopes[n - 2].class_like {
-            return;
-        }
+        // A class body's own assignment (`rf = RequestFactory()`), else a
+        // method's (`self.rf = …`).
+        let class_at = match n {
+            0 => return,
+            _ if self.scopes[n - 1].class_like => n - 1,
+            1 => return,
+            _ if self.scopes[n - 2].class_like => n - 2,
+            _ => return,
+        };
         let ty = match value {
             AttrValue::Nothing => return,
             AttrValue::Type(t) => Some(t),
@@ -392,7 +399,7 @@ impl<'s> Walk<'s> {
                 .and_then(|(_, t)| t.clone()),
             AttrValue::Unknown => None,
         };
-        let class = self.scopes[n - 2].qname.clone();
+        let class = self.scopes[class_at].qname.clone();
         self.attrs
             .entry((class, attr))
             .and_modify(|had| {

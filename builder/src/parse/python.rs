@@ -94,6 +94,30 @@ fn attrs(at: &At) -> Option<(String, AttrValue)> {
         return None;
     }
     let left = at.field("left")?;
+    // In a class body, `x = Foo()` / `x: Foo` is what instances read until a
+    // method assigns `self.x` (`rf = RequestFactory()` of a test class).
+    if at.in_class && left.kind() == "identifier" {
+        let value = match (at.field("type"), at.field("right")) {
+            (Some(t), _) => written_type(at.text(t)).map_or(AttrValue::Unknown, AttrValue::Type),
+            (None, Some(r)) => attr_value(at, r),
+            (None, None) => return None,
+        };
+        // A class named as a value (`client_class = Client`) is no instance;
+        // `x = property(getx)` reads as what `getx` returns.
+        let value = match value {
+            AttrValue::Local(_) => AttrValue::Unknown,
+            AttrValue::Type(t)
+                if matches!(
+                    t.rsplit('.').next(),
+                    Some("property()" | "cached_property()" | "classmethod()" | "staticmethod()")
+                ) =>
+            {
+                AttrValue::Unknown
+            }
+            v => v,
+        };
+        return Some((at.text(left).to_string(), value));
+    }
     if left.kind() != "attribute" {
         return None;
     }
@@ -105,19 +129,24 @@ fn attrs(at: &At) -> Option<(String, AttrValue)> {
     }
     let value = match (at.field("type"), at.field("right")) {
         (Some(t), _) => written_type(at.text(t)).map_or(AttrValue::Unknown, AttrValue::Type),
-        (None, Some(r)) => match r.kind() {
-            "none" => AttrValue::Nothing,
-            "identifier" => AttrValue::Local(at.text(r).to_string()),
-            "call" => r
-                .child_by_field_name("function")
-                .filter(|f| matches!(f.kind(), "identifier" | "attribute"))
-                .and_then(|f| written_type(at.text(f)))
-                .map_or(AttrValue::Unknown, |f| AttrValue::Type(format!("{f}()"))),
-            _ => AttrValue::Unknown,
-        },
+        (None, Some(r)) => attr_value(at, r),
         (None, None) => return None,
     };
     Some((at.text(attr).to_string(), value))
+}
+
+/// What an assigned value `r` shows of its type.
+fn attr_value(at: &At, r: Node) -> AttrValue {
+    match r.kind() {
+        "none" => AttrValue::Nothing,
+        "identifier" => AttrValue::Local(at.text(r).to_string()),
+        "call" => r
+            .child_by_field_name("function")
+            .filter(|f| matches!(f.kind(), "identifier" | "attribute"))
+            .and_then(|f| written_type(at.text(f)))
+            .map_or(AttrValue::Unknown, |f| AttrValue::Type(format!("{f}()"))),
+        _ => AttrValue::Unknown,
+    }
 }
 
 /// `X = ...` at module level (a constant when upper case) or in a class body (a field).
