@@ -38,6 +38,14 @@ class Other:
     def send(self, b):
         return 0
 
+    def close(self):
+        return 1
+
+
+class Event:
+    def is_set(self):
+        return True
+
 
 class Field:
     # A Django-style field: its model's metaclass replaces it.
@@ -47,7 +55,9 @@ class Field:
     def send(self, b):
         return 0
 ''',
-    "app/client.py": '''from app.conn import Conn, Field, Other
+    "app/client.py": '''import threading
+
+from app.conn import Conn, Field, Other
 
 
 class Client:
@@ -66,10 +76,25 @@ class Client:
         self.later = None
         self.mixed = Conn()
         self.buf = dict()
+        self.tup = Conn()
+        self.count = Conn()
+        self.nested = Conn()
+        # the standard library's, not the repository's `Event`
+        self.ev = threading.Event()
 
     def reset(self):
         self.later = Conn()
         self.mixed = Other()
+        # `Conn()` and the annotation `Conn` name one type
+        self.typed = Conn()
+        # a tuple target, `+=` and a nested function: the type does not show
+        self.tup, self.flag = Other(), 1
+        self.count += 1
+
+        def rebind():
+            self.nested = Other()
+
+        rebind()
 
     def run(self):
         self.conn.send(1)
@@ -78,6 +103,12 @@ class Client:
         self.mixed.send(4)
         self.buf.send(5)
         self.untyped.close()
+        self.tup.close()
+        self.count.close()
+        self.nested.close()
+        self.ev.is_set()
+        # assigned in a method further down
+        self.late.close()
 
         def inner():
             return self.conn.send(6)
@@ -96,9 +127,23 @@ class Client:
         return self.shared.close()
 
 
+    def set_late(self):
+        self.late = Conn()
+
+
 class Sub(Client):
     def go(self):
         return self.conn.send(7)
+
+
+class Outer:
+    x = Conn()
+
+    class Inner:
+        x = Other()
+
+        def go(self):
+            return self.x.close()
 ''',
 }
 
@@ -124,6 +169,13 @@ def test_attribute_receivers_follow_the_assigned_type(indexer, tmp_path):
         ("Client.use_shared", "self.typed.close"): ("app/conn.py", "Conn.close"),
         # a field's own method is not what the instance's value has
         ("Client.use_shared", "self.name.send"): (None, None),
+        ("Client.run", "self.ev.is_set"): (None, None),
+        ("Client.run", "self.late.close"): ("app/conn.py", "Conn.close"),
+        ("Outer.Inner.go", "self.x.close"): ("app/conn.py", "Other.close"),
+        # untyped: two `close`s, the rules by name take neither
+        ("Client.run", "self.tup.close"): (None, None),
+        ("Client.run", "self.count.close"): (None, None),
+        ("Client.run", "self.nested.close"): (None, None),
     }
     wrong = {k: (got.get(k, "missing"), v) for k, v in want.items() if got.get(k) != v}
     assert not wrong, wrong
@@ -131,8 +183,9 @@ def test_attribute_receivers_follow_the_assigned_type(indexer, tmp_path):
     recv = dict(con.execute(f"""
         SELECT src_symbol || ' ' || dst_name, receiver_type FROM read_parquet('{snap.dir}/edges.parquet')
         WHERE kind = 'calls' AND receiver_type IS NOT NULL AND src_path = 'app/client.py'""").fetchall())
-    # Two types (`mixed`), an untyped parameter, a nested function and a
-    # subclass's method carry none.
+    # Two types (`mixed`), an untyped parameter, a tuple target, `+=`, a
+    # nested function (its call or its assignment) and a subclass's method
+    # carry none.
     assert recv == {
         "Client.run self.conn.send": "Conn()",
         "Client.run self.param.send": "Conn",
@@ -142,6 +195,9 @@ def test_attribute_receivers_follow_the_assigned_type(indexer, tmp_path):
         "Client.use_shared self.pool.send": "Conn()",
         "Client.use_shared self.typed.close": "Conn",
         "Client.use_shared self.name.send": "Field()",
+        "Client.run self.ev.is_set": "threading.Event()",
+        "Client.run self.late.close": "Conn()",
+        "Outer.Inner.go self.x.close": "Other()",
     }, recv
 
 

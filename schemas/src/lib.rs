@@ -88,12 +88,14 @@
 //!   `edges.receiver_type` the one type the class assigns to it: in its
 //!   methods `self.client = Client()`, `self.x: T = …`, `self.x = param`
 //!   of an annotated parameter, `cls.x = Foo()` in a classmethod; in its
-//!   body `rf = RequestFactory()`, `x: Foo` (`None` says nothing, two types
-//!   or an untyped value none), and resolves by it as a local's binding
-//!   does, unless the type is a descriptor's (`__get__`) or a Django
-//!   field's (`contribute_to_class`), which instances do not read. A Python receiver typed by a class of a module
-//!   outside the repository (`threading.Event()`) leaves the call
-//!   unresolved even when the repository has a class of that name.
+//!   body `rf = RequestFactory()`, `x: Foo` (`None` says nothing; two
+//!   types, an untyped value, a tuple target, `+=` or a nested function's
+//!   assignment none), and resolves by it as a local's binding does,
+//!   unless the type is a descriptor's (`__get__`) or a Django field's
+//!   (`contribute_to_class`), which instances do not read. A Python
+//!   receiver typed by a dotted class of a module outside the repository
+//!   (`threading.Event()`) leaves the call unresolved even when the
+//!   repository has a class of that name.
 
 use std::sync::Arc;
 

@@ -376,17 +376,18 @@ impl<'s> Walk<'s> {
 
     /// Record `self.attr = value` in a method (a function directly in a
     /// class) or `attr = value` in a class body: the class's attribute
-    /// keeps the one type its values show.
+    /// keeps the one type its values show. In a function nested in a
+    /// method, the value's type counts as unknown.
     fn assign_attr(&mut self, attr: String, value: AttrValue) {
         let n = self.scopes.len();
-        // A class body's own assignment (`rf = RequestFactory()`), else a
-        // method's (`self.rf = …`).
-        let class_at = match n {
-            0 => return,
-            _ if self.scopes[n - 1].class_like => n - 1,
-            1 => return,
-            _ if self.scopes[n - 2].class_like => n - 2,
-            _ => return,
+        // The nearest class: the body's own assignment (`rf =
+        // RequestFactory()`), a method's (`self.rf = …`), or deeper.
+        let Some(class_at) = self.scopes.iter().rposition(|s| s.class_like) else {
+            return;
+        };
+        let value = match n - 1 - class_at {
+            0 | 1 => value,
+            _ => AttrValue::Unknown,
         };
         let ty = match value {
             AttrValue::Nothing => return,
@@ -403,21 +404,37 @@ impl<'s> Walk<'s> {
         self.attrs
             .entry((class, attr))
             .and_modify(|had| {
-                if *had != ty {
+                // `x: Conn` and `self.x = Conn()` name one type.
+                fn same(a: &Option<String>) -> Option<&str> {
+                    a.as_deref().map(|t| t.trim_end_matches("()"))
+                }
+                if same(had) != same(&ty) {
                     *had = None;
                 }
             })
             .or_insert(ty);
     }
 
-    /// A call `self.x.m()` in a method of a class whose methods assign `x`
-    /// values of one type carries that type (as a local's binding would).
+    /// A call `self.x.m()` in a method of a class that assigns `x` values
+    /// of one type carries that type (as a local's binding would).
     fn attr_receivers(&mut self) {
         if self.attrs.is_empty() {
             return;
         }
+        // Methods by qualified name: a call in a nested class's body
+        // (`Outer.Inner`) is no method of `Outer`.
+        let methods: HashSet<&str> = self
+            .out
+            .symbols
+            .iter()
+            .filter(|s| s.kind == "method")
+            .map(|s| s.qualified_name.as_str())
+            .collect();
         for e in self.out.edges.iter_mut() {
             if e.kind != "calls" || e.recv_type.is_some() {
+                continue;
+            }
+            if !e.src_symbol.as_deref().is_some_and(|s| methods.contains(s)) {
                 continue;
             }
             let Some(rest) = e
@@ -463,7 +480,7 @@ impl<'s> Walk<'s> {
                 s.locals.extend(b);
             }
         }
-        if let Some((attr, value)) = (rules.attrs)(&at) {
+        for (attr, value) in (rules.attrs)(&at).into_iter().flatten() {
             self.assign_attr(attr, value);
         }
         if let Some(def) = rules.definition(&at) {

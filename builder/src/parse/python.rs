@@ -87,11 +87,45 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
     }
 }
 
-/// `self.x = Foo(…)`, `self.x: T = …`, `self.x = param`, `cls.x = Foo(…)`: the attribute and
-/// what its value shows (resolution reads `self.x.m()` through it).
-fn attrs(at: &At) -> Option<(String, AttrValue)> {
-    if at.kind != "assignment" {
-        return None;
+/// `self.x = Foo(…)`, `self.x: T = …`, `self.x = param`, `cls.x = Foo(…)`,
+/// and in a class body `x = Foo()`, `x: Foo`: the attribute and what its
+/// value shows (resolution reads `self.x.m()` through it). Other targets
+/// naming `self.x` (`self.a, self.b = …`, `self.x += …`, `for self.x in …`)
+/// make it unknown.
+fn attrs(at: &At) -> Option<Vec<(String, AttrValue)>> {
+    // `self.x` / `cls.x`: the attribute's name.
+    let instance_attr = |n: Node| -> Option<String> {
+        if n.kind() != "attribute" {
+            return None;
+        }
+        let object = n.child_by_field_name("object")?;
+        // `cls.x = …` in a classmethod (`setUpClass`) sets what instances read.
+        if object.kind() != "identifier" || !matches!(at.text(object), "self" | "cls") {
+            return None;
+        }
+        Some(at.text(n.child_by_field_name("attribute")?).to_string())
+    };
+    // Every `self.x` a tuple target (or a single one) names, as unknown.
+    let unknown_in = |n: Node| -> Option<Vec<(String, AttrValue)>> {
+        let mut out: Vec<(String, AttrValue)> = instance_attr(n)
+            .map(|a| (a, AttrValue::Unknown))
+            .into_iter()
+            .collect();
+        if matches!(n.kind(), "pattern_list" | "tuple_pattern" | "list_pattern") {
+            let mut c = n.walk();
+            for ch in n.named_children(&mut c) {
+                if let Some(a) = instance_attr(ch) {
+                    out.push((a, AttrValue::Unknown));
+                }
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    };
+    match at.kind {
+        "augmented_assignment" => return unknown_in(at.field("left")?),
+        "for_statement" | "for_in_clause" => return unknown_in(at.field("left")?),
+        "assignment" => {}
+        _ => return None,
     }
     let left = at.field("left")?;
     // In a class body, `x = Foo()` / `x: Foo` is what instances read until a
@@ -116,23 +150,19 @@ fn attrs(at: &At) -> Option<(String, AttrValue)> {
             }
             v => v,
         };
-        return Some((at.text(left).to_string(), value));
+        return Some(vec![(at.text(left).to_string(), value)]);
     }
-    if left.kind() != "attribute" {
-        return None;
-    }
-    let object = left.child_by_field_name("object")?;
-    let attr = left.child_by_field_name("attribute")?;
-    // `cls.x = …` in a classmethod (`setUpClass`) sets what instances read.
-    if object.kind() != "identifier" || !matches!(at.text(object), "self" | "cls") {
-        return None;
-    }
+    let Some(attr) = instance_attr(left) else {
+        return unknown_in(left);
+    };
     let value = match (at.field("type"), at.field("right")) {
         (Some(t), _) => written_type(at.text(t)).map_or(AttrValue::Unknown, AttrValue::Type),
+        // `self.x = self.y = Foo()`: the inner one records its own.
+        (None, Some(r)) if r.kind() == "assignment" => AttrValue::Unknown,
         (None, Some(r)) => attr_value(at, r),
         (None, None) => return None,
     };
-    Some((at.text(attr).to_string(), value))
+    Some(vec![(attr, value)])
 }
 
 /// What an assigned value `r` shows of its type.

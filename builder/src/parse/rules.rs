@@ -141,10 +141,11 @@ pub enum AttrValue {
     Unknown,
 }
 
-/// `(attribute, value)` of an assignment to an attribute of the instance.
-pub type AttrsFn = fn(&At) -> Option<(String, AttrValue)>;
+/// `(attribute, value)` pairs of an assignment to attributes of the
+/// instance (a tuple target, `+=`, a loop's target: [`AttrValue::Unknown`]).
+pub type AttrsFn = fn(&At) -> Option<Vec<(String, AttrValue)>>;
 
-pub fn no_attrs(_: &At) -> Option<(String, AttrValue)> {
+pub fn no_attrs(_: &At) -> Option<Vec<(String, AttrValue)>> {
     None
 }
 
