@@ -8,6 +8,7 @@ agrees when Jedi names the same file and a line inside the definition, or the sa
 answers from its bundled django-stubs, which name `django.forms.fields.Field.clean`); an unresolved
 call agrees when every Jedi definition is outside the repository (stdlib, typeshed), not a stub of the
 repository itself. `nocol`: the call is not on that line as written; `jedi-none`: Jedi infers nothing.
+`compare(...)` draws the rows of each group of what changed between two snapshots and prints the tally.
 """
 import os
 import re
@@ -83,3 +84,38 @@ def verdict(path, start, end, jt, q=None):
     full = modname(path, q)
     inside = any((p == path and ln is not None and start <= ln <= end) or fn == full for p, fn, ln in jt)
     return 'agree' if inside else 'disagree'
+
+
+def category(r):
+    """What changed for a row (src, line, dst, extra, old path, old qname, old start, old end,
+    new path, new qname, new start, new end): new, changed, lost, same-res or same-unres."""
+    o = (r[4], r[5]); n = (r[8], r[9])
+    if o == n:
+        return 'same-res' if r[4] else 'same-unres'
+    return 'new' if not r[4] else 'lost' if not r[8] else 'changed'
+
+
+def compare(rows, groups, n, judge, whole=False, examples=8):
+    """Draw up to `n` rows of each group (seeded), judge the old and the new target with Jedi and print
+    the tally of (old verdict, new verdict) pairs, with the first disagreements of the new one."""
+    import collections
+    import random
+    import sys
+    by = collections.defaultdict(list)
+    for r in rows:
+        by[category(r)].append(r)
+    print({k: len(v) for k, v in by.items()})
+    random.seed(7)
+    for k in groups:
+        sample = random.sample(by[k], min(n, len(by[k])))
+        tally = collections.Counter(); ex = []
+        for r in sample:
+            jt = judge.target(r[0], r[1], r[2], whole=whole)
+            vo = verdict(r[4], r[6], r[7], jt, r[5]); vn = verdict(r[8], r[10], r[11], jt, r[9])
+            tally[(vo, vn)] += 1
+            if vn != 'agree' and len(ex) < examples:
+                ex.append((r[0], r[1], r[2], r[3], r[8], r[9], jt if isinstance(jt, str) else jt[:2]))
+        print('==', k, len(by[k]), 'sample', len(sample), '(old verdict, new verdict):', dict(tally))
+        for e in ex:
+            print('   ', e)
+        sys.stdout.flush()

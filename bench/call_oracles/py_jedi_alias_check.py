@@ -9,11 +9,11 @@ changed against OLD (new, changed, lost, same-res, same-unres), N of each are dr
 py_jedi_check.py (same file and a line inside the definition, or the same dotted name; an unresolved edge
 agrees when every Jedi definition is outside the repository).
 """
-import collections, random, sys
+import sys
 
 import duckdb
 
-from jedi_judge import Judge, verdict
+from jedi_judge import Judge, compare
 
 
 def main():
@@ -35,26 +35,7 @@ def main():
     where n.src_path like '%.py'
     """).fetchall()
 
-    def cat(r):
-        o = (r[4], r[5]); n = (r[8], r[9])
-        if o == n: return 'same-res' if r[4] else 'same-unres'
-        return 'new' if not r[4] else 'lost' if not r[8] else 'changed'
-    by = collections.defaultdict(list)
-    for r in rows: by[cat(r)].append(r)
-    print({k: len(v) for k, v in by.items()})
-    random.seed(7)
-    judge = Judge(root)
-    for k in ['new', 'changed', 'lost', 'same-res', 'same-unres']:
-        sample = random.sample(by[k], min(N, len(by[k])))
-        tally = collections.Counter(); ex = []
-        for r in sample:
-            jt = judge.target(r[0], r[1], r[2], whole=True)
-            vo = verdict(r[4], r[6], r[7], jt, r[5]); vn = verdict(r[8], r[10], r[11], jt, r[9])
-            tally[(vo, vn)] += 1
-            if vn != 'agree' and len(ex) < 6: ex.append((r[0], r[1], r[2], r[3], r[8], r[9], jt if isinstance(jt, str) else jt[:2]))
-        print(k, len(by[k]), 'sampled', len(sample), dict(tally))
-        for e in ex: print('   ', e)
-
+    compare(rows, ['new', 'changed', 'lost', 'same-res', 'same-unres'], N, Judge(root), whole=True, examples=6)
 
 if __name__ == '__main__':
     main()

@@ -12,11 +12,11 @@ unresolved call agrees when every Jedi definition is outside the repository (std
 a stub of django itself. Jedi's stubs are older than Django 4.2 in places (`MultiValueField.clean`,
 `RenderableFormMixin.as_p`): read the disagreements before counting them as errors.
 """
-import collections, os, random, sys
+import sys
 
 import duckdb
 
-from jedi_judge import Judge, verdict
+from jedi_judge import Judge, compare
 
 
 def main():
@@ -36,26 +36,7 @@ def main():
     where n.receiver_type is not null and n.src_path like '%.py'
     """).fetchall()
 
-    def cat(r):
-        o = (r[4], r[5]); n = (r[8], r[9])
-        if o == n: return 'same-res' if r[4] else 'same-unres'
-        return 'new' if not r[4] else 'lost' if not r[8] else 'changed'
-    by = collections.defaultdict(list)
-    for r in rows: by[cat(r)].append(r)
-    random.seed(7)
-    judge = Judge(root)
-    for k in ['new', 'changed', 'lost', 'same-res']:
-        sample = random.sample(by[k], min(N, len(by[k])))
-        tally = collections.Counter(); ex = []
-        for r in sample:
-            jt = judge.target(r[0], r[1], r[2])
-            vo = verdict(r[4], r[6], r[7], jt, r[5]); vn = verdict(r[8], r[10], r[11], jt, r[9])
-            tally[(vo, vn)] += 1
-            if vn != 'agree' and len(ex) < 8: ex.append((r[0], r[1], r[2], r[3], r[9], jt if isinstance(jt, str) else jt[:2]))
-        print('==', k, len(by[k]), 'sample', len(sample), '(old verdict, new verdict):', dict(tally))
-        for e in ex: print('   ', e)
-        sys.stdout.flush()
-
+    compare(rows, ['new', 'changed', 'lost', 'same-res'], N, Judge(root), examples=8)
 
 if __name__ == '__main__':
     main()
