@@ -242,6 +242,13 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
     }
     // The imports that rename (feature 16), looked up by every call.
     let aliases = renaming_imports(f);
+    let file_imports = FileImports {
+        files: &imported,
+        dirs: &imported_dirs,
+        named_pkgs: &named_pkgs,
+        aliases: &aliases,
+        modules,
+    };
     for e in f.edges.iter().filter(|e| e.kind != "imports") {
         let src_symbol_id = e.src_symbol.as_deref().and_then(|s| {
             own.get(s).copied().or_else(|| {
@@ -264,6 +271,27 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
         let recv_type = e.recv_type.as_deref().or(field_type);
         let (dst_path, dst_symbol_id) = if e.kind == "contains" {
             (Some(f.path.clone()), own.get(e.dst_name.as_str()).copied())
+        } else if e.kind == "attribute" {
+            // The class of the attribute's type, as the file names it
+            // (`self.factory()`'s depends on the subclass: none).
+            let written = recv_type.and_then(|t| match t.strip_prefix("type[") {
+                Some(c) => c.strip_suffix(']').map(str::to_string),
+                None if t.starts_with("self.") => None,
+                None => t
+                    .strip_suffix("()")
+                    .map(str::to_string)
+                    .or_else(|| python_annotation_type(t)),
+            });
+            let found = written
+                .and_then(|w| find_scoped_call(idx, fi, f, &w, None, &file_imports, None))
+                .filter(|r| kind_ok(idx.files[r.0 as usize].symbols[r.1 as usize].kind, true));
+            match found {
+                Some((a, b)) => (
+                    Some(idx.files[a as usize].path.clone()),
+                    Some(idx.files[a as usize].symbols[b as usize].id),
+                ),
+                None => (None, None),
+            }
         } else {
             let name = simple_name(&e.dst_name);
             let class_like = e.kind != "calls";
@@ -276,13 +304,7 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
                     f,
                     &e.dst_name,
                     e.src_symbol.as_deref(),
-                    &FileImports {
-                        files: &imported,
-                        dirs: &imported_dirs,
-                        named_pkgs: &named_pkgs,
-                        aliases: &aliases,
-                        modules,
-                    },
+                    &file_imports,
                     recv_type,
                 )
             } else if f.lang == Lang::Rust {
@@ -774,13 +796,18 @@ fn find_scoped_call(
             })
             .or_else(|| (v.len() == 1).then(|| *v[0]))
     };
-    // A member `name` of class `class_q` (of file `start`) or of the nearest
-    // of its bases defining it, by the `extends` edges of the file defining
-    // each (as in an MRO); `skip_own` starts at the bases (`super()`). The
-    // flag: every base the repository defines was found (a miss is then
-    // outside the repository).
-    let in_mro =
-        |cands: &[SymRef], start: u32, class_q: String, skip_own: bool| -> (Option<SymRef>, bool) {
+    // The classes of an MRO, nearest first: class `class_q` of file `start`,
+    // then its bases by the `extends` edges of the file defining each;
+    // `skip_own` starts at the bases (`super()`). `visit` is shown each
+    // (file, qualified name) until it answers true. The flag: every base
+    // the repository defines was found (a miss is then outside the
+    // repository).
+    let mro_walk =
+        |start: u32,
+         class_q: String,
+         skip_own: bool,
+         visit: &mut dyn FnMut(u32, &str) -> bool|
+         -> bool {
             let mut complete = true;
             let mut frontier: Vec<(u32, String)> = vec![(start, class_q)];
             let mut seen: std::collections::HashSet<(u32, String)> = Default::default();
@@ -790,12 +817,8 @@ fn find_scoped_call(
                     if !seen.insert((cf, cq.clone())) {
                         continue;
                     }
-                    let ty = cq.rsplit('.').next().unwrap_or(&cq);
-                    if let Some(r) = cands
-                        .iter()
-                        .find(|r| r.0 == cf && member_of(ty, r) && !(skip_own && level == 0))
-                    {
-                        return (Some(*r), complete);
+                    if !(skip_own && level == 0) && visit(cf, &cq) {
+                        return complete;
                     }
                     for e in idx.files[cf as usize].edges.iter().filter(|e| {
                         e.kind == "extends" && e.src_symbol.as_deref() == Some(cq.as_str())
@@ -813,12 +836,45 @@ fn find_scoped_call(
                     }
                 }
                 if next.is_empty() {
-                    return (None, complete);
+                    return complete;
                 }
                 frontier = next;
             }
-            (None, false)
+            false
         };
+    // A member `name` of class `class_q` (of file `start`) or of the nearest
+    // of its bases defining it (as in an MRO); the flag as `mro_walk`'s.
+    let in_mro =
+        |cands: &[SymRef], start: u32, class_q: String, skip_own: bool| -> (Option<SymRef>, bool) {
+            let mut found = None;
+            let complete = mro_walk(start, class_q, skip_own, &mut |cf, cq| {
+                let ty = cq.rsplit('.').next().unwrap_or(cq);
+                found = cands
+                    .iter()
+                    .find(|r| r.0 == cf && member_of(ty, r))
+                    .copied();
+                found.is_some()
+            });
+            (found, complete)
+        };
+    // Python: the `attribute` edge (feature 18) of the nearest class in the
+    // MRO of `class_q` (file `start`) assigning `attr`, with its file.
+    let attr_in_mro = |start: u32, class_q: String, attr: &str| -> Option<(u32, &RawEdge)> {
+        let mut found = None;
+        mro_walk(start, class_q, false, &mut |cf, cq| {
+            found = idx.files[cf as usize]
+                .edges
+                .iter()
+                .find(|e| {
+                    e.kind == "attribute"
+                        && e.dst_name == attr
+                        && e.src_symbol.as_deref() == Some(cq)
+                })
+                .map(|e| (cf, e));
+            found.is_some()
+        });
+        found
+    };
     let in_class_or_bases =
         |start: u32, class_q: String, skip_own: bool| in_mro(cands, start, class_q, skip_own);
     // The caller's own class or type: its qualified name without the method.
@@ -870,6 +926,127 @@ fn find_scoped_call(
             );
         }
         _ => {}
+    }
+    // Python: what a receiver's type `t`, written in file `tf`, decides of
+    // the call: `Some(found)`, or `None` for the rules by name. `Foo()` /
+    // `Foo` / `type[Foo]`: the method of that class or its nearest base; a
+    // builtin or a class of a module outside the repository: unresolved.
+    // `self.factory()`: an instance of the class the attribute `factory`
+    // holds (`client_class = Client`), looked up from the caller's class,
+    // so a subclass's own `factory` wins.
+    let caller_class = src_symbol
+        .filter(|s| {
+            f.lang == Lang::Python
+                && f.symbols
+                    .iter()
+                    .any(|x| &*x.qname == *s && x.kind == "method")
+        })
+        .and_then(|s| s.rsplit_once('.'))
+        .map(|(c, _)| c.to_string());
+    let py_receiver = |t: &str, tf: u32| -> Option<Option<SymRef>> {
+        let (t, tf) = match t.strip_prefix("self.").and_then(|r| r.strip_suffix("()")) {
+            Some(a) => {
+                let (af, e) = attr_in_mro(fi, caller_class.clone()?, a)?;
+                let held = e
+                    .recv_type
+                    .as_deref()?
+                    .strip_prefix("type[")?
+                    .strip_suffix(']')?;
+                (format!("{held}()"), af)
+            }
+            None => match t.strip_prefix("type[").and_then(|r| r.strip_suffix(']')) {
+                Some(c) => (format!("{c}()"), tf),
+                None => (t.to_string(), tf),
+            },
+        };
+        let tfile = &idx.files[tf as usize];
+        let written_ty = match t.strip_suffix("()") {
+            Some(c) => c.to_string(),
+            None => match python_annotation_type(&t) {
+                Some(w) => w,
+                None => return Some(None),
+            },
+        };
+        let dotted = !written_ty.is_empty()
+            && written_ty
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+        if !dotted {
+            return None;
+        }
+        let class = if tf == fi {
+            find_scoped_call(idx, fi, f, &written_ty, src_symbol, imports, None)
+        } else {
+            find_class(&written_ty, tf, "")
+        };
+        match class {
+            Some(c) if kind_ok(sym(&c).kind, true) => {
+                // An attribute of the instance whose class is a
+                // descriptor's (`__get__`) or a Django field's (its
+                // model's metaclass puts a descriptor in its place):
+                // assigned in a class body, instances read something
+                // else. The rules by name decide.
+                let attr = written.starts_with("self.") || written.starts_with("cls.");
+                let replaced = attr
+                    && ["__get__", "contribute_to_class"].iter().any(|m| {
+                        idx.by_name.get(*m).is_some_and(|v| {
+                            in_mro(v, c.0, sym(&c).qname.to_string(), false).0.is_some()
+                        })
+                    });
+                let (found, complete) = match replaced {
+                    true => (None, false),
+                    false => in_class_or_bases(c.0, sym(&c).qname.to_string(), false),
+                };
+                (found.is_some() || complete).then_some(found)
+            }
+            // A function's result: its type does not show.
+            Some(_) => None,
+            None => {
+                // A builtin (`dict()`, `x: str`) or a class of a
+                // module outside the repository (`unittest.TestSuite()`,
+                // `from pathlib import Path`, `import pandas as pd`
+                // for `pd.DataFrame`).
+                let last = written_ty.rsplit('.').next().unwrap_or(&written_ty);
+                let first = written_ty.split('.').next().unwrap_or(&written_ty);
+                let builtin = !written_ty.contains('.') && PY_BUILTIN_TYPES.contains(&last);
+                let class_name = last.starts_with(|c: char| c.is_ascii_uppercase());
+                let external = tfile.edges.iter().any(|e| {
+                    e.kind == "imports"
+                        && !e.dst_name.starts_with('.')
+                        && (e.dst_name.rsplit('.').next() == Some(first)
+                            || e.dst_name == first
+                            || e.alias.as_deref() == Some(first))
+                        && resolve_import(idx, tfile, &e.dst_name, imports.modules).is_none()
+                });
+                let defined = idx.by_name.get(last).is_some_and(|v| {
+                    v.iter()
+                        .any(|r| kind_ok(sym(r).kind, true) && same_family(r))
+                });
+                // `threading.Event()`: a class of a module outside,
+                // whatever the repository names `Event` (a function's
+                // result, `copy.copy(x)`, may be anything).
+                let dotted_external = external && class_name && written_ty.contains('.');
+                (builtin || dotted_external || (class_name && external && !defined)).then_some(None)
+            }
+        }
+    };
+    // Python: a call through an attribute of the instance its own class
+    // does not type (`self.client.get()` in a subclass of the test case
+    // that assigns `self.client`): the nearest class of its MRO assigning
+    // the attribute decides, its type read where that class is written
+    // (feature 18).
+    if recv_type.is_none() && caller_class.is_some() {
+        let attr = q
+            .strip_prefix("self.")
+            .or_else(|| q.strip_prefix("cls."))
+            .filter(|a| !a.is_empty() && a.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+        if let Some(attr) = attr {
+            if let Some((af, e)) = caller_class.clone().and_then(|c| attr_in_mro(fi, c, attr)) {
+                if let Some(r) = e.recv_type.as_deref().and_then(|t| py_receiver(t, af)) {
+                    return r;
+                }
+            }
+        }
     }
     // `x.m()` through a local name whose binding names a type (feature 15):
     // the method of that type (Python: or of its nearest base); a type the
@@ -1040,66 +1217,8 @@ fn find_scoped_call(
                 }
             }
         } else if f.lang == Lang::Python {
-            let written_ty = match t.strip_suffix("()") {
-                Some(c) => c.to_string(),
-                None => python_annotation_type(t)?,
-            };
-            let dotted = !written_ty.is_empty()
-                && written_ty
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
-            if dotted {
-                match find_scoped_call(idx, fi, f, &written_ty, src_symbol, imports, None) {
-                    Some(c) if kind_ok(sym(&c).kind, true) => {
-                        // An attribute of the instance whose class is a
-                        // descriptor's (`__get__`) or a Django field's (its
-                        // model's metaclass puts a descriptor in its place):
-                        // assigned in a class body, instances read something
-                        // else. The rules by name decide.
-                        let attr = written.starts_with("self.") || written.starts_with("cls.");
-                        let replaced = attr
-                            && ["__get__", "contribute_to_class"].iter().any(|m| {
-                                idx.by_name.get(*m).is_some_and(|v| {
-                                    in_mro(v, c.0, sym(&c).qname.to_string(), false).0.is_some()
-                                })
-                            });
-                        let (found, complete) = match replaced {
-                            true => (None, false),
-                            false => in_class_or_bases(c.0, sym(&c).qname.to_string(), false),
-                        };
-                        if found.is_some() || complete {
-                            return found;
-                        }
-                    }
-                    // A function's result: its type does not show.
-                    Some(_) => {}
-                    None => {
-                        // A builtin (`dict()`, `x: str`) or a class of a
-                        // module outside the repository (`unittest.TestSuite()`,
-                        // `from pathlib import Path`, `import pandas as pd`
-                        // for `pd.DataFrame`).
-                        let last = written_ty.rsplit('.').next().unwrap_or(&written_ty);
-                        let first = written_ty.split('.').next().unwrap_or(&written_ty);
-                        let builtin = !written_ty.contains('.') && PY_BUILTIN_TYPES.contains(&last);
-                        let class_name = last.starts_with(|c: char| c.is_ascii_uppercase());
-                        let external = f.edges.iter().any(|e| {
-                            e.kind == "imports"
-                                && !e.dst_name.starts_with('.')
-                                && (e.dst_name.rsplit('.').next() == Some(first)
-                                    || e.dst_name == first
-                                    || e.alias.as_deref() == Some(first))
-                                && resolve_import(idx, f, &e.dst_name, imports.modules).is_none()
-                        });
-                        // `threading.Event()`: a class of a module outside,
-                        // whatever the repository names `Event` (a function's
-                        // result, `copy.copy(x)`, may be anything).
-                        let dotted_external = external && class_name && written_ty.contains('.');
-                        if builtin || dotted_external || (class_name && external && !defined(last))
-                        {
-                            return None;
-                        }
-                    }
-                }
+            if let Some(r) = py_receiver(t, fi) {
+                return r;
             }
         }
     }

@@ -96,6 +96,20 @@
 //!   receiver typed by a dotted class of a module outside the repository
 //!   (`threading.Event()`) leaves the call unresolved even when the
 //!   repository has a class of that name.
+//! - schema 1, feature 18: edges of the new kind `attribute` (Python),
+//!   one per attribute a class assigns to its instances (in its methods,
+//!   classmethods or body): `src_symbol` the class, `dst_name` the
+//!   attribute, `line` its first assignment, `receiver_type` the one type
+//!   its values show (as feature 17 reads them; a class named as a value,
+//!   `client_class = Client`, is `type[Client]`, and `self.client_class()`
+//!   an instance of the class that attribute holds), `dst_path` /
+//!   `dst_symbol_id` that type's class when the file's scope finds it. A
+//!   call `self.x.m()` whose caller's class assigns no `x` resolves
+//!   through the nearest class of its MRO that does (`self.client.get()`
+//!   in a subclass of Django's `SimpleTestCase`), the type read where
+//!   that class is written and `self.factory()` looked up from the
+//!   caller's class (a subclass's own `client_class` wins); such a call
+//!   stores no `receiver_type`.
 
 use std::sync::Arc;
 
@@ -123,7 +137,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 17;
+pub const FEATURE_VERSION: u32 = 18;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
@@ -170,6 +184,7 @@ pub const EDGE_KINDS: &[&str] = &[
     "extends",
     "implements",
     "contains",
+    "attribute",
     "mentions",
 ];
 
@@ -336,7 +351,7 @@ pub fn edges_table() -> Table {
             c("dst_symbol_id", Int64, true, "symbol_id of the resolved target symbol (join symbols for its qualified_name, kind, signature)."),
             c("line", Int32, false, "1-based line of the relation in src_path."),
             c("resolved", Boolean, false, "The target was found inside the repository: dst_path for imports, dst_symbol_id for calls, extends, implements and contains."),
-            c("receiver_type", Utf8, true, "A call `x.m(…)` through a local variable or parameter (Python, Rust): the type its binding names, as written (`&mut Context<'_>`, `Optional[Form]`), or the call it is the result of (`Foo::new()`, `Foo::open()?`, `Form()`); a Rust call through a field of `self`: the field's declared type; NULL otherwise."),
+            c("receiver_type", Utf8, true, "A call `x.m(…)` through a local variable or parameter (Python, Rust): the type its binding names, as written (`&mut Context<'_>`, `Optional[Form]`), or the call it is the result of (`Foo::new()`, `Foo::open()?`, `Form()`); a Rust call through a field of `self`: the field's declared type; a Python `attribute` edge: the attribute's type; NULL otherwise."),
             c("alias", Utf8, true, "An import that binds another name than its own: that name (`np` of `import numpy as np`, `_` of `from django.utils.translation import gettext as _`, `c` of `use a::b as c`, Go's `f` of `import f \"fmt\"`, `ns` of `import * as ns from \"./x\"`; `*` for Python's `from m import *`); calls and bases written through it resolve through the import. NULL otherwise (feature 16)."),
         ],
     }

@@ -182,6 +182,7 @@ pub fn extract(lang: Lang, path: &str, src: &[u8], tree: &Tree) -> Parsed {
     walk_tree(&mut walk, tree.root_node(), 0);
     fix_parents(&mut walk.out.symbols);
     walk.attr_receivers();
+    walk.attribute_edges();
     walk.out
 }
 
@@ -340,8 +341,9 @@ struct Walk<'s> {
     /// End of the import statement being walked (0: none).
     import_end: usize,
     /// Instance attributes methods assign, by class and attribute: the one
-    /// type their values show (`None` when they disagree or do not show it).
-    attrs: HashMap<(Arc<str>, String), Option<String>>,
+    /// type their values show (`None` when they disagree or do not show it),
+    /// and the line of the first assignment.
+    attrs: HashMap<(Arc<str>, String), (Option<String>, u32)>,
     out: Parsed,
 }
 
@@ -378,7 +380,7 @@ impl<'s> Walk<'s> {
     /// class) or `attr = value` in a class body: the class's attribute
     /// keeps the one type its values show. In a function nested in a
     /// method, the value's type counts as unknown.
-    fn assign_attr(&mut self, attr: String, value: AttrValue) {
+    fn assign_attr(&mut self, attr: String, value: AttrValue, line: u32) {
         let n = self.scopes.len();
         // The nearest class: the body's own assignment (`rf =
         // RequestFactory()`), a method's (`self.rf = …`), or deeper.
@@ -403,7 +405,7 @@ impl<'s> Walk<'s> {
         let class = self.scopes[class_at].qname.clone();
         self.attrs
             .entry((class, attr))
-            .and_modify(|had| {
+            .and_modify(|(had, first)| {
                 // `x: Conn` and `self.x = Conn()` name one type.
                 fn same(a: &Option<String>) -> Option<&str> {
                     a.as_deref().map(|t| t.trim_end_matches("()"))
@@ -411,8 +413,27 @@ impl<'s> Walk<'s> {
                 if same(had) != same(&ty) {
                     *had = None;
                 }
+                *first = (*first).min(line);
             })
-            .or_insert(ty);
+            .or_insert((ty, line));
+    }
+
+    /// One `attribute` edge per attribute a class assigns (feature 18): the
+    /// class, the attribute, its line and the one type it holds; a
+    /// subclass's `self.x.m()` resolves through its nearest base's.
+    fn attribute_edges(&mut self) {
+        let mut rows: Vec<_> = self.attrs.drain().collect();
+        rows.sort_by(|a, b| (a.1 .1, &a.0).cmp(&(b.1 .1, &b.0)));
+        for ((class, attr), (ty, line)) in rows {
+            self.out.edges.push(RawEdge {
+                kind: "attribute",
+                src_symbol: Some(class),
+                dst_name: attr,
+                line,
+                recv_type: ty,
+                alias: None,
+            });
+        }
     }
 
     /// A call `self.x.m()` in a method of a class that assigns `x` values
@@ -457,7 +478,7 @@ impl<'s> Walk<'s> {
                 continue;
             };
             let key = (Arc::from(class), attr.to_string());
-            if let Some(Some(t)) = self.attrs.get(&key) {
+            if let Some((Some(t), _)) = self.attrs.get(&key) {
                 e.recv_type = Some(t.clone());
             }
         }
@@ -481,7 +502,7 @@ impl<'s> Walk<'s> {
             }
         }
         for (attr, value) in (rules.attrs)(&at).into_iter().flatten() {
-            self.assign_attr(attr, value);
+            self.assign_attr(attr, value, line(node));
         }
         if let Some(def) = rules.definition(&at) {
             self.define(&at, def);

@@ -74,11 +74,7 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
             let left = at.field("left")?;
             let ty = match (at.field("type"), at.field("right")) {
                 (Some(t), _) => written_type(at.text(t)),
-                (None, Some(r)) if r.kind() == "call" => r
-                    .child_by_field_name("function")
-                    .filter(|f| matches!(f.kind(), "identifier" | "attribute"))
-                    .and_then(|f| written_type(at.text(f)))
-                    .map(|f| format!("{f}()")),
+                (None, Some(r)) => call_type(at, r),
                 _ => None,
             };
             one(left, ty)
@@ -93,18 +89,9 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
 /// naming `self.x` (`self.a, self.b = …`, `self.x += …`, `for self.x in …`)
 /// make it unknown.
 fn attrs(at: &At) -> Option<Vec<(String, AttrValue)>> {
-    // `self.x` / `cls.x`: the attribute's name.
-    let instance_attr = |n: Node| -> Option<String> {
-        if n.kind() != "attribute" {
-            return None;
-        }
-        let object = n.child_by_field_name("object")?;
-        // `cls.x = …` in a classmethod (`setUpClass`) sets what instances read.
-        if object.kind() != "identifier" || !matches!(at.text(object), "self" | "cls") {
-            return None;
-        }
-        Some(at.text(n.child_by_field_name("attribute")?).to_string())
-    };
+    // `self.x` / `cls.x`: the attribute's name (`cls.x = …` in a
+    // classmethod, `setUpClass`, sets what instances read).
+    let instance_attr = |n: Node| self_attribute(at, n);
     // Every `self.x` a tuple target (or a single one) names, as unknown.
     let unknown_in = |n: Node| -> Option<Vec<(String, AttrValue)>> {
         let mut out: Vec<(String, AttrValue)> = instance_attr(n)
@@ -133,10 +120,20 @@ fn attrs(at: &At) -> Option<Vec<(String, AttrValue)>> {
     if at.in_class && left.kind() == "identifier" {
         let value = match (at.field("type"), at.field("right")) {
             (Some(t), _) => written_type(at.text(t)).map_or(AttrValue::Unknown, AttrValue::Type),
+            // A class named as a value (`client_class = Client`): the class
+            // itself, written as Python's typing does (`type[Client]`);
+            // `self.client_class()` is then an instance of it.
+            (None, Some(r)) if matches!(r.kind(), "identifier" | "attribute") => {
+                match written_type(at.text(r)) {
+                    Some(t) if self_attribute(at, r).is_none() => {
+                        AttrValue::Type(format!("type[{t}]"))
+                    }
+                    _ => AttrValue::Unknown,
+                }
+            }
             (None, Some(r)) => attr_value(at, r),
             (None, None) => return None,
         };
-        // A class named as a value (`client_class = Client`) is no instance;
         // `x = property(getx)` reads as what `getx` returns.
         let value = match value {
             AttrValue::Local(_) => AttrValue::Unknown,
@@ -165,16 +162,41 @@ fn attrs(at: &At) -> Option<Vec<(String, AttrValue)>> {
     Some(vec![(attr, value)])
 }
 
+/// The call `Form(…)` / `forms.Form(…)` a value is the result of, written
+/// `Form()` / `forms.Form()` (resolution reads it as an instance when it
+/// names a class); `self.factory(…)` / `cls.factory(…)` is written
+/// `self.factory()`: an instance of the class the attribute holds.
+fn call_type(at: &At, r: Node) -> Option<String> {
+    if r.kind() != "call" {
+        return None;
+    }
+    let f = r
+        .child_by_field_name("function")
+        .filter(|f| matches!(f.kind(), "identifier" | "attribute"))?;
+    if let Some(attr) = self_attribute(at, f) {
+        return Some(format!("self.{attr}()"));
+    }
+    written_type(at.text(f)).map(|f| format!("{f}()"))
+}
+
+/// `self.x` / `cls.x`: `x`.
+fn self_attribute(at: &At, n: Node) -> Option<String> {
+    if n.kind() != "attribute" {
+        return None;
+    }
+    let object = n.child_by_field_name("object")?;
+    if object.kind() != "identifier" || !matches!(at.text(object), "self" | "cls") {
+        return None;
+    }
+    Some(at.text(n.child_by_field_name("attribute")?).to_string())
+}
+
 /// What an assigned value `r` shows of its type.
 fn attr_value(at: &At, r: Node) -> AttrValue {
     match r.kind() {
         "none" => AttrValue::Nothing,
         "identifier" => AttrValue::Local(at.text(r).to_string()),
-        "call" => r
-            .child_by_field_name("function")
-            .filter(|f| matches!(f.kind(), "identifier" | "attribute"))
-            .and_then(|f| written_type(at.text(f)))
-            .map_or(AttrValue::Unknown, |f| AttrValue::Type(format!("{f}()"))),
+        "call" => call_type(at, r).map_or(AttrValue::Unknown, AttrValue::Type),
         _ => AttrValue::Unknown,
     }
 }
