@@ -48,6 +48,10 @@ pub struct FileFacts {
     pub edges: Vec<RawEdge>,
     /// Rust: each struct field's qualified name and declared type.
     pub fields: Vec<(Box<str>, Box<str>)>,
+    /// Go: each function's and method's first result type as its signature
+    /// writes it (`*File` of `func Open(name string) (*File, error)`), by
+    /// symbol index, sorted.
+    pub go_results: Vec<(u32, Box<str>)>,
 }
 
 /// A resolved edge row.
@@ -296,7 +300,16 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             let name = simple_name(&e.dst_name);
             let class_like = e.kind != "calls";
             let found = if f.lang == Lang::Go {
-                find_go(idx, fi, f, &e.dst_name, class_like, &go_names)
+                go_typed_call(
+                    idx,
+                    f,
+                    &e.dst_name,
+                    class_like,
+                    &go_names,
+                    recv_type,
+                    modules,
+                )
+                .unwrap_or_else(|| find_go(idx, fi, f, &e.dst_name, class_like, &go_names))
             } else if !class_like && scoped_calls(f.lang) {
                 find_scoped_call(
                     idx,
@@ -1914,6 +1927,368 @@ fn find_go(
         .copied()
 }
 
+/// A Go call `x.M()` through a local name whose binding names a type
+/// (feature 19): `Some` of the method of that type, or of the type it
+/// embeds (nearest first, as Go promotes them), `Some(None)` for a type of
+/// a package outside the repository or a builtin one (its methods are
+/// outside it); `None` when the type is not placed (the rules by name
+/// decide).
+fn go_typed_call(
+    idx: &Index,
+    f: &FileFacts,
+    written: &str,
+    class_like: bool,
+    go_names: &HashMap<&str, Option<String>>,
+    recv_type: Option<&str>,
+    modules: &Modules,
+) -> Option<Option<SymRef>> {
+    let (t, (q, name)) = (recv_type?, written.rsplit_once('.')?);
+    let ident = !q.is_empty() && q.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !ident || class_like {
+        return None;
+    }
+    let names = |p: &str| go_names.get(p).cloned();
+    go_method_of(idx, f, t, name, &names, modules)
+}
+
+/// Of one package's definitions of a name (a method or function a file per
+/// platform defines: `file_plan9.go`, `file_posix.go`), the one a file at
+/// `caller` builds with: the caller's own file, else one whose name names
+/// the caller's platform, else one whose name names none, else the first.
+fn go_pick(idx: &Index, cands: &[&SymRef], caller: &str) -> Option<SymRef> {
+    const GOOS: &[&str] = &[
+        "aix",
+        "android",
+        "darwin",
+        "dragonfly",
+        "freebsd",
+        "hurd",
+        "illumos",
+        "ios",
+        "js",
+        "linux",
+        "nacl",
+        "netbsd",
+        "openbsd",
+        "plan9",
+        "solaris",
+        "wasip1",
+        "windows",
+        "zos",
+    ];
+    const GOARCH: &[&str] = &[
+        "386", "amd64", "arm", "arm64", "loong64", "mips", "mipsle", "mips64", "mips64le", "ppc64",
+        "ppc64le", "riscv64", "s390x", "wasm",
+    ];
+    // The platform a file's name restricts it to: (GOOS, GOARCH).
+    let tags = |p: &str| -> (Option<String>, Option<String>) {
+        let base = p.rsplit('/').next().unwrap_or(p);
+        let stem = base.trim_end_matches(".go").trim_end_matches("_test");
+        let parts: Vec<&str> = stem.split('_').collect();
+        let n = parts.len();
+        let last = (n > 1).then(|| parts[n - 1]);
+        let prev = (n > 2).then(|| parts[n - 2]);
+        match (prev, last) {
+            (Some(o), Some(a)) if GOOS.contains(&o) && GOARCH.contains(&a) => {
+                (Some(o.into()), Some(a.into()))
+            }
+            (_, Some(a)) if GOARCH.contains(&a) => (None, Some(a.into())),
+            (_, Some(o)) if GOOS.contains(&o) => (Some(o.into()), None),
+            _ => (None, None),
+        }
+    };
+    let path = |r: &SymRef| idx.files[r.0 as usize].path.as_str();
+    if cands.len() <= 1 {
+        return cands.first().map(|r| **r);
+    }
+    if let Some(r) = cands.iter().find(|r| path(r) == caller) {
+        return Some(**r);
+    }
+    let (cos, carch) = tags(caller);
+    let score = |r: &&&SymRef| {
+        let (os, arch) = tags(path(r));
+        let fits = |mine: &Option<String>, theirs: &Option<String>| match (mine, theirs) {
+            (None, _) => 1,
+            (Some(a), Some(b)) if a == b => 2,
+            (Some(_), _) => 0,
+        };
+        // Untagged callers build for any platform: untagged files first.
+        let os_fit = if cos.is_none() {
+            u8::from(os.is_none()) * 2
+        } else {
+            fits(&os, &cos)
+        };
+        let arch_fit = if carch.is_none() {
+            u8::from(arch.is_none()) * 2
+        } else {
+            fits(&arch, &carch)
+        };
+        (os_fit, arch_fit)
+    };
+    cands
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, r)| (score(r), std::cmp::Reverse(*i)))
+        .map(|(_, r)| **r)
+}
+
+/// The first result type of symbol `si` of file `f` (a Go function's).
+fn go_result(f: &FileFacts, si: u32) -> Option<&str> {
+    let i = f.go_results.binary_search_by_key(&si, |(i, _)| *i).ok()?;
+    Some(&f.go_results[i].1)
+}
+
+/// The directory of the package file `f` imports as `p` (`Some(None)`:
+/// outside the repository; `None`: no import of that name).
+fn go_import_dir(idx: &Index, f: &FileFacts, p: &str, modules: &Modules) -> Option<Option<String>> {
+    f.edges
+        .iter()
+        .filter(|e| e.kind == "imports")
+        .find(|e| {
+            e.alias
+                .as_deref()
+                .unwrap_or_else(|| go_package_name(&e.dst_name))
+                == p
+        })
+        .map(|e| resolve_import(idx, f, &e.dst_name, modules))
+}
+
+/// The first result type of a Go function's signature (`func Open(name
+/// string) (*File, error)` → `*File`, `(n int, err error)` → `int`).
+pub fn go_first_result(sig: &str) -> Option<String> {
+    // After the parameters' closing parenthesis (a method's receiver and
+    // type parameters come first).
+    let sig = sig.trim().trim_end_matches('{').trim();
+    let bytes = sig.as_bytes();
+    let mut depth = 0i32;
+    let mut groups = 0;
+    let mut rest = None;
+    let start = sig.find('(')?;
+    // A method: `func (r *T) Name(…)`: skip the receiver group first.
+    let method = sig
+        .strip_prefix("func")
+        .is_some_and(|r| r.trim_start().starts_with('('));
+    let want = if method { 2 } else { 1 };
+    for (i, &b) in bytes.iter().enumerate().skip(start) {
+        match b {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => {
+                depth -= 1;
+                if depth == 0 && b == b')' {
+                    groups += 1;
+                    if groups == want {
+                        rest = Some(sig[i + 1..].trim());
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let rest = rest?;
+    if rest.is_empty() {
+        return None;
+    }
+    let Some(inner) = rest.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else {
+        return Some(rest.to_string());
+    };
+    // Top-level parts; named results (`n int, err error`) give the type
+    // after the name, and `a, b int` groups names.
+    let mut parts = Vec::new();
+    let (mut d, mut from) = (0i32, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' | '[' | '{' => d += 1,
+            ')' | ']' | '}' => d -= 1,
+            ',' if d == 0 => {
+                parts.push(inner[from..i].trim());
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(inner[from..].trim());
+    let named = parts.iter().any(|p| {
+        p.contains(' ') && !p.starts_with("func") && !p.starts_with("chan") && !p.starts_with("map")
+    });
+    if named {
+        let p = parts.iter().find(|p| p.contains(' '))?;
+        return p.split_once(' ').map(|(_, t)| t.trim().to_string());
+    }
+    Some(parts[0].to_string())
+}
+
+/// Go's builtin types (their methods, `error`'s `Error`, are outside the
+/// repository).
+const GO_BUILTIN_TYPES: &[&str] = &[
+    "error",
+    "string",
+    "bool",
+    "byte",
+    "rune",
+    "int",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uintptr",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "any",
+];
+
+/// The method `m` of the Go type `t` (as a binding writes it: `*testing.T`,
+/// `state`, `bytes.Buffer`) seen from file `f`: `Some(found)` once the type
+/// is placed (its method, a promoted one of the types it embeds, or none:
+/// the method is outside the repository), `None` when the type is not
+/// placed (a type parameter, a type the package defines in no file here,
+/// a slice or map).
+fn go_method_of(
+    idx: &Index,
+    f: &FileFacts,
+    t: &str,
+    m: &str,
+    go_names: &dyn Fn(&str) -> Option<Option<String>>,
+    modules: &Modules,
+) -> Option<Option<SymRef>> {
+    let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
+    // `(T).M()`: the first result of the method `M` of `T`, as its
+    // signature writes it in its own file.
+    if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix("()")) {
+        let (ty, meth) = inner.rsplit_once(").")?;
+        let found = go_method_of(idx, f, ty, meth, go_names, modules)??;
+        let mf = &idx.files[found.0 as usize];
+        let ret = go_result(mf, found.1)?;
+        return go_method_of(
+            idx,
+            mf,
+            ret,
+            m,
+            &|p| go_import_dir(idx, mf, p, modules),
+            modules,
+        );
+    }
+    // `F()` / `pkg.F()`: the first result of that function, as its
+    // signature writes it in its own file.
+    if let Some(callee) = t.strip_suffix("()") {
+        let ok =
+            |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        let (dir, name) = match callee.split_once('.') {
+            Some((p, n)) if ok(p) && ok(n) => match go_names(p)? {
+                Some(d) => (d, n),
+                None => return Some(None),
+            },
+            None if ok(callee) => (dir_of(&f.path).to_string(), callee),
+            _ => return None,
+        };
+        let defs = idx.by_dir_name.get(&(dir.as_str(), name))?;
+        let funs: Vec<&SymRef> = defs.iter().filter(|r| sym(r).kind == "function").collect();
+        let Some(fun) = go_pick(idx, &funs, &f.path) else {
+            // `T(x)`: a conversion to the type `T`.
+            let ty = defs.iter().find(|r| kind_ok(sym(r).kind, true))?;
+            let tf = &idx.files[ty.0 as usize];
+            let named = &*sym(ty).qname;
+            return go_method_of(
+                idx,
+                tf,
+                named,
+                m,
+                &|p| go_import_dir(idx, tf, p, modules),
+                modules,
+            );
+        };
+        let ff = &idx.files[fun.0 as usize];
+        let ret = go_result(ff, fun.1)?;
+        return go_method_of(
+            idx,
+            ff,
+            ret,
+            m,
+            &|p| go_import_dir(idx, ff, p, modules),
+            modules,
+        );
+    }
+    // `*T`, `pkg.T`, `T[int]` → (package directory, `T`); `None`: outside.
+    let place = |t: &str, from: &FileFacts, names: &dyn Fn(&str) -> Option<Option<String>>| {
+        let t = t.trim_start_matches('*').trim();
+        let t = t.split('[').next().unwrap_or(t);
+        let ok =
+            |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        match t.split_once('.') {
+            Some((p, ty)) if ok(p) && ok(ty) => Some(names(p)?.map(|d| (d, ty.to_string()))),
+            None if ok(t) => {
+                if GO_BUILTIN_TYPES.contains(&t) {
+                    return Some(None);
+                }
+                Some(Some((dir_of(&from.path).to_string(), t.to_string())))
+            }
+            _ => None,
+        }
+    };
+    let (dir, ty) = match place(t, f, go_names)? {
+        Some(x) => x,
+        None => return Some(None),
+    };
+    let type_of = |dir: &str, ty: &str| -> Option<SymRef> {
+        idx.by_dir_name
+            .get(&(dir, ty))?
+            .iter()
+            .find(|r| kind_ok(sym(r).kind, true))
+            .copied()
+    };
+    let first = type_of(&dir, &ty)?;
+    // Breadth first through embedded types, as Go promotes methods.
+    let mut frontier = vec![first];
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..5 {
+        let mut next = Vec::new();
+        for tr in frontier {
+            if !seen.insert(tr) {
+                continue;
+            }
+            let tf = &idx.files[tr.0 as usize];
+            let tdir = dir_of(&tf.path);
+            let tname = &*sym(&tr).qname;
+            let member = |r: &&SymRef| {
+                let s = sym(r);
+                s.kind == "method"
+                    && s.qname.strip_suffix(m).and_then(|q| q.strip_suffix('.')) == Some(tname)
+            };
+            if let Some(v) = idx.by_dir_name.get(&(tdir, m)) {
+                let v: Vec<&SymRef> = v.iter().filter(member).collect();
+                if let Some(r) = go_pick(idx, &v, &f.path) {
+                    return Some(Some(r));
+                }
+            }
+            // The embedded types, named as the type's own file imports them.
+            let tf_names = |p: &str| go_import_dir(idx, tf, p, modules);
+            for e in tf
+                .edges
+                .iter()
+                .filter(|e| e.kind == "extends" && e.src_symbol.as_deref() == Some(tname))
+            {
+                if let Some(Some((d, n))) = place(&e.dst_name, tf, &tf_names) {
+                    if let Some(b) = type_of(&d, &n) {
+                        next.push(b);
+                    }
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        frontier = next;
+    }
+    Some(None)
+}
+
 fn exists<'a>(idx: &'a Index, p: &str) -> Option<&'a str> {
     idx.paths.get_key_value(p).map(|(k, _)| *k)
 }
@@ -2120,6 +2495,45 @@ mod tests {
         assert_eq!(normalize("../x"), None);
         assert_eq!(simple_name("models.Model"), "Model");
         assert_eq!(simple_name("Vec<T>"), "Vec");
+    }
+
+    #[test]
+    fn go_first_results_read_from_signatures() {
+        let r = |s: &str| go_first_result(s);
+        assert_eq!(
+            r("func Open(name string) (*File, error)").as_deref(),
+            Some("*File")
+        );
+        assert_eq!(
+            r("func (f *File) Read(b []byte) (n int, err error)").as_deref(),
+            Some("int")
+        );
+        assert_eq!(
+            r("func NewReader(rd io.Reader) *Reader").as_deref(),
+            Some("*Reader")
+        );
+        assert_eq!(
+            r("func (l *Loader) toLocal(i Sym) int {").as_deref(),
+            Some("int")
+        );
+        assert_eq!(
+            r("func New[T any](x T) *List[T]").as_deref(),
+            Some("*List[T]")
+        );
+        assert_eq!(
+            r("func (c *common) Errorf(format string, args ...any)"),
+            None
+        );
+        assert_eq!(r("func f() (a, b int)").as_deref(), Some("int"));
+        assert_eq!(
+            r("func f() (func() error, bool)").as_deref(),
+            Some("func() error")
+        );
+        // an interface's method
+        assert_eq!(
+            r("Read(p []byte) (n int, err error)").as_deref(),
+            Some("int")
+        );
     }
 
     #[test]

@@ -110,6 +110,17 @@
 //!   that class is written and `self.factory()` looked up from the
 //!   caller's class (a subclass's own `client_class` wins); such a call
 //!   stores no `receiver_type`.
+//! - schema 1, feature 19: a Go call `x.M()` through a local name whose
+//!   binding names a type resolves in that type (its method, or one a type
+//!   it embeds promotes, nearest first); `edges.receiver_type` holds the
+//!   binding as written: a parameter's or receiver's type (`*testing.T`),
+//!   `var x T`, `T{…}`, `&T{…}` (`*T`), `new(T)` (`*T`), or the call whose
+//!   first result it is, read from the function's signature (`os.Open()`,
+//!   `(*Loader).toLocal()` for a method of a typed local). A builtin type
+//!   (`error`) or a type of a package outside the repository leaves the
+//!   call unresolved; of a method each platform's file defines
+//!   (`file_plan9.go`, `file_posix.go`), the caller's platform's, else an
+//!   untagged file's, is taken.
 
 use std::sync::Arc;
 
@@ -137,7 +148,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 18;
+pub const FEATURE_VERSION: u32 = 19;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
@@ -351,7 +362,7 @@ pub fn edges_table() -> Table {
             c("dst_symbol_id", Int64, true, "symbol_id of the resolved target symbol (join symbols for its qualified_name, kind, signature)."),
             c("line", Int32, false, "1-based line of the relation in src_path."),
             c("resolved", Boolean, false, "The target was found inside the repository: dst_path for imports, dst_symbol_id for calls, extends, implements and contains."),
-            c("receiver_type", Utf8, true, "A call `x.m(…)` through a local variable or parameter (Python, Rust): the type its binding names, as written (`&mut Context<'_>`, `Optional[Form]`), or the call it is the result of (`Foo::new()`, `Foo::open()?`, `Form()`); a Rust call through a field of `self`: the field's declared type; a Python `attribute` edge: the attribute's type; NULL otherwise."),
+            c("receiver_type", Utf8, true, "A call `x.m(…)` through a local variable or parameter (Python, Rust, Go): the type its binding names, as written (`&mut Context<'_>`, `Optional[Form]`), or the call it is the result of (`Foo::new()`, `Foo::open()?`, `Form()`); a Rust call through a field of `self`: the field's declared type; a Python `attribute` edge: the attribute's type; NULL otherwise."),
             c("alias", Utf8, true, "An import that binds another name than its own: that name (`np` of `import numpy as np`, `_` of `from django.utils.translation import gettext as _`, `c` of `use a::b as c`, Go's `f` of `import f \"fmt\"`, `ns` of `import * as ns from \"./x\"`; `*` for Python's `from m import *`); calls and bases written through it resolve through the import. NULL otherwise (feature 16)."),
         ],
     }

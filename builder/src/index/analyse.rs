@@ -22,7 +22,7 @@ use crate::language::Lang;
 use crate::modules::{ModuleInfo, Modules};
 use crate::patterns::{Interner, Shape};
 use crate::previous::Previous;
-use crate::resolve::{rust_returns, FactSym, FileFacts};
+use crate::resolve::{go_first_result, rust_returns, FactSym, FileFacts};
 use crate::walk::{Entry, WalkResult};
 use crate::write::TableWriter;
 
@@ -572,6 +572,17 @@ impl<'a> Sink<'a> {
                         let ty = ty.trim();
                         (!ty.is_empty()).then(|| (s.qualified_name.as_str().into(), ty.into()))
                     })
+                    .collect(),
+                _ => Vec::new(),
+            },
+            go_results: match a.file.lang {
+                Lang::Go => a
+                    .parsed
+                    .symbols
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| matches!(s.kind, "function" | "method"))
+                    .filter_map(|(i, s)| Some((i as u32, go_first_result(&s.signature)?.into())))
                     .collect(),
                 _ => Vec::new(),
             },

@@ -5,8 +5,8 @@
 use tree_sitter::Node;
 
 use super::rules::{
-    base_type_name, string_content, text, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc,
-    Import, LangRules, Lead, RefRules, Step,
+    base_type_name, string_content, text, written_type, At, CallRule, CalleePath, Def, DefEdges,
+    DefRule, Doc, Import, LangRules, Lead, RefRules, Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -44,8 +44,133 @@ pub static RULES: LangRules = LangRules {
         ..Lead::NONE
     },
     doc: Doc::CommentsAbove,
+    bindings,
     ..LangRules::NONE
 };
+
+/// A function's local names and the type each names (feature 19):
+/// parameters and the receiver (`t *testing.T`, `s *state`), `var x T`,
+/// and `x := T{…}`, `&T{…}`, `new(T)`, `F(…)` / `pkg.F(…)` (written
+/// `pkg.F()`: the function's first result), `var x = …` of those; any
+/// other value (a method's result, a range's element) names none, so a
+/// later `x := m.f()` hides an earlier type.
+fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
+    let names = |n: Node| -> Vec<String> {
+        let mut c = n.walk();
+        n.children_by_field_name("name", &mut c)
+            .filter(|x| x.kind() == "identifier")
+            .map(|x| at.text(x).to_string())
+            .collect()
+    };
+    let each = |ns: Vec<String>, ty: Option<String>| {
+        (!ns.is_empty()).then(|| ns.into_iter().map(|n| (n, ty.clone())).collect())
+    };
+    match at.kind {
+        "parameter_declaration" => each(
+            names(at.node),
+            at.field("type").and_then(|t| written_type(at.text(t))),
+        ),
+        "variadic_parameter_declaration" => each(names(at.node), None),
+        "var_spec" if !at.at_top => {
+            let ns = names(at.node);
+            if let Some(t) = at.field("type") {
+                return each(ns, written_type(at.text(t)));
+            }
+            let values = at
+                .field("value")
+                .map(|v| expressions(v))
+                .unwrap_or_default();
+            let tys = ns.iter().enumerate().map(|(i, _)| {
+                (values.len() == ns.len())
+                    .then(|| value_type(at, values[i]))
+                    .flatten()
+            });
+            let out: Vec<_> = ns.iter().cloned().zip(tys).collect();
+            (!out.is_empty()).then_some(out)
+        }
+        "short_var_declaration" => {
+            let left = expressions(at.field("left")?);
+            let right = at
+                .field("right")
+                .map(|v| expressions(v))
+                .unwrap_or_default();
+            // `f, err := os.Open(…)`: the first name takes the call's first result.
+            let one_call = right.len() == 1 && right[0].kind() == "call_expression";
+            let out: Vec<_> = left
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.kind() == "identifier")
+                .map(|(i, l)| {
+                    let ty = if right.len() == left.len() {
+                        value_type(at, right[i])
+                    } else if one_call && i == 0 {
+                        value_type(at, right[0]).filter(|t| t.ends_with("()"))
+                    } else {
+                        None
+                    };
+                    (at.text(*l).to_string(), ty)
+                })
+                .collect();
+            (!out.is_empty()).then_some(out)
+        }
+        // `for i, x := range xs`, `switch v := x.(type)`: no type shows.
+        "range_clause" | "type_switch_statement" => {
+            let left = at.field("left").or_else(|| at.field("alias"))?;
+            let out: Vec<_> = expressions(left)
+                .into_iter()
+                .filter(|l| l.kind() == "identifier")
+                .map(|l| (at.text(l).to_string(), None))
+                .collect();
+            (!out.is_empty()).then_some(out)
+        }
+        _ => None,
+    }
+}
+
+/// The expressions of an `expression_list` (or the one expression).
+fn expressions(n: Node) -> Vec<Node> {
+    if n.kind() != "expression_list" {
+        return vec![n];
+    }
+    let mut c = n.walk();
+    n.named_children(&mut c).collect()
+}
+
+/// The type a value shows: `T{…}`, `&T{…}`, `new(T)`, or the call `F()` /
+/// `pkg.F()` whose first result it is.
+fn value_type(at: &At, v: Node) -> Option<String> {
+    match v.kind() {
+        "composite_literal" => written_type(at.text(v.child_by_field_name("type")?)),
+        "unary_expression"
+            if v.child_by_field_name("operator")
+                .is_some_and(|o| at.text(o) == "&") =>
+        {
+            let operand = v.child_by_field_name("operand")?;
+            (operand.kind() == "composite_literal")
+                .then(|| value_type(at, operand))?
+                .map(|t| format!("*{t}"))
+        }
+        "call_expression" => {
+            let f = v.child_by_field_name("function")?;
+            if f.kind() == "identifier" && at.text(f) == "new" {
+                let args = v.child_by_field_name("arguments")?;
+                let t = args.named_child(0)?;
+                return written_type(at.text(t)).map(|t| format!("*{t}"));
+            }
+            // `F(…)` / `pkg.F(…)`: the function's first result, which
+            // resolution reads from its signature.
+            let plain = match f.kind() {
+                "identifier" => true,
+                "selector_expression" => f
+                    .child_by_field_name("operand")
+                    .is_some_and(|o| o.kind() == "identifier"),
+                _ => false,
+            };
+            plain.then(|| format!("{}()", at.text(f)))
+        }
+        _ => None,
+    }
+}
 
 fn definition<'t>(at: &At<'t, '_>) -> Option<Def<'t>> {
     match at.kind {

@@ -376,6 +376,13 @@ impl<'s> Walk<'s> {
         None
     }
 
+    /// Is `name` a local of the enclosing function (Go: its scope alone)?
+    fn is_local(&self, name: &str) -> bool {
+        self.scopes
+            .last()
+            .is_some_and(|s| !s.class_like && s.locals.iter().any(|(n, _)| n == name))
+    }
+
     /// Record `self.attr = value` in a method (a function directly in a
     /// class) or `attr = value` in a class body: the class's attribute
     /// keeps the one type its values show. In a function nested in a
@@ -496,7 +503,23 @@ impl<'s> Walk<'s> {
             in_class: self.scopes.last().is_some_and(|s| s.class_like),
             at_top: self.scopes.is_empty(),
         };
-        if let Some(b) = (rules.bindings)(&at) {
+        if let Some(mut b) = (rules.bindings)(&at) {
+            // Go: `v := x.M(…)` through a typed local `x` is written
+            // `(T).M()`: the first result of `T`'s method `M`.
+            if self.lang == Lang::Go {
+                for (_, ty) in b.iter_mut() {
+                    let Some(call) = ty.as_deref().and_then(|t| t.strip_suffix("()")) else {
+                        continue;
+                    };
+                    if let Some((x, m)) = call.split_once('.') {
+                        if let Some(t) = self.receiver_type(call) {
+                            *ty = Some(format!("({t}).{m}()"));
+                        } else if !x.is_empty() && self.is_local(x) {
+                            *ty = None;
+                        }
+                    }
+                }
+            }
             if let Some(s) = self.scopes.last_mut().filter(|s| !s.class_like) {
                 s.locals.extend(b);
             }

@@ -1,0 +1,3 @@
+module codeindex/gotypesoracle
+
+go 1.22
