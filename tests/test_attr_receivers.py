@@ -215,7 +215,10 @@ def test_django_attribute_receivers_agree_with_jedi(snapshots):
         ORDER BY ALL""").fetchall()
     # Stop 60's binary types none of these; feature 17 types 1,600+.
     assert len(rows) >= 800, len(rows)
-    resolved = [r for r in rows if r[3] is not None]
+    # The types feature 17 reads (feature 18's `type[…]` and `self.factory()` forms are measured by
+    # bench/call_oracles/py_jedi_check.py: Jedi reads a classmethod through a class attribute as the
+    # base's, bench/results/calls.md).
+    resolved = [r for r in rows if r[3] is not None and not r[7].startswith(("self.", "cls.", "type["))]
     assert len(resolved) >= 500, len(resolved)
     # Left unresolved although the type shows a class (`Conn()`, `threading.Event()`): the
     # method is outside the repository. (A function's result, `self.storage_class()`, shows no type;

@@ -90,6 +90,14 @@ func Use(b *buf.Buffer, s buf.Sink, err error) {
 \tx.Reset()
 }
 
+func run(f func(local)) {}
+
+// A function literal's parameter is its own: the outer one's type holds after it.
+func Closures(buff *buf.Buffer) {
+\trun(func(buff local) { buff.Write(nil) })
+\tbuff.Reset()
+}
+
 type Writer struct{ out buf.Buffer }
 
 func (w *Writer) Flush() { w.Reset() }
@@ -120,6 +128,8 @@ WANT = {
     ("Use", "x.Reset"): ("app/app.go", "local.Reset"),
     # a method's receiver
     ("Writer.Flush", "w.Reset"): ("app/app.go", "Writer.Reset"),
+    ("Closures", "buff.Write"): ("app/app.go", "local.Write"),
+    ("Closures", "buff.Reset"): ("buf/buf.go", "Buffer.Reset"),
 }
 
 
@@ -140,7 +150,8 @@ def test_go_typed_receivers_resolve_in_their_type(indexer, tmp_path):
         "b.Write": "*buf.Buffer", "s.Write": "buf.Sink", "err.Error": "error",
         "l.Write": "*buf.Logger", "l.Reset": "*buf.Logger", "sb.WriteString": "strings.Builder",
         "n.Reset": "*buf.Buffer", "v.Reset": "buf.Logger", "w.Reset": "*Writer",
-        "u.Reset": "newBuf()", "lg.Reset": "(*buf.Buffer).Logger()", "b.Logger": "*buf.Buffer",
+        "u.Reset": "newBuf()", "lg.Reset": "(*buf.Buffer).Logger()", "b.Logger": "*buf.Buffer", "buff.Write": "local",
+        "buff.Reset": "*buf.Buffer",
     }, recv
 
 

@@ -121,6 +121,26 @@ class DbWrapper(Wrapper):
 class Deeper(SpecialTests):
     def test_d(self):
         self.client.get("/")
+
+
+class PropTests(TestCase):
+    # a property nearer than the base's attribute: what it returns does not show
+    @property
+    def client(self):
+        return Local()
+
+    def test_p(self):
+        self.client.get("/")
+
+
+class Weird:
+    # nonsense at run time, but it parses: a name read from the instance is no type
+    a = self.a.b
+    b: self.b.c
+
+    def go(self):
+        self.a.send(1)
+        self.b.send(2)
 ''',
 }
 
@@ -145,6 +165,11 @@ WANT = {
     ("Deeper.test_d", "self.client.get"): ("app/http.py", "Special.get"),
     # the class assigns `client` itself, untyped: the rules by name
     ("OwnTests.test_c", "self.client.get"): ("app/tests.py", "Local.get"),
+    # the property's result does not show: the rules by name
+    ("PropTests.test_p", "self.client.get"): ("app/tests.py", "Local.get"),
+    # `a = self.a.b`: no type (and no endless chase of the attribute)
+    ("Weird.go", "self.a.send"): ("app/tests.py", "Local.send"),
+    ("Weird.go", "self.b.send"): ("app/tests.py", "Local.send"),
     # the base's `client_class = None` says nothing; the subclass's decides
     ("DbWrapper.run", "self.client.head"): ("app/http.py", "Client.head"),
 }

@@ -872,10 +872,13 @@ fn find_scoped_call(
         };
     // Python: the `attribute` edge (feature 18) of the nearest class in the
     // MRO of `class_q` (file `start`) assigning `attr`, with its file.
+    // A class nearer that defines a method or property of that name (`@property
+    // def client`) ends the search: what it returns does not show.
     let attr_in_mro = |start: u32, class_q: String, attr: &str| -> Option<(u32, &RawEdge)> {
         let mut found = None;
         mro_walk(start, class_q, false, &mut |cf, cq| {
-            found = idx.files[cf as usize]
+            let file = &idx.files[cf as usize];
+            found = file
                 .edges
                 .iter()
                 .find(|e| {
@@ -883,10 +886,20 @@ fn find_scoped_call(
                         && e.dst_name == attr
                         && e.src_symbol.as_deref() == Some(cq)
                 })
-                .map(|e| (cf, e));
+                .map(|e| Some((cf, e)));
+            if found.is_none() {
+                let q = format!("{cq}.{attr}");
+                if file
+                    .symbols
+                    .iter()
+                    .any(|s| *s.qname == *q && s.kind != "field")
+                {
+                    found = Some(None);
+                }
+            }
             found.is_some()
         });
-        found
+        found.flatten()
     };
     let in_class_or_bases =
         |start: u32, class_q: String, skip_own: bool| in_mro(cands, start, class_q, skip_own);
@@ -947,19 +960,24 @@ fn find_scoped_call(
     // `self.factory()`: an instance of the class the attribute `factory`
     // holds (`client_class = Client`), looked up from the caller's class,
     // so a subclass's own `factory` wins.
-    let caller_class = src_symbol
-        .filter(|s| {
-            f.lang == Lang::Python
-                && f.symbols
-                    .iter()
-                    .any(|x| &*x.qname == *s && x.kind == "method")
-        })
-        .and_then(|s| s.rsplit_once('.'))
-        .map(|(c, _)| c.to_string());
+    // (Asked only of `self.…` receivers and types: a scan of the file's symbols.)
+    let caller_class = || {
+        src_symbol
+            .filter(|s| {
+                f.lang == Lang::Python
+                    && f.symbols
+                        .iter()
+                        .any(|x| &*x.qname == *s && x.kind == "method")
+            })
+            .and_then(|s| s.rsplit_once('.'))
+            .map(|(c, _)| c.to_string())
+    };
     let py_receiver = |t: &str, tf: u32| -> Option<Option<SymRef>> {
+        // A class held as a value (`type[Client]`) is no descriptor's instance.
+        let class_ref = t.starts_with("type[");
         let (t, tf) = match t.strip_prefix("self.").and_then(|r| r.strip_suffix("()")) {
             Some(a) => {
-                let (af, e) = attr_in_mro(fi, caller_class.clone()?, a)?;
+                let (af, e) = attr_in_mro(fi, caller_class()?, a)?;
                 let held = e
                     .recv_type
                     .as_deref()?
@@ -984,7 +1002,8 @@ fn find_scoped_call(
             && written_ty
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
-        if !dotted {
+        // `self.a.b` names no type (and would chase the attribute again).
+        if !dotted || written_ty.starts_with("self.") || written_ty.starts_with("cls.") {
             return None;
         }
         let class = if tf == fi {
@@ -999,7 +1018,8 @@ fn find_scoped_call(
                 // model's metaclass puts a descriptor in its place):
                 // assigned in a class body, instances read something
                 // else. The rules by name decide.
-                let attr = written.starts_with("self.") || written.starts_with("cls.");
+                let attr =
+                    (written.starts_with("self.") || written.starts_with("cls.")) && !class_ref;
                 let replaced = attr
                     && ["__get__", "contribute_to_class"].iter().any(|m| {
                         idx.by_name.get(*m).is_some_and(|v| {
@@ -1048,13 +1068,13 @@ fn find_scoped_call(
     // that assigns `self.client`): the nearest class of its MRO assigning
     // the attribute decides, its type read where that class is written
     // (feature 18).
-    if recv_type.is_none() && caller_class.is_some() {
+    if recv_type.is_none() && f.lang == Lang::Python {
         let attr = q
             .strip_prefix("self.")
             .or_else(|| q.strip_prefix("cls."))
             .filter(|a| !a.is_empty() && a.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
         if let Some(attr) = attr {
-            if let Some((af, e)) = caller_class.clone().and_then(|c| attr_in_mro(fi, c, attr)) {
+            if let Some((af, e)) = caller_class().and_then(|c| attr_in_mro(fi, c, attr)) {
                 if let Some(r) = e.recv_type.as_deref().and_then(|t| py_receiver(t, af)) {
                     return r;
                 }
@@ -2108,11 +2128,18 @@ pub fn go_first_result(sig: &str) -> Option<String> {
         }
     }
     parts.push(inner[from..].trim());
-    let named = parts.iter().any(|p| {
-        p.contains(' ') && !p.starts_with("func") && !p.starts_with("chan") && !p.starts_with("map")
-    });
-    if named {
-        let p = parts.iter().find(|p| p.contains(' '))?;
+    // A named result opens with its name: an identifier, then a space
+    // (`err error`; not `<-chan Event`, `[]func() error`, `struct{ … }`).
+    let named_part = |p: &str| {
+        p.split_once(' ').is_some_and(|(first, _)| {
+            !first.is_empty()
+                && first.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                && first.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && !matches!(first, "func" | "chan" | "map" | "struct" | "interface")
+        })
+    };
+    if parts.iter().any(|p| named_part(p)) {
+        let p = parts.iter().find(|p| named_part(p))?;
         return p.split_once(' ').map(|(_, t)| t.trim().to_string());
     }
     Some(parts[0].to_string())
@@ -2236,11 +2263,12 @@ fn go_method_of(
         Some(x) => x,
         None => return Some(None),
     };
+    // A package-level type (not one a function declares).
     let type_of = |dir: &str, ty: &str| -> Option<SymRef> {
         idx.by_dir_name
             .get(&(dir, ty))?
             .iter()
-            .find(|r| kind_ok(sym(r).kind, true))
+            .find(|r| kind_ok(sym(r).kind, true) && &*sym(r).qname == ty)
             .copied()
     };
     let first = type_of(&dir, &ty)?;

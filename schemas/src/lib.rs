@@ -100,7 +100,7 @@
 //!   one per attribute a class assigns to its instances (in its methods,
 //!   classmethods or body): `src_symbol` the class, `dst_name` the
 //!   attribute, `line` its first assignment, `receiver_type` the one type
-//!   its values show (as feature 17 reads them; a class named as a value,
+//!   its values show (as feature 17 reads them; a CamelCase name held as a value,
 //!   `client_class = Client`, is `type[Client]`, and `self.client_class()`
 //!   an instance of the class that attribute holds), `dst_path` /
 //!   `dst_symbol_id` that type's class when the file's scope finds it. A
@@ -361,7 +361,7 @@ pub fn edges_table() -> Table {
             c("dst_path", Utf8, true, "Resolved target file (for Go imports: the package directory); NULL when unresolved or external."),
             c("dst_symbol_id", Int64, true, "symbol_id of the resolved target symbol (join symbols for its qualified_name, kind, signature)."),
             c("line", Int32, false, "1-based line of the relation in src_path."),
-            c("resolved", Boolean, false, "The target was found inside the repository: dst_path for imports, dst_symbol_id for calls, extends, implements and contains."),
+            c("resolved", Boolean, false, "The target was found inside the repository: dst_path for imports, dst_symbol_id for calls, extends, implements and contains (for an attribute: its type's class)."),
             c("receiver_type", Utf8, true, "A call `x.m(…)` through a local variable or parameter (Python, Rust, Go): the type its binding names, as written (`&mut Context<'_>`, `Optional[Form]`), or the call it is the result of (`Foo::new()`, `Foo::open()?`, `Form()`); a Rust call through a field of `self`: the field's declared type; a Python `attribute` edge: the attribute's type; NULL otherwise."),
             c("alias", Utf8, true, "An import that binds another name than its own: that name (`np` of `import numpy as np`, `_` of `from django.utils.translation import gettext as _`, `c` of `use a::b as c`, Go's `f` of `import f \"fmt\"`, `ns` of `import * as ns from \"./x\"`; `*` for Python's `from m import *`); calls and bases written through it resolve through the import. NULL otherwise (feature 16)."),
         ],

@@ -4,7 +4,7 @@
 // go/types resolves: the calling file (relative to the tree), the line of `M`,
 // the receiver (a name, else `(…)`) and method name, and the file and line of the method's
 // declaration (a struct's, a promoted embedded one's, or an interface's
-// method). Used by py_go_types_check.py as the oracle for Go calls through a
+// method). tests/test_go_typed_receivers.py uses it as the oracle for Go calls through a
 // typed receiver (feature 19).
 //
 // Usage: go run . TREE > calls.tsv

@@ -51,9 +51,11 @@ pub static RULES: LangRules = LangRules {
 /// A function's local names and the type each names (feature 19):
 /// parameters and the receiver (`t *testing.T`, `s *state`), `var x T`,
 /// and `x := T{…}`, `&T{…}`, `new(T)`, `F(…)` / `pkg.F(…)` (written
-/// `pkg.F()`: the function's first result), `var x = …` of those; any
-/// other value (a method's result, a range's element) names none, so a
-/// later `x := m.f()` hides an earlier type.
+/// `pkg.F()`: the function's first result; `x.M(…)` of a typed local `x`
+/// becomes `(T).M()` where the walk knows `x`), `var x = …` of those; any
+/// other value (a map's element, a range's element) names none, so a later
+/// `x := m[k]` hides an earlier type. A function literal's names are its
+/// own (the walk gives it a scope).
 fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
     let names = |n: Node| -> Vec<String> {
         let mut c = n.walk();

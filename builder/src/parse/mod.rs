@@ -322,6 +322,9 @@ struct Scope {
     class_like: bool,
     /// Names bound in it so far, in order, with the type each names.
     locals: Vec<(String, Option<String>)>,
+    /// A Go function literal's: its names end with it, and names of the
+    /// function around it stay in sight (it names the same symbol).
+    closure: bool,
 }
 
 /// The state of one file's walk.
@@ -369,18 +372,28 @@ impl<'s> Walk<'s> {
             if let Some((_, ty)) = s.locals.iter().rev().find(|(n, _)| n == recv) {
                 return ty.clone();
             }
-            if self.lang != Lang::Python {
+            if self.lang != Lang::Python && !s.closure {
                 return None;
             }
         }
         None
     }
 
-    /// Is `name` a local of the enclosing function (Go: its scope alone)?
+    /// Is `name` a local of the enclosing function (Go: or of the function
+    /// a function literal sits in)?
     fn is_local(&self, name: &str) -> bool {
-        self.scopes
-            .last()
-            .is_some_and(|s| !s.class_like && s.locals.iter().any(|(n, _)| n == name))
+        for s in self.scopes.iter().rev() {
+            if s.class_like {
+                return false;
+            }
+            if s.locals.iter().any(|(n, _)| n == name) {
+                return true;
+            }
+            if !s.closure {
+                return false;
+            }
+        }
+        false
     }
 
     /// Record `self.attr = value` in a method (a function directly in a
@@ -503,6 +516,20 @@ impl<'s> Walk<'s> {
             in_class: self.scopes.last().is_some_and(|s| s.class_like),
             at_top: self.scopes.is_empty(),
         };
+        // A Go function literal's parameters and locals are its own.
+        if self.lang == Lang::Go && kind == "func_literal" {
+            if let Some(outer) = self.scopes.last().filter(|s| !s.class_like) {
+                let (qname, symbol_id) = (outer.qname.clone(), outer.symbol_id);
+                self.scopes.push(Scope {
+                    depth: self.base + anc.len(),
+                    qname,
+                    symbol_id,
+                    class_like: false,
+                    locals: Vec::new(),
+                    closure: true,
+                });
+            }
+        }
         if let Some(mut b) = (rules.bindings)(&at) {
             // Go: `v := x.M(…)` through a typed local `x` is written
             // `(T).M()`: the first result of `T`'s method `M`.
@@ -512,7 +539,7 @@ impl<'s> Walk<'s> {
                         continue;
                     };
                     if let Some((x, m)) = call.split_once('.') {
-                        if let Some(t) = self.receiver_type(call) {
+                        if let Some(t) = self.receiver_type(call).filter(|t| t.len() <= 120) {
                             *ty = Some(format!("({t}).{m}()"));
                         } else if !x.is_empty() && self.is_local(x) {
                             *ty = None;
@@ -537,6 +564,7 @@ impl<'s> Walk<'s> {
                     symbol_id: None,
                     class_like: true,
                     locals: Vec::new(),
+                    closure: false,
                 });
             }
         } else if let Some(specs) = (rules.imports)(&at) {
@@ -651,6 +679,7 @@ impl<'s> Walk<'s> {
                 symbol_id: Some(id),
                 class_like: def.class_like,
                 locals: Vec::new(),
+                closure: false,
             });
         }
     }

@@ -119,15 +119,13 @@ fn attrs(at: &At) -> Option<Vec<(String, AttrValue)>> {
     // method assigns `self.x` (`rf = RequestFactory()` of a test class).
     if at.in_class && left.kind() == "identifier" {
         let value = match (at.field("type"), at.field("right")) {
-            (Some(t), _) => written_type(at.text(t)).map_or(AttrValue::Unknown, AttrValue::Type),
+            (Some(t), _) => annotation(at, t),
             // A class named as a value (`client_class = Client`): the class
             // itself, written as Python's typing does (`type[Client]`);
             // `self.client_class()` is then an instance of it.
             (None, Some(r)) if matches!(r.kind(), "identifier" | "attribute") => {
                 match written_type(at.text(r)) {
-                    Some(t) if self_attribute(at, r).is_none() => {
-                        AttrValue::Type(format!("type[{t}]"))
-                    }
+                    Some(t) if names_a_class(&t) => AttrValue::Type(format!("type[{t}]")),
                     _ => AttrValue::Unknown,
                 }
             }
@@ -153,7 +151,7 @@ fn attrs(at: &At) -> Option<Vec<(String, AttrValue)>> {
         return unknown_in(left);
     };
     let value = match (at.field("type"), at.field("right")) {
-        (Some(t), _) => written_type(at.text(t)).map_or(AttrValue::Unknown, AttrValue::Type),
+        (Some(t), _) => annotation(at, t),
         // `self.x = self.y = Foo()`: the inner one records its own.
         (None, Some(r)) if r.kind() == "assignment" => AttrValue::Unknown,
         (None, Some(r)) => attr_value(at, r),
@@ -177,6 +175,28 @@ fn call_type(at: &At, r: Node) -> Option<String> {
         return Some(format!("self.{attr}()"));
     }
     written_type(at.text(f)).map(|f| format!("{f}()"))
+}
+
+/// A value that names a class by Python's convention: a dotted name not
+/// read from the instance, whose last part is CamelCase (`Client`,
+/// `autoreload.WatchmanReloader`; not `DEFAULT_MAX`, `object.__hash__`).
+fn names_a_class(t: &str) -> bool {
+    let last = t.rsplit('.').next().unwrap_or(t);
+    !t.starts_with("self.")
+        && !t.starts_with("cls.")
+        && last.starts_with(|c: char| c.is_ascii_uppercase())
+        && !is_constant_name(last)
+        && t.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+}
+
+/// An annotation's written type, unless it reads the instance (`self.a.b`,
+/// which is no type and would make resolution chase the attribute).
+fn annotation(at: &At, t: Node) -> AttrValue {
+    match written_type(at.text(t)) {
+        Some(w) if !w.starts_with("self.") && !w.starts_with("cls.") => AttrValue::Type(w),
+        _ => AttrValue::Unknown,
+    }
 }
 
 /// `self.x` / `cls.x`: `x`.
