@@ -19,7 +19,8 @@ import duckdb
 from jedi_judge import Judge, compare
 
 
-def main():
+def main(where="n.receiver_type is not null"):
+    """Draw and judge the calls of NEW matching `where` (SQL over `n`, NEW's edge), by what changed."""
     root = '~/.cache/code-index/corpora/django'
     old, new = sys.argv[1], sys.argv[2]
     N = int(sys.argv[3]) if len(sys.argv) > 3 else 60
@@ -33,7 +34,7 @@ def main():
      ns.path, ns.qualified_name, ns.start_line, ns.end_line
     from ne n join oe o using(src_path,line,dst_name,src_symbol)
     left join os on os.symbol_id=o.dst_symbol_id left join ns on ns.symbol_id=n.dst_symbol_id
-    where n.receiver_type is not null and n.src_path like '%.py'
+    where n.src_path like '%.py' and (""" + where + """)
     """).fetchall()
 
     compare(rows, ['new', 'changed', 'lost', 'same-res'], N, Judge(root), examples=8)

@@ -73,6 +73,11 @@ pub struct Edge {
 
 type SymRef = (u32, u32); // (file index, symbol index)
 
+/// A name: letters, digits and `_` only, not empty.
+fn is_word(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
 fn dir_of(p: &str) -> &str {
     p.rfind('/').map(|i| &p[..i]).unwrap_or("")
 }
@@ -1072,7 +1077,7 @@ fn find_scoped_call(
         let attr = q
             .strip_prefix("self.")
             .or_else(|| q.strip_prefix("cls."))
-            .filter(|a| !a.is_empty() && a.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+            .filter(|a| is_word(a));
         if let Some(attr) = attr {
             if let Some((af, e)) = caller_class().and_then(|c| attr_in_mro(fi, c, attr)) {
                 if let Some(r) = e.recv_type.as_deref().and_then(|t| py_receiver(t, af)) {
@@ -1914,7 +1919,7 @@ fn find_go(
             .or_else(|| own_pkg.next())
             .copied();
     };
-    let plain = !q.is_empty() && q.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let plain = is_word(q);
     if plain {
         if let Some(dir) = go_names.get(q) {
             if q == "C" && dir.is_none() {
@@ -1963,7 +1968,7 @@ fn go_typed_call(
     modules: &Modules,
 ) -> Option<Option<SymRef>> {
     let (t, (q, name)) = (recv_type?, written.rsplit_once('.')?);
-    let ident = !q.is_empty() && q.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let ident = is_word(q);
     if !ident || class_like {
         return None;
     }
@@ -2205,8 +2210,7 @@ fn go_method_of(
     // `F()` / `pkg.F()`: the first result of that function, as its
     // signature writes it in its own file.
     if let Some(callee) = t.strip_suffix("()") {
-        let ok =
-            |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        let ok = is_word;
         let (dir, name) = match callee.split_once('.') {
             Some((p, n)) if ok(p) && ok(n) => match go_names(p)? {
                 Some(d) => (d, n),
@@ -2246,8 +2250,7 @@ fn go_method_of(
     let place = |t: &str, from: &FileFacts, names: &dyn Fn(&str) -> Option<Option<String>>| {
         let t = t.trim_start_matches('*').trim();
         let t = t.split('[').next().unwrap_or(t);
-        let ok =
-            |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        let ok = is_word;
         match t.split_once('.') {
             Some((p, ty)) if ok(p) && ok(ty) => Some(names(p)?.map(|d| (d, ty.to_string()))),
             None if ok(t) => {
