@@ -112,6 +112,8 @@ struct Index<'a> {
     by_dir_name: HashMap<(&'a str, &'a str), Vec<SymRef>>,
     py_modules: HashMap<String, &'a str>,
     go_packages: BTreeMap<String, String>,
+    /// Every directory that holds a file, and their ancestors.
+    dirs: std::collections::HashSet<String>,
     npm: BTreeMap<String, String>,
     crates: BTreeMap<String, String>,
 }
@@ -195,6 +197,7 @@ fn build_index<'a>(files: &'a [FileFacts], modules: &Modules) -> Index<'a> {
     Index {
         files,
         go_packages: modules.go_packages(&dirs),
+        dirs,
         npm: modules.npm_packages(),
         crates: modules.crates(),
         paths,
@@ -1968,7 +1971,8 @@ fn go_typed_call(
     modules: &Modules,
 ) -> Option<Option<SymRef>> {
     let (t, (q, name)) = (recv_type?, written.rsplit_once('.')?);
-    let ident = is_word(q);
+    // `x.M` or, through fields, `x.f.M` (feature 20).
+    let ident = q.split('.').all(is_word);
     if !ident || class_like {
         return None;
     }
@@ -1979,11 +1983,15 @@ fn go_typed_call(
 /// Of one package's definitions of a name (a method or function a file per
 /// platform defines: `file_plan9.go`, `file_posix.go`), the one a file at
 /// `caller` builds with: the caller's own file, else one whose name names
-/// the caller's platform, else one whose name names none, else the first.
+/// the caller's platform, else one whose name names none, else linux's or
+/// amd64's, else the first.
 fn go_pick(idx: &Index, cands: &[&SymRef], caller: &str) -> Option<SymRef> {
     const GOOS: &[&str] = &[
         "aix",
         "android",
+        // Not a GOOS, but files so named build for BSDs only (by their
+        // `//go:build` lines): `syscall_bsd.go`.
+        "bsd",
         "darwin",
         "dragonfly",
         "freebsd",
@@ -2004,6 +2012,9 @@ fn go_pick(idx: &Index, cands: &[&SymRef], caller: &str) -> Option<SymRef> {
     const GOARCH: &[&str] = &[
         "386", "amd64", "arm", "arm64", "loong64", "mips", "mipsle", "mips64", "mips64le", "ppc64",
         "ppc64le", "riscv64", "s390x", "wasm",
+        // Not GOARCHes, but files so named build for those families only
+        // (`signal_linux_ppc64x.go`).
+        "ppc64x", "mipsx", "mips64x",
     ];
     // The platform a file's name restricts it to: (GOOS, GOARCH).
     let tags = |p: &str| -> (Option<String>, Option<String>) {
@@ -2048,7 +2059,11 @@ fn go_pick(idx: &Index, cands: &[&SymRef], caller: &str) -> Option<SymRef> {
         } else {
             fits(&arch, &carch)
         };
-        (os_fit, arch_fit)
+        // Among files for other platforms, linux/amd64's (the platform
+        // go/types and gopls assume on a Linux host).
+        let default =
+            u8::from(os.as_deref() == Some("linux")) + u8::from(arch.as_deref() == Some("amd64"));
+        (os_fit, arch_fit, default)
     };
     cands
         .iter()
@@ -2150,6 +2165,48 @@ pub fn go_first_result(sig: &str) -> Option<String> {
     Some(parts[0].to_string())
 }
 
+/// The qualified names and declared type of a Go field declaration, from
+/// its first name's qualified name and its text (`Server.a` and `a, b
+/// *Conn \`json:"a"\`` → `Server.a` and `Server.b`, both `*Conn`).
+pub fn go_field_types(qname: &str, sig: &str) -> Vec<(Box<str>, Box<str>)> {
+    let Some((own, _)) = qname.rsplit_once('.') else {
+        return Vec::new();
+    };
+    let mut rest = sig.trim();
+    // A tag closes the declaration: `json:"a"` in back quotes or quotes.
+    for q in ['`', '"'] {
+        if let Some(r) = rest.strip_suffix(q) {
+            if let Some(i) = r.rfind(q) {
+                rest = r[..i].trim_end();
+            }
+            break;
+        }
+    }
+    let mut names = Vec::new();
+    loop {
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if end == 0 {
+            return Vec::new();
+        }
+        names.push(&rest[..end]);
+        rest = rest[end..].trim_start();
+        match rest.strip_prefix(',') {
+            Some(r) => rest = r.trim_start(),
+            None => break,
+        }
+    }
+    let ty = rest.trim();
+    if ty.is_empty() || ty.len() > 120 {
+        return Vec::new();
+    }
+    names
+        .into_iter()
+        .map(|n| (format!("{own}.{n}").into(), ty.into()))
+        .collect()
+}
+
 /// Go's builtin types (their methods, `error`'s `Error`, are outside the
 /// repository).
 const GO_BUILTIN_TYPES: &[&str] = &[
@@ -2177,11 +2234,11 @@ const GO_BUILTIN_TYPES: &[&str] = &[
 ];
 
 /// The method `m` of the Go type `t` (as a binding writes it: `*testing.T`,
-/// `state`, `bytes.Buffer`) seen from file `f`: `Some(found)` once the type
-/// is placed (its method, a promoted one of the types it embeds, or none:
-/// the method is outside the repository), `None` when the type is not
-/// placed (a type parameter, a type the package defines in no file here,
-/// a slice or map).
+/// `state`, `bytes.Buffer`, `(*T).M()`, `F()`, `(T).f`) seen from file `f`:
+/// `Some(found)` once the type is placed (its method, a promoted one of the
+/// types it embeds, or none: the method is outside the repository), `None`
+/// when the type is not placed (a type parameter, a type the package
+/// defines in no file here, a slice or map).
 fn go_method_of(
     idx: &Index,
     f: &FileFacts,
@@ -2190,92 +2247,70 @@ fn go_method_of(
     go_names: &dyn Fn(&str) -> Option<Option<String>>,
     modules: &Modules,
 ) -> Option<Option<SymRef>> {
+    let Some((first, at)) = go_type_sym(idx, f, t, go_names, modules)? else {
+        return Some(None);
+    };
     let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
-    // `(T).M()`: the first result of the method `M` of `T`, as its
-    // signature writes it in its own file.
-    if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix("()")) {
-        let (ty, meth) = inner.rsplit_once(").")?;
-        let found = go_method_of(idx, f, ty, meth, go_names, modules)??;
-        let mf = &idx.files[found.0 as usize];
-        let ret = go_result(mf, found.1)?;
-        return go_method_of(
-            idx,
-            mf,
-            ret,
-            m,
-            &|p| go_import_dir(idx, mf, p, modules),
-            modules,
-        );
-    }
-    // `F()` / `pkg.F()`: the first result of that function, as its
-    // signature writes it in its own file.
-    if let Some(callee) = t.strip_suffix("()") {
-        let ok = is_word;
-        let (dir, name) = match callee.split_once('.') {
-            Some((p, n)) if ok(p) && ok(n) => match go_names(p)? {
-                Some(d) => (d, n),
-                None => return Some(None),
-            },
-            None if ok(callee) => (dir_of(&f.path).to_string(), callee),
-            _ => return None,
+    let found = go_promoted(idx, first, modules, |tr, tf| {
+        let tname = &*sym(&tr).qname;
+        let member = |r: &&SymRef| {
+            let s = sym(r);
+            s.kind == "method"
+                && s.qname.strip_suffix(m).and_then(|q| q.strip_suffix('.')) == Some(tname)
         };
-        let defs = idx.by_dir_name.get(&(dir.as_str(), name))?;
-        let funs: Vec<&SymRef> = defs.iter().filter(|r| sym(r).kind == "function").collect();
-        let Some(fun) = go_pick(idx, &funs, &f.path) else {
-            // `T(x)`: a conversion to the type `T`.
-            let ty = defs.iter().find(|r| kind_ok(sym(r).kind, true))?;
-            let tf = &idx.files[ty.0 as usize];
-            let named = &*sym(ty).qname;
-            return go_method_of(
-                idx,
-                tf,
-                named,
-                m,
-                &|p| go_import_dir(idx, tf, p, modules),
-                modules,
-            );
-        };
-        let ff = &idx.files[fun.0 as usize];
-        let ret = go_result(ff, fun.1)?;
-        return go_method_of(
-            idx,
-            ff,
-            ret,
-            m,
-            &|p| go_import_dir(idx, ff, p, modules),
-            modules,
-        );
-    }
-    // `*T`, `pkg.T`, `T[int]` → (package directory, `T`); `None`: outside.
-    let place = |t: &str, from: &FileFacts, names: &dyn Fn(&str) -> Option<Option<String>>| {
-        let t = t.trim_start_matches('*').trim();
-        let t = t.split('[').next().unwrap_or(t);
-        let ok = is_word;
-        match t.split_once('.') {
-            Some((p, ty)) if ok(p) && ok(ty) => Some(names(p)?.map(|d| (d, ty.to_string()))),
-            None if ok(t) => {
-                if GO_BUILTIN_TYPES.contains(&t) {
-                    return Some(None);
-                }
-                Some(Some((dir_of(&from.path).to_string(), t.to_string())))
-            }
-            _ => None,
-        }
-    };
-    let (dir, ty) = match place(t, f, go_names)? {
-        Some(x) => x,
-        None => return Some(None),
-    };
-    // A package-level type (not one a function declares).
-    let type_of = |dir: &str, ty: &str| -> Option<SymRef> {
-        idx.by_dir_name
-            .get(&(dir, ty))?
+        let v: Vec<&SymRef> = idx
+            .by_dir_name
+            .get(&(dir_of(&tf.path), m))?
             .iter()
-            .find(|r| kind_ok(sym(r).kind, true) && &*sym(r).qname == ty)
-            .copied()
-    };
-    let first = type_of(&dir, &ty)?;
-    // Breadth first through embedded types, as Go promotes methods.
+            .filter(member)
+            .collect();
+        go_pick(idx, &v, &at.path)
+    });
+    Some(found)
+}
+
+/// The field `name` of the Go type `t` (written as [`go_method_of`] reads
+/// it), or of a type it embeds, nearest first: its declared type and the
+/// file that declares it (whose imports name that type). `None` when the
+/// type is not placed or defines no such field.
+fn go_field_of<'a>(
+    idx: &Index<'a>,
+    f: &FileFacts,
+    t: &str,
+    name: &str,
+    go_names: &dyn Fn(&str) -> Option<Option<String>>,
+    modules: &Modules,
+) -> Option<(&'a FileFacts, &'a str)> {
+    let (first, _) = go_type_sym(idx, f, t, go_names, modules)??;
+    let files = idx.files;
+    go_promoted(idx, first, modules, |tr, _| {
+        let tf = &files[tr.0 as usize];
+        let tname = &*tf.symbols[tr.1 as usize].qname;
+        let want = |q: &str| q.strip_suffix(name).and_then(|q| q.strip_suffix('.')) == Some(tname);
+        if let Some((_, ty)) = tf.fields.iter().find(|(q, _)| want(q)) {
+            return Some((tf, &**ty));
+        }
+        // An embedded type is a field of its own name (`s.Mutex.Lock()`).
+        tf.edges
+            .iter()
+            .filter(|e| e.kind == "extends" && e.src_symbol.as_deref() == Some(tname))
+            .find(|e| {
+                let b = e.dst_name.trim_start_matches('*');
+                let b = b.split('[').next().unwrap_or(b);
+                b.rsplit('.').next() == Some(name)
+            })
+            .map(|e| (tf, e.dst_name.as_str()))
+    })
+}
+
+/// Visit the Go type `first` and then the types it embeds, breadth first
+/// (as Go promotes methods and fields), until `visit` finds something.
+fn go_promoted<'a, R>(
+    idx: &Index<'a>,
+    first: SymRef,
+    modules: &Modules,
+    mut visit: impl FnMut(SymRef, &'a FileFacts) -> Option<R>,
+) -> Option<R> {
     let mut frontier = vec![first];
     let mut seen = std::collections::HashSet::new();
     for _ in 0..5 {
@@ -2285,19 +2320,10 @@ fn go_method_of(
                 continue;
             }
             let tf = &idx.files[tr.0 as usize];
-            let tdir = dir_of(&tf.path);
-            let tname = &*sym(&tr).qname;
-            let member = |r: &&SymRef| {
-                let s = sym(r);
-                s.kind == "method"
-                    && s.qname.strip_suffix(m).and_then(|q| q.strip_suffix('.')) == Some(tname)
-            };
-            if let Some(v) = idx.by_dir_name.get(&(tdir, m)) {
-                let v: Vec<&SymRef> = v.iter().filter(member).collect();
-                if let Some(r) = go_pick(idx, &v, &f.path) {
-                    return Some(Some(r));
-                }
+            if let Some(r) = visit(tr, tf) {
+                return Some(r);
             }
+            let tname = &*tf.symbols[tr.1 as usize].qname;
             // The embedded types, named as the type's own file imports them.
             let tf_names = |p: &str| go_import_dir(idx, tf, p, modules);
             for e in tf
@@ -2305,8 +2331,8 @@ fn go_method_of(
                 .iter()
                 .filter(|e| e.kind == "extends" && e.src_symbol.as_deref() == Some(tname))
             {
-                if let Some(Some((d, n))) = place(&e.dst_name, tf, &tf_names) {
-                    if let Some(b) = type_of(&d, &n) {
+                if let Some(Some((d, n))) = go_place(&e.dst_name, tf, &tf_names) {
+                    if let Some(b) = go_type_def(idx, &d, &n, &tf.path) {
                         next.push(b);
                     }
                 }
@@ -2317,7 +2343,108 @@ fn go_method_of(
         }
         frontier = next;
     }
-    Some(None)
+    None
+}
+
+/// `*T`, `pkg.T`, `T[int]` written in file `from` → (package directory,
+/// `T`); `Some(None)`: a builtin type or a package outside the repository;
+/// `None`: not a type name (a slice, a map, a function type).
+fn go_place(
+    t: &str,
+    from: &FileFacts,
+    names: &dyn Fn(&str) -> Option<Option<String>>,
+) -> Option<Option<(String, String)>> {
+    let t = t.trim_start_matches('*').trim();
+    let t = t.split('[').next().unwrap_or(t);
+    match t.split_once('.') {
+        Some((p, ty)) if is_word(p) && is_word(ty) => Some(names(p)?.map(|d| (d, ty.to_string()))),
+        None if is_word(t) => {
+            if GO_BUILTIN_TYPES.contains(&t) {
+                return Some(None);
+            }
+            Some(Some((dir_of(&from.path).to_string(), t.to_string())))
+        }
+        _ => None,
+    }
+}
+
+/// A package-level type `ty` of the package in `dir` (not one a function
+/// declares); of its per-platform definitions, the one a file at `caller`
+/// builds with.
+fn go_type_def(idx: &Index, dir: &str, ty: &str, caller: &str) -> Option<SymRef> {
+    let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
+    let defs: Vec<&SymRef> = idx
+        .by_dir_name
+        .get(&(dir, ty))?
+        .iter()
+        .filter(|r| kind_ok(sym(r).kind, true) && &*sym(r).qname == ty)
+        .collect();
+    go_pick(idx, &defs, caller)
+}
+
+/// The type definition a Go type expression names, seen from file `f`,
+/// with the file the expression was last read in (whose platform picks
+/// among a package's per-platform definitions): `T`, `*pkg.T`; `(T).M()`,
+/// the first result of `T`'s method `M`; `F()` / `pkg.F()`, a function's
+/// first result (or `T(x)`, a conversion); `(T).f`, the declared type of
+/// `T`'s field `f`. `Some(None)`: a builtin type, a package outside the
+/// repository, or a method outside it; `None`: not placed.
+fn go_type_sym<'a>(
+    idx: &Index<'a>,
+    f: &'a FileFacts,
+    t: &str,
+    go_names: &dyn Fn(&str) -> Option<Option<String>>,
+    modules: &Modules,
+) -> Option<Option<(SymRef, &'a FileFacts)>> {
+    let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
+    let names_of = |ff: &'a FileFacts| move |p: &str| go_import_dir(idx, ff, p, modules);
+    // `(T).M()`: the first result of the method `M` of `T`, as its
+    // signature writes it in its own file.
+    if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix("()")) {
+        let (ty, meth) = inner.rsplit_once(").")?;
+        let found = go_method_of(idx, f, ty, meth, go_names, modules)??;
+        let mf = &idx.files[found.0 as usize];
+        let ret = go_result(mf, found.1)?;
+        return go_type_sym(idx, mf, ret, &names_of(mf), modules);
+    }
+    // `(T).f`: the declared type of `T`'s field `f`, as its own file
+    // writes it (feature 20).
+    if let Some((ty, field)) = t
+        .strip_prefix('(')
+        .and_then(|r| r.rsplit_once(")."))
+        .filter(|(_, field)| is_word(field))
+    {
+        let (ff, fty) = go_field_of(idx, f, ty, field, go_names, modules)?;
+        return go_type_sym(idx, ff, fty, &names_of(ff), modules);
+    }
+    // `F()` / `pkg.F()`: the first result of that function, as its
+    // signature writes it in its own file.
+    if let Some(callee) = t.strip_suffix("()") {
+        let (dir, name) = match callee.split_once('.') {
+            Some((p, n)) if is_word(p) && is_word(n) => match go_names(p)? {
+                Some(d) => (d, n),
+                None => return Some(None),
+            },
+            None if is_word(callee) => (dir_of(&f.path).to_string(), callee),
+            _ => return None,
+        };
+        let defs = idx.by_dir_name.get(&(dir.as_str(), name))?;
+        let funs: Vec<&SymRef> = defs.iter().filter(|r| sym(r).kind == "function").collect();
+        let Some(fun) = go_pick(idx, &funs, &f.path) else {
+            // `T(x)`: a conversion to the type `T`.
+            let ty = defs.iter().find(|r| kind_ok(sym(r).kind, true))?;
+            let tf = &idx.files[ty.0 as usize];
+            return go_type_sym(idx, tf, &sym(ty).qname, &names_of(tf), modules);
+        };
+        let ff = &idx.files[fun.0 as usize];
+        let ret = go_result(ff, fun.1)?;
+        return go_type_sym(idx, ff, ret, &names_of(ff), modules);
+    }
+    let (dir, ty) = match go_place(t, f, go_names)? {
+        Some(x) => x,
+        None => return Some(None),
+    };
+    Some(Some((go_type_def(idx, &dir, &ty, &f.path)?, f)))
 }
 
 fn exists<'a>(idx: &'a Index, p: &str) -> Option<&'a str> {
@@ -2359,7 +2486,25 @@ fn resolve_import(idx: &Index, f: &FileFacts, spec: &str, modules: &Modules) -> 
             let parent = full.rsplit_once('.').map(|(a, _)| a)?;
             idx.py_modules.get(parent).map(|p| p.to_string())
         }
-        Lang::Go => idx.go_packages.get(spec).cloned(),
+        Lang::Go => idx.go_packages.get(spec).cloned().or_else(|| {
+            // A vendored copy: `vendor/<spec>` in the importing file's
+            // directory or the nearest above it that has one (Go's
+            // `vendor` directories; go-stdlib's `src/vendor/golang.org/x/…`).
+            let mut d = dir;
+            loop {
+                let cand = match d {
+                    "" => format!("vendor/{spec}"),
+                    _ => format!("{d}/vendor/{spec}"),
+                };
+                if idx.dirs.contains(&cand) {
+                    return Some(cand);
+                }
+                if d.is_empty() {
+                    return None;
+                }
+                d = dir_of(d);
+            }
+        }),
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
             let (base, rest) = if spec.starts_with('.') {
                 (normalize(&join(dir, spec))?, String::new())
@@ -2526,6 +2671,29 @@ mod tests {
         assert_eq!(normalize("../x"), None);
         assert_eq!(simple_name("models.Model"), "Model");
         assert_eq!(simple_name("Vec<T>"), "Vec");
+    }
+
+    #[test]
+    fn go_field_types_read_from_declarations() {
+        let r = |q: &str, s: &str| {
+            go_field_types(q, s)
+                .into_iter()
+                .map(|(a, b)| format!("{a}: {b}"))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(r("Server.mu", "mu sync.Mutex"), ["Server.mu: sync.Mutex"]);
+        assert_eq!(
+            r("Server.a", "a, b *Conn"),
+            ["Server.a: *Conn", "Server.b: *Conn"]
+        );
+        assert_eq!(
+            r("T.conns", "conns map[string]*Conn `json:\"c\"`"),
+            ["T.conns: map[string]*Conn"]
+        );
+        assert_eq!(r("T.s", "s string \"x\""), ["T.s: string"]);
+        assert_eq!(r("T.f", "f func() error"), ["T.f: func() error"]);
+        assert!(r("f", "f int").is_empty());
+        assert!(r("T.f", "f").is_empty());
     }
 
     #[test]

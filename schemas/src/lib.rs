@@ -121,6 +121,18 @@
 //!   call unresolved; of a method each platform's file defines
 //!   (`file_plan9.go`, `file_posix.go`), the caller's platform's, else an
 //!   untagged file's, is taken.
+//! - schema 1, feature 20: a Go call through a field of a typed local
+//!   (`s.mu.Lock()`, `p.log.Write()`) resolves in the field's declared
+//!   type, read in its struct's file (a field a type it embeds promotes
+//!   counts, and an embedded type is a field of its own name);
+//!   `edges.receiver_type` writes it `(*Server).mu` (`((T).a).b` deeper);
+//!   `v := x`, `v := x.f` and `v := x.f.M()` take the local's, the
+//!   field's and the method's result type. A Go import found nowhere else
+//!   resolves to `vendor/<path>` in the importing file's directory or the
+//!   nearest above it (go-stdlib's `src/vendor/golang.org/x/…`). Of a type
+//!   each platform's file defines, the caller's platform's is taken, as
+//!   for methods; between files for other platforms, linux's and amd64's
+//!   (`_bsd`, `_ppc64x`, `_mipsx`, `_mips64x` count as tags).
 
 use std::sync::Arc;
 
@@ -148,7 +160,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 19;
+pub const FEATURE_VERSION: u32 = 20;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -573,6 +573,15 @@ impl<'a> Sink<'a> {
                         (!ty.is_empty()).then(|| (s.qualified_name.as_str().into(), ty.into()))
                     })
                     .collect(),
+                // Go struct fields (`a, b *Conn` gives both), for calls
+                // through `s.conns.Close()` (feature 20).
+                Lang::Go => a
+                    .parsed
+                    .symbols
+                    .iter()
+                    .filter(|s| s.kind == "field")
+                    .flat_map(|s| crate::resolve::go_field_types(&s.qualified_name, &s.signature))
+                    .collect(),
                 _ => Vec::new(),
             },
             go_results: match a.file.lang {

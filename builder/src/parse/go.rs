@@ -160,17 +160,29 @@ fn value_type(at: &At, v: Node) -> Option<String> {
                 return written_type(at.text(t)).map(|t| format!("*{t}"));
             }
             // `F(…)` / `pkg.F(…)`: the function's first result, which
-            // resolution reads from its signature.
-            let plain = match f.kind() {
-                "identifier" => true,
-                "selector_expression" => f
-                    .child_by_field_name("operand")
-                    .is_some_and(|o| o.kind() == "identifier"),
-                _ => false,
-            };
-            plain.then(|| format!("{}()", at.text(f)))
+            // resolution reads from its signature; `x.f.M(…)` through a
+            // field of a local (feature 20).
+            selector_chain(f).then(|| format!("{}()", at.text(f)))
+        }
+        // `x`, `x.f`: a local's value or its field's (the walk reads `@…`
+        // through the local's type; anything else names none).
+        "identifier" | "selector_expression" if selector_chain(v) => {
+            Some(format!("@{}", at.text(v)))
         }
         _ => None,
+    }
+}
+
+/// `x`, `x.f`, `x.f.g`: a name and the fields read through it.
+fn selector_chain(n: Node) -> bool {
+    match n.kind() {
+        "identifier" => true,
+        "selector_expression" => {
+            n.child_by_field_name("field")
+                .is_some_and(|f| f.kind() == "field_identifier")
+                && n.child_by_field_name("operand").is_some_and(selector_chain)
+        }
+        _ => false,
     }
 }
 

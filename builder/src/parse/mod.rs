@@ -360,6 +360,26 @@ impl<'s> Walk<'s> {
     /// (Python: or a function around it, as closures see them).
     fn receiver_type(&self, dst_name: &str) -> Option<String> {
         let (recv, _) = dst_name.rsplit_once('.')?;
+        self.local_type(recv)
+    }
+
+    /// The type of the receiver `recv` as [`Self::receiver_type`] reads it;
+    /// Go: `x.f` and `x.f.g` through a typed local `x` are `(T).f` and
+    /// `((T).f).g`, fields of its type (feature 20).
+    fn local_type(&self, recv: &str) -> Option<String> {
+        if self.lang == Lang::Go {
+            if let Some((inner, field)) = recv.rsplit_once('.') {
+                let word = !field.is_empty()
+                    && field
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+                if !word {
+                    return None;
+                }
+                let t = self.local_type(inner)?;
+                return (t.len() <= 120).then(|| format!("({t}).{field}"));
+            }
+        }
         let ident = recv.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
             && !recv.starts_with(|c: char| c.is_ascii_digit());
         if !ident || matches!(recv, "" | "self" | "this" | "cls") {
@@ -534,14 +554,21 @@ impl<'s> Walk<'s> {
             // Go: `v := x.M(…)` through a typed local `x` is written
             // `(T).M()`: the first result of `T`'s method `M`.
             if self.lang == Lang::Go {
+                // `v := x`, `v := x.f`: the local's type, the field's
+                // (feature 20; the binding writes `@x.f`).
                 for (_, ty) in b.iter_mut() {
+                    if let Some(sel) = ty.as_deref().and_then(|t| t.strip_prefix('@')) {
+                        *ty = self.local_type(sel).filter(|t| t.len() <= 120);
+                        continue;
+                    }
                     let Some(call) = ty.as_deref().and_then(|t| t.strip_suffix("()")) else {
                         continue;
                     };
-                    if let Some((x, m)) = call.split_once('.') {
-                        if let Some(t) = self.receiver_type(call).filter(|t| t.len() <= 120) {
+                    if let Some((recv, m)) = call.rsplit_once('.') {
+                        let x = recv.split('.').next().unwrap_or(recv);
+                        if let Some(t) = self.local_type(recv).filter(|t| t.len() <= 120) {
                             *ty = Some(format!("({t}).{m}()"));
-                        } else if !x.is_empty() && self.is_local(x) {
+                        } else if recv.contains('.') || (!x.is_empty() && self.is_local(x)) {
                             *ty = None;
                         }
                     }
