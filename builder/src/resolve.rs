@@ -1971,9 +1971,9 @@ fn go_typed_call(
     modules: &Modules,
 ) -> Option<Option<SymRef>> {
     let (t, (q, name)) = (recv_type?, written.rsplit_once('.')?);
-    // `x.M` or, through fields, `x.f.M` (feature 20).
-    let ident = q.split('.').all(is_word);
-    if !ident || class_like {
+    // `x.M`, through fields `x.f.M` (feature 20), or a receiver that is a
+    // value (`new(T).M`, feature 21).
+    if q.is_empty() || class_like {
         return None;
     }
     let names = |p: &str| go_names.get(p).cloned();
@@ -2431,10 +2431,9 @@ fn go_type_sym<'a>(
         let defs = idx.by_dir_name.get(&(dir.as_str(), name))?;
         let funs: Vec<&SymRef> = defs.iter().filter(|r| sym(r).kind == "function").collect();
         let Some(fun) = go_pick(idx, &funs, &f.path) else {
-            // `T(x)`: a conversion to the type `T`.
-            let ty = defs.iter().find(|r| kind_ok(sym(r).kind, true))?;
-            let tf = &idx.files[ty.0 as usize];
-            return go_type_sym(idx, tf, &sym(ty).qname, &names_of(tf), modules);
+            // `T(x)`: a conversion to the type `T` (of its per-platform
+            // definitions, the caller's platform's).
+            return Some(Some((go_type_def(idx, &dir, name, &f.path)?, f)));
         };
         let ff = &idx.files[fun.0 as usize];
         let ret = go_result(ff, fun.1)?;

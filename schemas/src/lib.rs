@@ -133,6 +133,11 @@
 //!   each platform's file defines, the caller's platform's is taken, as
 //!   for methods; between files for other platforms, linux's and amd64's
 //!   (`_bsd`, `_ppc64x`, `_mipsx`, `_mips64x` count as tags).
+//! - schema 1, feature 21: a Go call whose receiver is a value, not a name
+//!   (`new(big.Int).SetBytes()`, `T{}.M()`, `(&T{}).M()`,
+//!   `reflect.ValueOf(x).Elem()`, `b.Logger().Reset()`), resolves in the
+//!   value's type; `edges.receiver_type` writes it as a binding of that
+//!   value would (`*big.Int`, `reflect.ValueOf()`, `(*Buffer).Logger()`).
 
 use std::sync::Arc;
 
@@ -160,7 +165,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 20;
+pub const FEATURE_VERSION: u32 = 21;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

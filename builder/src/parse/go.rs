@@ -45,8 +45,23 @@ pub static RULES: LangRules = LangRules {
     },
     doc: Doc::CommentsAbove,
     bindings,
+    receiver_value,
     ..LangRules::NONE
 };
+
+/// The type a call's receiver shows when it is a value, not a name
+/// (feature 21): `new(T).M()`, `T{}.M()`, `F(x).M()`, `x.N(y).M()`,
+/// `(&T{}).M()`.
+fn receiver_value(at: &At, operand: Node) -> Option<String> {
+    let mut v = operand;
+    while v.kind() == "parenthesized_expression" {
+        v = v.named_child(0)?;
+    }
+    match v.kind() {
+        "call_expression" | "composite_literal" | "unary_expression" => value_type(at, v),
+        _ => None,
+    }
+}
 
 /// A function's local names and the type each names (feature 19):
 /// parameters and the receiver (`t *testing.T`, `s *state`), `var x T`,

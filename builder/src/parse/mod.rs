@@ -399,6 +399,28 @@ impl<'s> Walk<'s> {
         None
     }
 
+    /// A Go value's type as the bindings write it, read through the
+    /// walk's locals: `@x.f` (`v := x.f`, feature 20) is the local's or
+    /// its field's type; `x.M()` of a typed local `x` is `(T).M()`, and of
+    /// an untyped one none.
+    fn go_value(&self, ty: Option<String>) -> Option<String> {
+        let t = ty?;
+        if let Some(sel) = t.strip_prefix('@') {
+            return self.local_type(sel).filter(|t| t.len() <= 120);
+        }
+        let Some((recv, m)) = t.strip_suffix("()").and_then(|c| c.rsplit_once('.')) else {
+            return Some(t);
+        };
+        let x = recv.split('.').next().unwrap_or(recv);
+        if let Some(lt) = self.local_type(recv).filter(|lt| lt.len() <= 120) {
+            return Some(format!("({lt}).{m}()"));
+        }
+        if recv.contains('.') || (!x.is_empty() && self.is_local(x)) {
+            return None;
+        }
+        Some(t)
+    }
+
     /// Is `name` a local of the enclosing function (Go: or of the function
     /// a function literal sits in)?
     fn is_local(&self, name: &str) -> bool {
@@ -554,24 +576,8 @@ impl<'s> Walk<'s> {
             // Go: `v := x.M(…)` through a typed local `x` is written
             // `(T).M()`: the first result of `T`'s method `M`.
             if self.lang == Lang::Go {
-                // `v := x`, `v := x.f`: the local's type, the field's
-                // (feature 20; the binding writes `@x.f`).
                 for (_, ty) in b.iter_mut() {
-                    if let Some(sel) = ty.as_deref().and_then(|t| t.strip_prefix('@')) {
-                        *ty = self.local_type(sel).filter(|t| t.len() <= 120);
-                        continue;
-                    }
-                    let Some(call) = ty.as_deref().and_then(|t| t.strip_suffix("()")) else {
-                        continue;
-                    };
-                    if let Some((recv, m)) = call.rsplit_once('.') {
-                        let x = recv.split('.').next().unwrap_or(recv);
-                        if let Some(t) = self.local_type(recv).filter(|t| t.len() <= 120) {
-                            *ty = Some(format!("({t}).{m}()"));
-                        } else if recv.contains('.') || (!x.is_empty() && self.is_local(x)) {
-                            *ty = None;
-                        }
-                    }
+                    *ty = self.go_value(ty.take());
                 }
             }
             if let Some(s) = self.scopes.last_mut().filter(|s| !s.class_like) {
@@ -620,7 +626,17 @@ impl<'s> Walk<'s> {
                 if kind == "macro_invocation" {
                     dst_name.push('!');
                 }
-                let recv_type = self.receiver_type(&dst_name);
+                let mut recv_type = self.receiver_type(&dst_name);
+                // Go: a receiver that is a value (`new(T).M()`, `F(x).M()`).
+                if recv_type.is_none() && self.lang == Lang::Go {
+                    let operand = at
+                        .field("function")
+                        .filter(|f| f.kind() == "selector_expression")
+                        .and_then(|f| f.child_by_field_name("operand"));
+                    if let Some(op) = operand {
+                        recv_type = self.go_value((rules.receiver_value)(&at, op));
+                    }
+                }
                 self.out.edges.push(RawEdge {
                     kind: "calls",
                     src_symbol: self.enclosing(),

@@ -43,6 +43,10 @@ pub struct LangRules {
     /// An attribute a method assigns on its instance (`self.x = Foo()`),
     /// so a call `self.x.m()` in any method of the class carries `x`'s type.
     pub attrs: AttrsFn,
+    /// The type a call's receiver shows when it is not a name (Go:
+    /// `new(big.Int).SetBytes()`, `reflect.ValueOf(x).Elem()`), written as
+    /// [`BindingsFn`] writes a value's.
+    pub receiver_value: ReceiverValueFn,
 }
 
 impl LangRules {
@@ -64,6 +68,7 @@ impl LangRules {
         doc: Doc::CommentsAbove,
         bindings: no_bindings,
         attrs: no_attrs,
+        receiver_value: no_receiver_value,
     };
 
     /// Is the node at `at` a definition, and of what?
@@ -123,6 +128,12 @@ pub type ScopeFn = fn(&At, &mut Vec<RawEdge>) -> Option<String>;
 /// `()` (`Foo::new()`, `Foo::open()?`, `forms.Form()`); `None` when the
 /// binding names no type (it hides an outer one).
 pub type BindingsFn = fn(&At) -> Option<Vec<(String, Option<String>)>>;
+
+pub type ReceiverValueFn = fn(&At, Node) -> Option<String>;
+
+pub fn no_receiver_value(_: &At, _: Node) -> Option<String> {
+    None
+}
 
 pub fn no_bindings(_: &At) -> Option<Vec<(String, Option<String>)>> {
     None
