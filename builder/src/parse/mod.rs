@@ -177,6 +177,7 @@ pub fn extract(lang: Lang, path: &str, src: &[u8], tree: &Tree) -> Parsed {
         callees: HashSet::new(),
         import_end: 0,
         attrs: HashMap::new(),
+        go_import_names: Vec::new(),
         out: Parsed::default(),
     };
     walk_tree(&mut walk, tree.root_node(), 0);
@@ -347,12 +348,18 @@ struct Walk<'s> {
     /// type their values show (`None` when they disagree or do not show it),
     /// and the line of the first assignment.
     attrs: HashMap<(Arc<str>, String), (Option<String>, u32)>,
+    /// Go: the names the file's imports bind (aliases, package names).
+    go_import_names: Vec<String>,
     out: Parsed,
 }
 
 impl<'s> Walk<'s> {
     fn enclosing(&self) -> Option<Arc<str>> {
-        self.scopes.last().map(|s| s.qname.clone())
+        // A Go function literal outside any function names no symbol.
+        self.scopes
+            .last()
+            .filter(|s| !s.qname.is_empty())
+            .map(|s| s.qname.clone())
     }
 
     /// The type bound to the receiver of a call `x.m` written through a
@@ -367,17 +374,28 @@ impl<'s> Walk<'s> {
     /// Go: `x.f` and `x.f.g` through a typed local `x` are `(T).f` and
     /// `((T).f).g`, fields of its type (feature 20).
     fn local_type(&self, recv: &str) -> Option<String> {
+        let word = |w: &str| {
+            !w.is_empty()
+                && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                && !w.starts_with(|c: char| c.is_ascii_digit())
+        };
         if self.lang == Lang::Go {
             if let Some((inner, field)) = recv.rsplit_once('.') {
-                let word = !field.is_empty()
-                    && field
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'_');
-                if !word {
+                if !word(field) {
                     return None;
+                }
+                // `pkg.V`: a package-level variable of an imported package
+                // (feature 22).
+                if word(inner) && !self.is_local(inner) && self.go_imports(inner) {
+                    return Some(format!("var {recv}"));
                 }
                 let t = self.local_type(inner)?;
                 return (t.len() <= 120).then(|| format!("({t}).{field}"));
+            }
+            // A name the function does not bind, nor the file import: a
+            // package-level variable (or constant) of the package (feature 22).
+            if word(recv) && !self.is_local(recv) && !self.go_imports(recv) {
+                return Some(format!("var {recv}"));
             }
         }
         let ident = recv.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
@@ -419,6 +437,12 @@ impl<'s> Walk<'s> {
             return None;
         }
         Some(t)
+    }
+
+    /// Does the Go file import a package as `name` (its alias, or the
+    /// package's name by its path)?
+    fn go_imports(&self, name: &str) -> bool {
+        self.go_import_names.iter().any(|n| n == name)
     }
 
     /// Is `name` a local of the enclosing function (Go: or of the function
@@ -570,6 +594,17 @@ impl<'s> Walk<'s> {
                     locals: Vec::new(),
                     closure: true,
                 });
+            } else if self.scopes.is_empty() {
+                // Outside any function (`var tests = []T{{f: func() {…}}}`):
+                // its names are its own, not the package's (feature 22).
+                self.scopes.push(Scope {
+                    depth: self.base + anc.len(),
+                    qname: Arc::from(""),
+                    symbol_id: None,
+                    class_like: false,
+                    locals: Vec::new(),
+                    closure: false,
+                });
             }
         }
         if let Some(mut b) = (rules.bindings)(&at) {
@@ -604,6 +639,12 @@ impl<'s> Walk<'s> {
             self.import_end = node.end_byte();
             let enclosing = self.enclosing();
             for Import { spec, line, alias } in specs {
+                if self.lang == Lang::Go {
+                    let name = alias
+                        .clone()
+                        .unwrap_or_else(|| crate::resolve::go_package_name(&spec).to_string());
+                    self.go_import_names.push(name);
+                }
                 self.out.edges.push(RawEdge {
                     kind: "imports",
                     src_symbol: enclosing.clone(),
