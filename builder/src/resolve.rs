@@ -2057,9 +2057,17 @@ fn go_pick(idx: &Index, cands: &[&SymRef], caller: &str) -> Option<SymRef> {
     let (cos, carch) = tags(caller);
     let score = |r: &&&SymRef| {
         let (os, arch) = tags(path(r));
+        // `bsd` and `ppc64x`-like names cover a family of platforms.
+        let family = |f: &str, p: &str| match f {
+            "bsd" => matches!(p, "darwin" | "dragonfly" | "freebsd" | "netbsd" | "openbsd"),
+            "ppc64x" => matches!(p, "ppc64" | "ppc64le"),
+            "mipsx" => matches!(p, "mips" | "mipsle"),
+            "mips64x" => matches!(p, "mips64" | "mips64le"),
+            _ => false,
+        };
         let fits = |mine: &Option<String>, theirs: &Option<String>| match (mine, theirs) {
             (None, _) => 1,
-            (Some(a), Some(b)) if a == b => 2,
+            (Some(a), Some(b)) if a == b || family(a, b) => 2,
             (Some(_), _) => 0,
         };
         // Untagged callers build for any platform: untagged files first.
@@ -2124,8 +2132,8 @@ pub fn go_var_type(name: &str, sig: &str) -> Option<String> {
 
 /// `T` or `T = v` → `T`.
 fn go_declared(rest: &str) -> Option<String> {
-    let ty = rest.split(" = ").next().unwrap_or(rest).trim();
-    (!ty.is_empty() && ty.len() <= 120 && !ty.ends_with('=')).then(|| ty.to_string())
+    let ty = rest.split('=').next().unwrap_or(rest).trim();
+    (!ty.is_empty() && ty.len() <= 120).then(|| ty.to_string())
 }
 
 /// The type a value written in a declaration shows (see [`go_var_type`]).
@@ -2148,11 +2156,32 @@ fn go_value_type(v: &str) -> Option<String> {
     if let Some(t) = v.strip_prefix("new(").and_then(|r| r.strip_suffix(')')) {
         return type_name(t.trim()).map(|t| format!("*{t}"));
     }
+    // The value is the literal or the call itself, not a chain from it
+    // (`NewB().Build()`, `T{}.M()`, `F()[0]`): its bracket closes last,
+    // or not at all where the line was cut.
+    let whole = |i: usize| {
+        let mut depth = 0i32;
+        for (j, c) in v.char_indices().skip_while(|(j, _)| *j < i) {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return j + 1 == v.len();
+                    }
+                }
+                _ => {}
+            }
+        }
+        true
+    };
     if let Some(i) = v.find('{') {
-        return type_name(v[..i].trim());
+        return whole(i).then(|| type_name(v[..i].trim())).flatten();
     }
     if let Some(i) = v.find('(') {
-        return type_name(v[..i].trim()).map(|c| format!("{c}()"));
+        return whole(i)
+            .then(|| type_name(v[..i].trim()).map(|c| format!("{c}()")))
+            .flatten();
     }
     type_name(v)
 }
@@ -2367,9 +2396,7 @@ fn go_field_of<'a>(
     modules: &Modules,
 ) -> Option<(&'a FileFacts, &'a str)> {
     let (first, _) = go_type_sym(idx, f, t, go_names, modules)??;
-    let files = idx.files;
-    go_promoted(idx, first, modules, |tr, _| {
-        let tf = &files[tr.0 as usize];
+    go_promoted(idx, first, modules, |tr, tf| {
         let tname = &*tf.symbols[tr.1 as usize].qname;
         let want = |q: &str| q.strip_suffix(name).and_then(|q| q.strip_suffix('.')) == Some(tname);
         if let Some((_, ty)) = tf.fields.iter().find(|(q, _)| want(q)) {
@@ -2467,13 +2494,24 @@ fn go_type_def(idx: &Index, dir: &str, ty: &str, caller: &str) -> Option<SymRef>
     go_pick(idx, &defs, caller)
 }
 
+/// A type as a declaration writes it (a field's, a variable's, a
+/// function's result), to be read by [`go_type_sym`]: never one of the
+/// forms resolution writes (`(T).f`, `(T).M()`, `var x`), which a
+/// declaration cannot hold but a damaged one might, and which would lead
+/// resolution round in circles.
+fn go_declared_type(t: &str) -> Option<&str> {
+    (!t.starts_with('(') && !t.starts_with("var ")).then_some(t)
+}
+
 /// The type definition a Go type expression names, seen from file `f`,
 /// with the file the expression was last read in (whose platform picks
 /// among a package's per-platform definitions): `T`, `*pkg.T`; `(T).M()`,
 /// the first result of `T`'s method `M`; `F()` / `pkg.F()`, a function's
 /// first result (or `T(x)`, a conversion); `(T).f`, the declared type of
-/// `T`'s field `f`. `Some(None)`: a builtin type, a package outside the
-/// repository, or a method outside it; `None`: not placed.
+/// `T`'s field `f`; `var x`, a package-level variable's declared type.
+/// `Some(None)`: a builtin type or a package outside the repository;
+/// `None`: not placed (nor is the result of a method, or a field, of a
+/// type outside the repository).
 fn go_type_sym<'a>(
     idx: &Index<'a>,
     f: &'a FileFacts,
@@ -2489,7 +2527,7 @@ fn go_type_sym<'a>(
         let (ty, meth) = inner.rsplit_once(").")?;
         let found = go_method_of(idx, f, ty, meth, go_names, modules)??;
         let mf = &idx.files[found.0 as usize];
-        let ret = go_result(mf, found.1)?;
+        let ret = go_declared_type(go_result(mf, found.1)?)?;
         return go_type_sym(idx, mf, ret, &names_of(mf), modules);
     }
     // `(T).f`: the declared type of `T`'s field `f`, as its own file
@@ -2500,7 +2538,7 @@ fn go_type_sym<'a>(
         .filter(|(_, field)| is_word(field))
     {
         let (ff, fty) = go_field_of(idx, f, ty, field, go_names, modules)?;
-        return go_type_sym(idx, ff, fty, &names_of(ff), modules);
+        return go_type_sym(idx, ff, go_declared_type(fty)?, &names_of(ff), modules);
     }
     // `var x` / `var pkg.V`: the type of a package-level variable (or
     // constant), as its declaration shows it in its own file (feature 22).
@@ -2520,7 +2558,7 @@ fn go_type_sym<'a>(
             .collect();
         let var = go_pick(idx, &vars, &f.path)?;
         let vf = &idx.files[var.0 as usize];
-        let ty = go_var(vf, var.1)?;
+        let ty = go_declared_type(go_var(vf, var.1)?)?;
         return go_type_sym(idx, vf, ty, &names_of(vf), modules);
     }
     // `F()` / `pkg.F()`: the first result of that function, as its
@@ -2542,7 +2580,7 @@ fn go_type_sym<'a>(
             return Some(Some((go_type_def(idx, &dir, name, &f.path)?, f)));
         };
         let ff = &idx.files[fun.0 as usize];
-        let ret = go_result(ff, fun.1)?;
+        let ret = go_declared_type(go_result(ff, fun.1)?)?;
         return go_type_sym(idx, ff, ret, &names_of(ff), modules);
     }
     let (dir, ty) = match go_place(t, f, go_names)? {
@@ -2829,6 +2867,11 @@ mod tests {
         assert_eq!(r("t", "t = []FieldsTest"), None);
         assert_eq!(r("AMOVMSKPD", "AMOVMSKPD"), None);
         assert_eq!(r("ab", "abc int"), None);
+        assert_eq!(r("x", "x T =").as_deref(), Some("T"));
+        assert_eq!(r("b", "b = NewB().Build()"), None);
+        assert_eq!(r("v", "v = T{}.M()"), None);
+        assert_eq!(r("e", "e = F()[0]"), None);
+        assert_eq!(r("m", "m = F(a,").as_deref(), Some("F()"));
     }
 
     #[test]

@@ -139,8 +139,8 @@
 //!   value's type; `edges.receiver_type` writes it as a binding of that
 //!   value would (`*big.Int`, `reflect.ValueOf()`, `(*Buffer).Logger()`).
 //! - schema 1, feature 22: a Go call through a name the function does not
-//!   bind nor the file import (`mu.Lock()`, `binary.BigEndian.Uint32()`)
-//!   resolves in the type of the package-level variable (or constant) of
+//!   bind nor the file import (`mu.Lock()`), or through an imported
+//!   package's variable (`binary.BigEndian.Uint32()`), resolves in the type of the package-level variable (or constant) of
 //!   that name, as its declaration shows it (`var x T`, `= T{…}`,
 //!   `= &T{…}`, `= new(T)`, `= F(…)`); `edges.receiver_type` writes it
 //!   `var mu` / `var binary.BigEndian` (`(var x).f` through a field). A

@@ -69,8 +69,11 @@ fn receiver_value(at: &At, operand: Node) -> Option<String> {
 /// `pkg.F()`: the function's first result; `x.M(…)` of a typed local `x`
 /// becomes `(T).M()` where the walk knows `x`), `var x = …` of those; any
 /// other value (a map's element, a range's element) names none, so a later
-/// `x := m[k]` hides an earlier type. A function literal's names are its
-/// own (the walk gives it a scope).
+/// `x := m[k]` hides an earlier type. `x := y` and `x := y.f` are written
+/// `@y`, `@y.f`: the walk reads them through `y`'s type (feature 20). A
+/// function's constants and `case v := <-ch:` bind names of no type shown
+/// (feature 22). A function literal's names are its own (the walk gives it
+/// a scope).
 fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
     let names = |n: Node| -> Vec<String> {
         let mut c = n.walk();

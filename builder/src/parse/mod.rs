@@ -358,7 +358,7 @@ impl<'s> Walk<'s> {
         // A Go function literal outside any function names no symbol.
         self.scopes
             .last()
-            .filter(|s| !s.qname.is_empty())
+            .filter(|s| self.lang != Lang::Go || !s.qname.is_empty())
             .map(|s| s.qname.clone())
     }
 
@@ -372,7 +372,10 @@ impl<'s> Walk<'s> {
 
     /// The type of the receiver `recv` as [`Self::receiver_type`] reads it;
     /// Go: `x.f` and `x.f.g` through a typed local `x` are `(T).f` and
-    /// `((T).f).g`, fields of its type (feature 20).
+    /// `((T).f).g`, fields of its type (feature 20); a name the function
+    /// does not bind nor the file import is `var x`, and an imported
+    /// package's `pkg.V` is `var pkg.V`: a package-level variable, typed
+    /// by resolution from its declaration (feature 22).
     fn local_type(&self, recv: &str) -> Option<String> {
         let word = |w: &str| {
             !w.is_empty()
@@ -398,9 +401,8 @@ impl<'s> Walk<'s> {
                 return Some(format!("var {recv}"));
             }
         }
-        let ident = recv.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-            && !recv.starts_with(|c: char| c.is_ascii_digit());
-        if !ident || matches!(recv, "" | "self" | "this" | "cls") {
+        let instance = matches!(recv, "self" | "this" | "cls") && self.lang != Lang::Go;
+        if !word(recv) || instance {
             return None;
         }
         for s in self.scopes.iter().rev() {
@@ -426,8 +428,12 @@ impl<'s> Walk<'s> {
         if let Some(sel) = t.strip_prefix('@') {
             return self.local_type(sel).filter(|t| t.len() <= 120);
         }
-        let Some((recv, m)) = t.strip_suffix("()").and_then(|c| c.rsplit_once('.')) else {
+        let Some(call) = t.strip_suffix("()") else {
             return Some(t);
+        };
+        let Some((recv, m)) = call.rsplit_once('.') else {
+            // `f := func() *T {…}; f()`: a local's call shows no type.
+            return (!self.is_local(call)).then_some(t);
         };
         let x = recv.split('.').next().unwrap_or(recv);
         if let Some(lt) = self.local_type(recv).filter(|lt| lt.len() <= 120) {
