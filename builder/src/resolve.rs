@@ -2468,14 +2468,23 @@ fn go_place(
 ) -> Option<Option<(String, String)>> {
     let t = t.trim_start_matches('*').trim();
     let t = t.split('[').next().unwrap_or(t);
+    if GO_BUILTIN_TYPES.contains(&t) {
+        return Some(None);
+    }
+    Some(go_qualified(t, from, names)?.map(|(d, n)| (d, n.to_string())))
+}
+
+/// `pkg.N` or `N` written in file `f` → (the package's directory, `N`);
+/// `Some(None)`: `pkg` is a package outside the repository; `None`:
+/// neither form, or no import of that name.
+fn go_qualified<'t>(
+    t: &'t str,
+    f: &FileFacts,
+    names: &dyn Fn(&str) -> Option<Option<String>>,
+) -> Option<Option<(String, &'t str)>> {
     match t.split_once('.') {
-        Some((p, ty)) if is_word(p) && is_word(ty) => Some(names(p)?.map(|d| (d, ty.to_string()))),
-        None if is_word(t) => {
-            if GO_BUILTIN_TYPES.contains(&t) {
-                return Some(None);
-            }
-            Some(Some((dir_of(&from.path).to_string(), t.to_string())))
-        }
+        Some((p, n)) if is_word(p) && is_word(n) => Some(names(p)?.map(|d| (d, n))),
+        None if is_word(t) => Some(Some((dir_of(&f.path).to_string(), t))),
         _ => None,
     }
 }
@@ -2543,13 +2552,8 @@ fn go_type_sym<'a>(
     // `var x` / `var pkg.V`: the type of a package-level variable (or
     // constant), as its declaration shows it in its own file (feature 22).
     if let Some(v) = t.strip_prefix("var ") {
-        let (dir, name) = match v.split_once('.') {
-            Some((p, n)) if is_word(p) && is_word(n) => match go_names(p)? {
-                Some(d) => (d, n),
-                None => return Some(None),
-            },
-            None if is_word(v) => (dir_of(&f.path).to_string(), v),
-            _ => return None,
+        let Some((dir, name)) = go_qualified(v, f, go_names)? else {
+            return Some(None);
         };
         let key = (dir.as_str(), name);
         let vars: Vec<&SymRef> = (idx.go_vars.get(&key).into_iter().flatten())
@@ -2564,13 +2568,8 @@ fn go_type_sym<'a>(
     // `F()` / `pkg.F()`: the first result of that function, as its
     // signature writes it in its own file.
     if let Some(callee) = t.strip_suffix("()") {
-        let (dir, name) = match callee.split_once('.') {
-            Some((p, n)) if is_word(p) && is_word(n) => match go_names(p)? {
-                Some(d) => (d, n),
-                None => return Some(None),
-            },
-            None if is_word(callee) => (dir_of(&f.path).to_string(), callee),
-            _ => return None,
+        let Some((dir, name)) = go_qualified(callee, f, go_names)? else {
+            return Some(None);
         };
         let defs = idx.by_dir_name.get(&(dir.as_str(), name))?;
         let funs: Vec<&SymRef> = defs.iter().filter(|r| sym(r).kind == "function").collect();

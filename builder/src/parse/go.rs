@@ -142,26 +142,24 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         "receive_statement" => {
             let mut c = at.node.walk();
             let declares = at.node.children(&mut c).any(|t| t.kind() == ":=");
-            let left = at.field("left").filter(|_| declares)?;
-            let out: Vec<_> = expressions(left)
-                .into_iter()
-                .filter(|l| l.kind() == "identifier")
-                .map(|l| (at.text(l).to_string(), None))
-                .collect();
-            (!out.is_empty()).then_some(out)
+            untyped(at, at.field("left").filter(|_| declares)?)
         }
         // `for i, x := range xs`, `switch v := x.(type)`: no type shows.
         "range_clause" | "type_switch_statement" => {
-            let left = at.field("left").or_else(|| at.field("alias"))?;
-            let out: Vec<_> = expressions(left)
-                .into_iter()
-                .filter(|l| l.kind() == "identifier")
-                .map(|l| (at.text(l).to_string(), None))
-                .collect();
-            (!out.is_empty()).then_some(out)
+            untyped(at, at.field("left").or_else(|| at.field("alias"))?)
         }
         _ => None,
     }
+}
+
+/// The names an expression list binds, none of them typed.
+fn untyped(at: &At, left: Node) -> Option<Vec<(String, Option<String>)>> {
+    let out: Vec<_> = expressions(left)
+        .into_iter()
+        .filter(|l| l.kind() == "identifier")
+        .map(|l| (at.text(l).to_string(), None))
+        .collect();
+    (!out.is_empty()).then_some(out)
 }
 
 /// The expressions of an `expression_list` (or the one expression).
