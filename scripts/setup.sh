@@ -142,7 +142,8 @@ install_code_model() {
 }
 
 install_ts_client() {
-  # The TypeScript MCP SDK, the tests' second real client (pinned by tests/ts/package-lock.json).
+  # The TypeScript MCP SDK, the tests' second real client, and the TypeScript compiler, the oracle of
+  # TypeScript declarations (both pinned by tests/ts/package-lock.json).
   local dir="$CODE_INDEX_HOME/ts-client" lock="$REPO_ROOT/tests/ts/package-lock.json"
   if [[ -d "$dir/node_modules/@modelcontextprotocol/sdk" ]] && cmp -s "$lock" "$dir/package-lock.json"; then return; fi
   command -v npm >/dev/null || { log "npm not found: install Node.js (apt: nodejs npm)"; exit 2; }

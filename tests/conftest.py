@@ -73,7 +73,7 @@ def model_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def corpora() -> Path:
-    """The corpora directory, with the four test corpora present (fetched if not)."""
+    """The corpora directory, with the five test corpora present (fetched if not)."""
     root = corpora_root()
     if not CORPORA_SCRIPT.is_file():
         missing = [c for c in TEST_CORPORA if not (root / c).is_dir()]

@@ -25,7 +25,7 @@ SCHEMAS_RS = REPO_ROOT / "schemas" / "src" / "lib.rs"
 # `shared/` sits beside the repository checkout (the repo's parent dir).
 SHARED_DIR = REPO_ROOT.parent / "shared"
 CORPORA_SCRIPT = SHARED_DIR / "bench" / "corpora.sh"
-TEST_CORPORA = ("django", "go-stdlib", "rust-crates", "ts-rxjs")
+TEST_CORPORA = ("django", "go-stdlib", "rust-crates", "ts-rxjs", "ts-effect")
 
 TABLES = ("files", "chunks", "symbols", "references", "edges", "patterns")
 PARQUET_FILES = tuple(f"{t}.parquet" for t in TABLES)

@@ -147,6 +147,12 @@
 //!   function literal outside any function (a test table's `func() {…}`)
 //!   binds its own names: its `var x T` is no longer a package-level
 //!   `variable` symbol.
+//! - schema 1, feature 23: TypeScript the pinned grammar does not parse
+//!   (variance annotations `<out A>`, a generic call signature on the line
+//!   after another member, an escaped backtick in a template literal type)
+//!   is parsed as a length- and line-preserving rewrite, so the symbols,
+//!   edges and chunks around it are no longer lost to error recovery
+//!   (effect 3.10: 185 of 360 files parsed with errors, now 0).
 
 use std::sync::Arc;
 
@@ -174,7 +180,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 22;
+pub const FEATURE_VERSION: u32 = 23;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -118,9 +118,16 @@ fn variable<'t>(at: &At<'t, '_>) -> Option<Def<'t>> {
         return Some(Def::scope("function", n));
     }
     let decl = at.up(0)?;
-    let top = at.up(1)?;
+    // `declare const x: T` (an ambient declaration) is one level deeper.
+    let k = if at.up(1).is_some_and(|p| p.kind() == "ambient_declaration") {
+        2
+    } else {
+        1
+    };
+    let top = at.up(k)?;
     let at_top = top.kind() == "program"
-        || (top.kind() == "export_statement" && at.up(2).is_some_and(|p| p.kind() == "program"));
+        || (top.kind() == "export_statement"
+            && at.up(k + 1).is_some_and(|p| p.kind() == "program"));
     if !at_top || !at.at_top {
         return None;
     }

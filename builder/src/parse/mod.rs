@@ -15,6 +15,7 @@ mod rules;
 mod rust;
 #[cfg(test)]
 mod tests;
+mod ts_repair;
 
 // Hot per-node sets of small keys: foldhash, not SipHash.
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
@@ -160,7 +161,24 @@ fn with_parser<T>(lang: Lang, f: impl FnOnce(&mut Parser) -> Option<T>) -> Optio
 }
 
 /// Parse `src` with the grammar of `lang` (parsers are reused per thread).
+/// TypeScript that [`ts_repair`] rewrites is parsed as rewritten (offsets
+/// and lines are the original's); when that tree has errors the original is
+/// parsed too and the tree that places more of the file is taken (the
+/// original on a tie).
 pub fn parse_tree(lang: Lang, src: &[u8]) -> Option<Tree> {
+    if matches!(lang, Lang::TypeScript | Lang::Tsx) {
+        if let Some(fixed) = ts_repair::repaired(src) {
+            let again = with_parser(lang, |p| p.parse(&fixed, None))?;
+            if !again.root_node().has_error() {
+                return Some(again);
+            }
+            let tree = with_parser(lang, |p| p.parse(src, None))?;
+            if ts_repair::error_extent(&again) < ts_repair::error_extent(&tree) {
+                return Some(again);
+            }
+            return Some(tree);
+        }
+    }
     with_parser(lang, |p| p.parse(src, None))
 }
 
