@@ -147,7 +147,7 @@ install_ts_client() {
   local dir="$CODE_INDEX_HOME/ts-client" lock="$REPO_ROOT/tests/ts/package-lock.json"
   if [[ -d "$dir/node_modules/@modelcontextprotocol/sdk" ]] && cmp -s "$lock" "$dir/package-lock.json"; then return; fi
   command -v npm >/dev/null || { log "npm not found: install Node.js (apt: nodejs npm)"; exit 2; }
-  log "npm: installing the TypeScript MCP SDK into $dir"
+  log "npm: installing the TypeScript MCP SDK and compiler into $dir"
   mkdir -p "$dir"
   cp "$REPO_ROOT/tests/ts/package.json" "$lock" "$dir/"
   ( cd "$dir" && npm ci --silent --no-audit --no-fund >&2 )

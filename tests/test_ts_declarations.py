@@ -100,7 +100,9 @@ def test_effect_core_combinators_are_defined_and_called(snapshots):
     # Error recovery's inventions in that file are gone.
     assert not {n for n, _ in fn} & {"switch", "case", "return", "function"}
     edges = snap.read("edges", ["kind", "src_path", "dst_name", "dst_path"]).to_pylist()
-    calls = [e for e in edges if e["kind"] == "calls" and e["dst_name"] == "dual"]
-    into = sum(e["dst_path"] == "Function.ts" for e in calls)
-    # Every module of effect builds its data-last API with `dual(...)`.
-    assert len(calls) > 1000 and into >= 0.95 * len(calls), f"{into} of {len(calls)} dual() calls resolve to Function.ts"
+    # Every module of effect builds its data-last API with `dual(...)` and
+    # composes with `pipe(...)`.
+    for name in ("dual", "pipe"):
+        calls = [e for e in edges if e["kind"] == "calls" and e["dst_name"] == name]
+        into = sum(e["dst_path"] == "Function.ts" for e in calls)
+        assert len(calls) > 1000 and into >= 0.95 * len(calls), f"{into} of {len(calls)} {name}() calls resolve to Function.ts"

@@ -162,21 +162,34 @@ fn with_parser<T>(lang: Lang, f: impl FnOnce(&mut Parser) -> Option<T>) -> Optio
 
 /// Parse `src` with the grammar of `lang` (parsers are reused per thread).
 /// TypeScript that [`ts_repair`] rewrites is parsed as rewritten (offsets
-/// and lines are the original's); when that tree has errors the original is
-/// parsed too and the tree that places more of the file is taken (the
-/// original on a tie).
+/// and lines are the original's); when that tree has errors, the rewrite
+/// without its call-signature rule and the original are parsed too, and the
+/// tree that places most of the file is taken (the original on a tie).
 pub fn parse_tree(lang: Lang, src: &[u8]) -> Option<Tree> {
     if matches!(lang, Lang::TypeScript | Lang::Tsx) {
-        if let Some(fixed) = ts_repair::repaired(src) {
+        let signatures = lang == Lang::TypeScript;
+        if let Some(fixed) = ts_repair::repaired(src, signatures) {
             let again = with_parser(lang, |p| p.parse(&fixed, None))?;
             if !again.root_node().has_error() {
                 return Some(again);
             }
-            let tree = with_parser(lang, |p| p.parse(src, None))?;
-            if ts_repair::error_extent(&again) < ts_repair::error_extent(&tree) {
-                return Some(again);
+            let mut best = (ts_repair::error_extent(&again), again);
+            if let Some(fewer) = signatures
+                .then(|| ts_repair::repaired(src, false))
+                .flatten()
+            {
+                let t = with_parser(lang, |p| p.parse(&fewer, None))?;
+                let e = ts_repair::error_extent(&t);
+                if e < best.0 {
+                    best = (e, t);
+                }
             }
-            return Some(tree);
+            let tree = with_parser(lang, |p| p.parse(src, None))?;
+            return Some(if best.0 < ts_repair::error_extent(&tree) {
+                best.1
+            } else {
+                tree
+            });
         }
     }
     with_parser(lang, |p| p.parse(src, None))

@@ -25,15 +25,23 @@
 
 use tree_sitter::Tree;
 
-/// The rewritten bytes, or None when no rule applies.
-pub(super) fn repaired(src: &[u8]) -> Option<Vec<u8>> {
+/// The rewritten bytes, or None when no rule applies. `signatures`: with
+/// the call-signature rule (the one rule that can misfire; TSX never has it:
+/// a JSX child on its own line looks like a signature).
+pub(super) fn repaired(src: &[u8], signatures: bool) -> Option<Vec<u8>> {
     let mut out = src.to_vec();
     let mut changed = variance(src, &mut out);
-    changed |= call_signatures(src, &mut out);
+    if signatures {
+        changed |= call_signatures(src, &mut out);
+    }
     changed |= template_escapes(src, &mut out);
     debug_assert_eq!(out.len(), src.len());
     changed.then_some(out)
 }
+
+/// How far a comment is looked for (`/*` … `*/`) before giving up: the
+/// scans stay linear on any input.
+const COMMENT_REACH: usize = 4096;
 
 /// Bytes under ERROR nodes (each counted with one more, so an empty one
 /// counts) plus the number of MISSING nodes: how much of the file the parser
@@ -74,9 +82,11 @@ fn skip_trivia(s: &[u8], mut i: usize) -> usize {
     loop {
         i = skip_ws(s, i);
         if s[i..].starts_with(b"/*") {
-            match s[i + 2..].windows(2).position(|w| w == b"*/") {
+            // A comment inside type parameters is short (`/** @ts-ignore */`).
+            let end = s.len().min(i + 2 + 512);
+            match s[i + 2..end].windows(2).position(|w| w == b"*/") {
                 Some(p) => i += p + 4,
-                None => return s.len(),
+                None => return i,
             }
         } else if s[i..].starts_with(b"//") {
             i = s[i..]
@@ -146,9 +156,9 @@ fn variance(src: &[u8], out: &mut [u8]) -> bool {
     changed
 }
 
-/// The last byte before `i` that is not whitespace or inside a comment
-/// (`/* … */`, or a line that is a `//` comment); `=>` reads as `=`.
-fn previous_significant(s: &[u8], mut i: usize) -> Option<u8> {
+/// Where the last byte before `i` is that is not whitespace or inside a
+/// comment (`/* … */`, or a line that is a `//` comment).
+fn previous_significant(s: &[u8], mut i: usize) -> Option<usize> {
     loop {
         let mut j = i;
         while j > 0 && s[j - 1].is_ascii_whitespace() {
@@ -159,8 +169,8 @@ fn previous_significant(s: &[u8], mut i: usize) -> Option<u8> {
         }
         let last = j - 1;
         if last > 0 && &s[last - 1..=last] == b"*/" {
-            let open = s[..last - 1].windows(2).rposition(|w| w == b"/*")?;
-            i = open;
+            let from = (last - 1).saturating_sub(COMMENT_REACH);
+            i = from + s[from..last - 1].windows(2).rposition(|w| w == b"/*")?;
             continue;
         }
         let line_start = s[..last]
@@ -171,17 +181,104 @@ fn previous_significant(s: &[u8], mut i: usize) -> Option<u8> {
             i = line_start;
             continue;
         }
-        if last > 0 && &s[last - 1..=last] == b"=>" {
-            return Some(b'=');
-        }
-        return Some(s[last]);
+        return Some(last);
     }
 }
 
-/// A line that opens with a generic call signature (`  <A, B>(…`, `  <`
-/// alone, `  <const P extends …`) after a line that ends a type (a name,
-/// `>`, `)`, `]`, `}` or a literal, not `,`, `(`, `=` or `=>`, which make it
-/// an argument or a value): its last indentation byte becomes `;`.
+/// Words after which a type or an expression goes on: a `<` on the next
+/// line continues it. (`void` is not one: `=> void` ends many a member.)
+const CONTINUING: &[&[u8]] = &[
+    b"extends",
+    b"return",
+    b"default",
+    b"as",
+    b"in",
+    b"of",
+    b"typeof",
+    b"keyof",
+    b"yield",
+    b"await",
+    b"else",
+    b"case",
+    b"new",
+    b"delete",
+    b"throw",
+    b"is",
+    b"infer",
+    b"satisfies",
+    b"readonly",
+    b"unique",
+    b"asserts",
+    b"export",
+    b"type",
+];
+
+/// Does a line end at `last` the way a member of an object type ends: a
+/// name that is no keyword, `>` (not `=>`), `)`, `]`, `}` or a literal's
+/// quote? (`,`, `(`, `=`, `=>`, `:`, an operator make what follows an
+/// argument or a value.)
+fn ends_member(s: &[u8], last: usize) -> bool {
+    let b = s[last];
+    if is_ident(b) {
+        let start = s[..=last]
+            .iter()
+            .rposition(|&c| !is_ident(c))
+            .map_or(0, |p| p + 1);
+        return !CONTINUING.contains(&&s[start..=last]);
+    }
+    match b {
+        b'>' => last == 0 || s[last - 1] != b'=',
+        b')' | b']' | b'}' | b'"' | b'\'' | b'`' => true,
+        _ => false,
+    }
+}
+
+/// Past the `<…>` opening at `i` (angle brackets balanced, `=>` not
+/// counted), within [`COMMENT_REACH`] bytes.
+fn past_angles(s: &[u8], i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let end = s.len().min(i + COMMENT_REACH);
+    for j in i..end {
+        match s[j] {
+            b'<' => depth += 1,
+            b'>' if j == 0 || s[j - 1] != b'=' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            b';' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Past the `(…)` opening at `i` (balanced), within [`COMMENT_REACH`] bytes.
+fn past_parens(s: &[u8], i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let end = s.len().min(i + COMMENT_REACH);
+    for (j, &b) in s.iter().enumerate().take(end).skip(i) {
+        match b {
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A line that opens with a generic call signature (`  <A, B>(…): R`, `  <`
+/// alone, `  <const P extends …`: type parameters, parameters and a return
+/// type) after a line that ends as an object type's member does
+/// ([`ends_member`]): its last indentation byte becomes `;`. A type
+/// assertion `<T>(x)` or a generic call `a<b>(c)` has no `: R` after its
+/// parentheses; an argument or a value (`dual(2,` / `=`) ends otherwise.
 fn call_signatures(src: &[u8], out: &mut [u8]) -> bool {
     let mut changed = false;
     let mut i = 0;
@@ -202,10 +299,13 @@ fn call_signatures(src: &[u8], out: &mut [u8]) -> bool {
         if !type_param_at(src, p) {
             continue;
         }
-        let ends_type = previous_significant(src, line).is_some_and(|b| {
-            is_ident(b) || matches!(b, b'>' | b')' | b']' | b'}' | b'"' | b'\'' | b'`')
-        });
-        if ends_type {
+        let signature = past_angles(src, lt)
+            .map(|k| skip_ws(src, k))
+            .filter(|&k| src.get(k) == Some(&b'('))
+            .and_then(|k| past_parens(src, k))
+            .is_some_and(|k| src.get(skip_ws(src, k)) == Some(&b':'));
+        let after_member = previous_significant(src, line).is_some_and(|l| ends_member(src, l));
+        if signature && after_member {
             out[lt - 1] = b';';
             changed = true;
         }
@@ -236,7 +336,8 @@ mod tests {
     use super::*;
 
     fn fix(s: &str) -> String {
-        String::from_utf8(repaired(s.as_bytes()).unwrap_or_else(|| s.as_bytes().to_vec())).unwrap()
+        String::from_utf8(repaired(s.as_bytes(), true).unwrap_or_else(|| s.as_bytes().to_vec()))
+            .unwrap()
     }
 
     #[test]
@@ -272,6 +373,8 @@ mod tests {
             fix(s),
             "const g: {\n  (i: number): Option<A>\n  /** doc */\n ;<A>(self: C<A>): A\n} = f\n"
         );
+        let s = "x: {\n  (a: A): (s: S) => void\n  <A>(s: S, a: A): void\n}";
+        assert!(fix(s).contains("\n ;<A>"));
         let s = "x: {\n  (a: A): boolean\n  <\n    const P extends X,\n  >(p: P): P\n}";
         assert!(fix(s).contains("\n ;<\n"));
         // An argument or a value: left alone.
@@ -280,6 +383,11 @@ mod tests {
             "const f =\n  <A>(a: A) => a",
             "m(\n  <A>(a: A) => a)",
             "f((x) =>\n  <A>(a: A) => a)",
+            // A generic call, a type assertion, a conditional type.
+            "const x = a\n  <b>(c)\n",
+            "foo(bar)\n  <T>(x)\n",
+            "if (x)\n  <Foo>y.bar()\n",
+            "type F<T> = T extends\n  <A>(a: A) => infer R ? R : never",
         ] {
             assert_eq!(fix(s), s);
         }
@@ -287,6 +395,14 @@ mod tests {
         for s in ["const g: {\n  <A>(a: A): A\n}", "a\n<A>(x: A): A"] {
             assert_eq!(fix(s), s);
         }
+    }
+
+    #[test]
+    fn hostile_input_stays_linear() {
+        // Every `,` followed by an unclosed comment, every line a `<`.
+        let mut s = ",/*".repeat(100_000);
+        s.push_str(&"\n  <A>(x".repeat(20_000));
+        assert!(repaired(s.as_bytes(), true).is_none());
     }
 
     #[test]
@@ -303,7 +419,7 @@ mod tests {
             super::super::with_parser(crate::language::Lang::TypeScript, |p| p.parse(src, None))
                 .unwrap();
         assert!(first.root_node().has_error());
-        let fixed = repaired(src.as_bytes()).unwrap();
+        let fixed = repaired(src.as_bytes(), true).unwrap();
         assert_eq!(fixed.len(), src.len());
         assert_eq!(
             fixed.iter().filter(|&&b| b == b'\n').count(),
