@@ -1275,6 +1275,42 @@ fn find_scoped_call(
             if let Some(r) = py_receiver(t, fi) {
                 return r;
             }
+        } else if matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) {
+            // JS/TS (feature 24): the class or interface the binding names
+            // (`Foo` of an annotation, `Foo()` of `new Foo(…)`), found as a
+            // bare name from the caller's file, and its member `m` or its
+            // nearest base's; a type the repository does not define
+            // (`Map`, `Promise`, a package's) owns no method here.
+            let ty = t.strip_suffix("()").unwrap_or(t);
+            let dotted = !ty.is_empty()
+                && ty.split('.').all(|p| {
+                    !p.is_empty()
+                        && p.bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+                });
+            if dotted {
+                match find_scoped_call(idx, fi, f, ty, src_symbol, imports, None) {
+                    Some(c) if kind_ok(sym(&c).kind, true) => {
+                        let (found, complete) =
+                            in_class_or_bases(c.0, sym(&c).qname.to_string(), false);
+                        if found.is_some() || complete {
+                            return found;
+                        }
+                    }
+                    // A function or a value of that name: the rules by name decide.
+                    Some(_) => {}
+                    None => {
+                        let last = ty.rsplit('.').next().unwrap_or(ty);
+                        let defined = idx.by_name.get(last).is_some_and(|v| {
+                            v.iter()
+                                .any(|r| kind_ok(sym(r).kind, true) && same_family(r))
+                        });
+                        if !defined {
+                            return None;
+                        }
+                    }
+                }
+            }
         }
     }
     let plain = !q.is_empty()

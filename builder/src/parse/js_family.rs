@@ -4,6 +4,8 @@
 //! enums, namespaces, function-valued and module-level bindings; heritage
 //! clauses; `import`/`export ... from`, `require()` and `import()`.
 
+use tree_sitter::Node;
+
 use super::rules::{
     each_type, string_content, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, Import,
     LangRules, Lead, RefRules, Step,
@@ -69,8 +71,106 @@ pub static RULES: LangRules = LangRules {
         ..Lead::NONE
     },
     doc: Doc::CommentsAbove,
+    bindings,
     ..LangRules::NONE
 };
+
+/// A function's local names (feature 24): parameters, `const`/`let`/`var`
+/// declarators, a `catch` parameter and a `for … of/in` variable, with the
+/// type they show: a parameter's or declarator's annotation (`subscriber:
+/// Subscriber<T>` → `Subscriber`, `ns.Foo<T> | undefined` → `ns.Foo`), a
+/// declarator's `new Foo(…)` (recorded `Foo()`, an instance) or `… as Foo`.
+/// A name bound otherwise shows none (it still hides an outer one).
+fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
+    let one = |name: Node, ty: Option<String>| {
+        (name.kind() == "identifier").then(|| vec![(at.text(name).to_string(), ty)])
+    };
+    let annotated = |n: Node| {
+        n.child_by_field_name("type")
+            .and_then(|t| t.named_child(0))
+            .and_then(|t| written_type(at, t))
+    };
+    match at.kind {
+        "required_parameter" | "optional_parameter" => {
+            let name = at.field("pattern")?;
+            one(name, annotated(at.node))
+        }
+        // JavaScript: `function f(a, b = 1)`, `x => …`.
+        "identifier" if at.up(0).is_some_and(|p| p.kind() == "formal_parameters") => {
+            one(at.node, None)
+        }
+        "identifier"
+            if at.up(0).is_some_and(|p| p.kind() == "arrow_function")
+                && at.up(0)?.child_by_field_name("parameter") == Some(at.node) =>
+        {
+            one(at.node, None)
+        }
+        "assignment_pattern" if at.up(0).is_some_and(|p| p.kind() == "formal_parameters") => {
+            one(at.field("left")?, None)
+        }
+        "variable_declarator" => {
+            let name = at.field("name")?;
+            let ty =
+                annotated(at.node).or_else(|| at.field("value").and_then(|v| value_type(at, v)));
+            one(name, ty)
+        }
+        "catch_clause" => one(at.field("parameter")?, None),
+        "for_in_statement" => one(at.field("left")?, None),
+        _ => None,
+    }
+}
+
+/// The class or interface a written type names: `Foo`, `ns.Foo`, `Foo<T>`,
+/// `Foo | undefined`, `(Foo)`; None for any other type (a union of two,
+/// an array, a function type, an object literal, `string`).
+fn written_type(at: &At, t: Node) -> Option<String> {
+    match t.kind() {
+        "type_identifier" => Some(at.text(t).to_string()),
+        "nested_type_identifier" => {
+            let w: String = at.text(t).split_whitespace().collect();
+            w.split('.').all(|p| !p.is_empty()).then_some(w)
+        }
+        "generic_type" => written_type(at, t.child_by_field_name("name")?),
+        "parenthesized_type" => written_type(at, t.named_child(0)?),
+        "union_type" => {
+            let mut c = t.walk();
+            let mut named: Vec<Node> = t.named_children(&mut c).collect();
+            named.retain(|m| !matches!(at.text(*m).trim(), "undefined" | "null"));
+            match named.as_slice() {
+                [m] => written_type(at, *m),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The type a declarator's value shows: `new Foo(…)` → `Foo()`,
+/// `new ns.Foo<T>(…)` → `ns.Foo()`, `… as Foo` / `<Foo>…` → `Foo`.
+fn value_type(at: &At, v: Node) -> Option<String> {
+    match v.kind() {
+        "new_expression" => {
+            let c = v.child_by_field_name("constructor")?;
+            let w = at.text(c);
+            let dotted = matches!(c.kind(), "identifier" | "member_expression")
+                && w.split('.').all(|p| {
+                    !p.is_empty()
+                        && p.bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+                });
+            dotted.then(|| format!("{w}()"))
+        }
+        // `x as Foo`: the type is its last child (`as const` has none).
+        "as_expression" => written_type(
+            at,
+            v.named_child(v.named_child_count().checked_sub(1)? as u32)?,
+        ),
+        // `<Foo>x`: the type in its type arguments.
+        "type_assertion" => written_type(at, v.named_child(0)?.named_child(0)?),
+        "parenthesized_expression" | "non_null_expression" => value_type(at, v.named_child(0)?),
+        _ => None,
+    }
+}
 
 fn definition<'t>(at: &At<'t, '_>) -> Option<Def<'t>> {
     match at.kind {
