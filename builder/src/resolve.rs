@@ -554,6 +554,10 @@ struct FileImports<'a> {
     modules: &'a Modules,
 }
 
+/// `recv_type` of a [`find_scoped_call`] that looks a type up by name (a
+/// JS/TS binding's class or interface), not a call.
+const TYPE_LOOKUP: &str = "@type";
+
 /// A call in Python, JavaScript/TypeScript or Rust, by the language's
 /// scoping as far as names tell it; a call it cannot place stays
 /// unresolved rather than land on an unrelated definition of the same name.
@@ -589,6 +593,29 @@ fn find_scoped_call(
 ) -> Option<SymRef> {
     let (imported, imported_dirs, named_pkgs) = (imports.files, imports.dirs, imports.named_pkgs);
     let rust = f.lang == Lang::Rust;
+    // JS/TS: a bare call of a name the caller binds (`receiver_type`
+    // `local`: a parameter, a local `const`/`let`) is the function of that
+    // name defined in the caller or a function around it (`outer.loop`),
+    // else nothing the index holds: not a function of the same name
+    // elsewhere (feature 25).
+    if recv_type == Some("local")
+        && !written.contains('.')
+        && matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
+    {
+        let defs = idx.by_name.get(written)?;
+        let mut scope = src_symbol;
+        while let Some(s) = scope {
+            let q = format!("{s}.{written}");
+            if let Some(r) = defs.iter().find(|r| {
+                let s = &idx.files[r.0 as usize].symbols[r.1 as usize];
+                r.0 == fi && *s.qname == *q && s.kind == "function"
+            }) {
+                return Some(*r);
+            }
+            scope = s.rsplit_once('.').map(|(a, _)| a);
+        }
+        return None;
+    }
     // A name a renaming import binds (feature 16).
     let unaliased = if rust {
         let (full, alias) = rust_unalias(imports.aliases, written);
@@ -643,7 +670,14 @@ fn find_scoped_call(
     };
     let Some(q) = qual else {
         // A bare call: the file, its imports, (Rust) its module directory.
-        let bare = |r: &&SymRef| callable(r) && !(rust && is_member(r));
+        // JS/TS: an interface or a type alias is no value; a call of the
+        // name is of the function or `const` it is merged with (`interface
+        // Literal` / `function Literal`), unless a type is looked up.
+        let js = matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
+        let type_only = |r: &&SymRef| {
+            js && recv_type != Some(TYPE_LOOKUP) && matches!(sym(r).kind, "interface" | "type")
+        };
+        let bare = |r: &&SymRef| callable(r) && !(rust && is_member(r)) && !type_only(r);
         if rust && RUST_PRELUDE.contains(&name) {
             // std's macros and prelude functions and variants: a crate's own
             // item of the name (a test helper, `type Ok = …`, a nested
@@ -1281,7 +1315,11 @@ fn find_scoped_call(
             // bare name from the caller's file, and its member `m` or its
             // nearest base's; a type the repository does not define
             // (`Map`, `Promise`, a package's) owns no method here.
-            let ty = t.strip_suffix("()").unwrap_or(t);
+            // `Foo()`: the class `new` names, never an interface.
+            let (ty, lookup) = match t.strip_suffix("()") {
+                Some(c) => (c, None),
+                None => (t, Some(TYPE_LOOKUP)),
+            };
             let dotted = !ty.is_empty()
                 && ty.split('.').all(|p| {
                     !p.is_empty()
@@ -1289,26 +1327,22 @@ fn find_scoped_call(
                             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
                 });
             if dotted {
-                match find_scoped_call(idx, fi, f, ty, src_symbol, imports, None) {
+                match find_scoped_call(idx, fi, f, ty, src_symbol, imports, lookup) {
                     Some(c) if kind_ok(sym(&c).kind, true) => {
                         let (found, complete) =
                             in_class_or_bases(c.0, sym(&c).qname.to_string(), false);
-                        if found.is_some() || complete {
+                        // A type alias (`type Alias = Impl`) names a type
+                        // elsewhere: the rules by name decide.
+                        if found.is_some() || (complete && sym(&c).kind != "type") {
                             return found;
                         }
                     }
                     // A function or a value of that name: the rules by name decide.
                     Some(_) => {}
-                    None => {
-                        let last = ty.rsplit('.').next().unwrap_or(ty);
-                        let defined = idx.by_name.get(last).is_some_and(|v| {
-                            v.iter()
-                                .any(|r| kind_ok(sym(r).kind, true) && same_family(r))
-                        });
-                        if !defined {
-                            return None;
-                        }
-                    }
+                    // Neither the file nor its imports name it: a global
+                    // (`Map`, `Promise`, the DOM's), whatever a file it does
+                    // not import defines.
+                    None => return None,
                 }
             }
         }

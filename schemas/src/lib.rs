@@ -159,6 +159,13 @@
 //!   its nearest `extends` base; `edges.receiver_type` shows it (`Subscriber`,
 //!   `ns.Circle`, `Circle()` for an instance of `new Circle()`). A type the
 //!   repository does not define (`Map`, `Promise`) leaves it unresolved.
+//! - schema 1, feature 25: a JavaScript/TypeScript bare call `f()` of a name
+//!   the function (or a function around it) binds, a parameter or a local
+//!   `const`/`let` (a callback's parameters within the callback), carries
+//!   `receiver_type` `local` and resolves only to a
+//!   function defined there (`outer.loop`), not to a function of that name
+//!   elsewhere; a closure sees the typed bindings around it; an interface
+//!   or type alias merged with a function of its name is no call's target.
 
 use std::sync::Arc;
 
@@ -186,7 +193,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 24;
+pub const FEATURE_VERSION: u32 = 25;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -75,8 +75,9 @@ pub static RULES: LangRules = LangRules {
     ..LangRules::NONE
 };
 
-/// A function's local names (feature 24): parameters, `const`/`let`/`var`
-/// declarators, a `catch` parameter and a `for … of/in` variable, with the
+/// A function's local names (feature 24): parameters and `const`/`let`/`var`
+/// declarators (not a `catch` parameter nor a `for … of` variable, which
+/// would outlive their block here), with the
 /// type they show: a parameter's or declarator's annotation (`subscriber:
 /// Subscriber<T>` → `Subscriber`, `ns.Foo<T> | undefined` → `ns.Foo`), a
 /// declarator's `new Foo(…)` (recorded `Foo()`, an instance) or `… as Foo`.
@@ -90,8 +91,24 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
             .and_then(|t| t.named_child(0))
             .and_then(|t| written_type(at, t))
     };
+    // Parameters of a function that has a body: not of a function type
+    // (`f: (context: X) => A`) nor of a signature.
+    let of_a_body = || {
+        at.up(1).is_some_and(|f| {
+            matches!(
+                f.kind(),
+                "function_declaration"
+                    | "generator_function_declaration"
+                    | "function_expression"
+                    | "function"
+                    | "generator_function"
+                    | "arrow_function"
+                    | "method_definition"
+            )
+        })
+    };
     match at.kind {
-        "required_parameter" | "optional_parameter" => {
+        "required_parameter" | "optional_parameter" if of_a_body() => {
             let name = at.field("pattern")?;
             one(name, annotated(at.node))
         }
@@ -114,8 +131,6 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
                 annotated(at.node).or_else(|| at.field("value").and_then(|v| value_type(at, v)));
             one(name, ty)
         }
-        "catch_clause" => one(at.field("parameter")?, None),
-        "for_in_statement" => one(at.field("left")?, None),
         _ => None,
     }
 }

@@ -443,7 +443,7 @@ impl<'s> Walk<'s> {
             if let Some((_, ty)) = s.locals.iter().rev().find(|(n, _)| n == recv) {
                 return ty.clone();
             }
-            if self.lang != Lang::Python && !s.closure {
+            if !s.closure && !self.sees_outer_locals() {
                 return None;
             }
         }
@@ -492,11 +492,20 @@ impl<'s> Walk<'s> {
             if s.locals.iter().any(|(n, _)| n == name) {
                 return true;
             }
-            if !s.closure {
+            if !s.closure && !self.sees_outer_locals() {
                 return false;
             }
         }
         false
+    }
+
+    /// Does a nested function see the names of the functions around it
+    /// (Python and JS/TS closures; Go's literals are marked `closure`)?
+    fn sees_outer_locals(&self) -> bool {
+        matches!(
+            self.lang,
+            Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx
+        )
     }
 
     /// Record `self.attr = value` in a method (a function directly in a
@@ -619,6 +628,28 @@ impl<'s> Walk<'s> {
             in_class: self.scopes.last().is_some_and(|s| s.class_like),
             at_top: self.scopes.is_empty(),
         };
+        // A JS/TS function value that is no definition (a callback,
+        // `xs.map((x) => …)`) binds its parameters for its body only; it
+        // sees the names around it (feature 25).
+        let js = matches!(self.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
+        if js
+            && matches!(
+                kind,
+                "arrow_function" | "function_expression" | "function" | "generator_function"
+            )
+        {
+            if let Some(outer) = self.scopes.last().filter(|s| !s.class_like) {
+                let (qname, symbol_id) = (outer.qname.clone(), outer.symbol_id);
+                self.scopes.push(Scope {
+                    depth: self.base + anc.len(),
+                    qname,
+                    symbol_id,
+                    class_like: false,
+                    locals: Vec::new(),
+                    closure: true,
+                });
+            }
+        }
         // A Go function literal's parameters and locals are its own.
         if self.lang == Lang::Go && kind == "func_literal" {
             if let Some(outer) = self.scopes.last().filter(|s| !s.class_like) {
@@ -705,6 +736,15 @@ impl<'s> Walk<'s> {
                     dst_name.push('!');
                 }
                 let mut recv_type = self.receiver_type(&dst_name);
+                // JS/TS: `f()` of a name the function binds (a parameter, a
+                // local `const`/`let`): `local`, a function defined there or
+                // nothing the index holds (feature 25).
+                if matches!(self.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
+                    && !dst_name.contains('.')
+                    && self.is_local(&dst_name)
+                {
+                    recv_type = Some("local".to_string());
+                }
                 // Go: a receiver that is a value (`new(T).M()`, `F(x).M()`).
                 if recv_type.is_none() && self.lang == Lang::Go {
                     let operand = at
