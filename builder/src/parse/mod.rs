@@ -628,45 +628,35 @@ impl<'s> Walk<'s> {
             in_class: self.scopes.last().is_some_and(|s| s.class_like),
             at_top: self.scopes.is_empty(),
         };
-        // A JS/TS function value that is no definition (a callback,
-        // `xs.map((x) => …)`) binds its parameters for its body only; it
-        // sees the names around it (feature 25).
-        let js = matches!(self.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
-        if js
-            && matches!(
+        // A function value that is no definition binds its own names and
+        // sees those around it: a Go function literal; a JS/TS callback
+        // (`xs.map((x) => …)`), whose parameters bind for its body only
+        // (feature 25).
+        let function_value = match self.lang {
+            Lang::Go => kind == "func_literal",
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => matches!(
                 kind,
                 "arrow_function" | "function_expression" | "function" | "generator_function"
-            )
-        {
+            ),
+            _ => false,
+        };
+        if function_value {
+            let depth = self.base + anc.len();
             if let Some(outer) = self.scopes.last().filter(|s| !s.class_like) {
                 let (qname, symbol_id) = (outer.qname.clone(), outer.symbol_id);
                 self.scopes.push(Scope {
-                    depth: self.base + anc.len(),
+                    depth,
                     qname,
                     symbol_id,
                     class_like: false,
                     locals: Vec::new(),
                     closure: true,
                 });
-            }
-        }
-        // A Go function literal's parameters and locals are its own.
-        if self.lang == Lang::Go && kind == "func_literal" {
-            if let Some(outer) = self.scopes.last().filter(|s| !s.class_like) {
-                let (qname, symbol_id) = (outer.qname.clone(), outer.symbol_id);
-                self.scopes.push(Scope {
-                    depth: self.base + anc.len(),
-                    qname,
-                    symbol_id,
-                    class_like: false,
-                    locals: Vec::new(),
-                    closure: true,
-                });
-            } else if self.scopes.is_empty() {
+            } else if self.lang == Lang::Go && self.scopes.is_empty() {
                 // Outside any function (`var tests = []T{{f: func() {…}}}`):
                 // its names are its own, not the package's (feature 22).
                 self.scopes.push(Scope {
-                    depth: self.base + anc.len(),
+                    depth,
                     qname: Arc::from(""),
                     symbol_id: None,
                     class_like: false,
