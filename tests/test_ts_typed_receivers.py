@@ -7,14 +7,19 @@ unresolved, where the rules by name took a method of the calling file
 (feature 24). A bare call `f()` of a parameter or local resolves only to a
 function defined in the caller or around it, closures see the typed
 bindings around them, and an interface merged with a function of its name
-is no call's target (feature 25). Checked on a small tree whose every edge is known (with decoys
+is no call's target (feature 25). `this.x.m()` resolves in the type the class
+gives field `x`; a name imported from a barrel is found in the files it
+re-exports; a callback outside any function binds typed names (feature 26).
+Checked on a small tree whose every edge is known (with decoys
 the rules by name pick), and on rxjs against the TypeScript compiler's type
-checker (bench/call_oracles/ts_checker/calls.mjs, `typescript` 5.9.3)."""
+checker (bench/call_oracles/ts_checker/calls.mjs, `typescript` 5.9.3), and
+on two held-out packages (mobx, @tanstack/query-core) against the same oracle."""
 
 from __future__ import annotations
 
 import collections
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -166,6 +171,156 @@ def test_ts_typed_receivers_resolve_in_their_type(indexer, tmp_path):
     assert label == [("function",)], label
 
 
+FIELDS = {
+    "shapes.ts": FILES["shapes.ts"],
+    "holder.ts": """import { Circle, Drawer } from "./shapes.js"
+
+class Decoy {
+  radius(): number { return 5 }
+  area(): number { return 6 }
+  draw(): void {}
+  get(k: string): number { return 7 }
+  query(): void {}
+}
+
+export class Holder {
+  private c: Circle
+  d?: Drawer
+  #k = new Circle()
+  m: Map<string, number> = new Map()
+  static s: Decoy
+  u: any
+  v = new Circle()
+  protected w: Circle | undefined
+  constructor(private readonly p: Circle, q: Circle, other: Decoy, public y = new Circle()) {
+    this.c = q
+    this.w = new Circle()
+    this.v = other
+  }
+  run(): void {
+    this.c.radius()
+    this.d.draw()
+    this.#k.area()
+    this.m.get("x")
+    this.p.radius()
+    this.u.query()
+    this.v.area()
+    [1].forEach(() => this.c.area())
+  }
+  z: Drawer
+  more(other: Decoy): void {
+    this.z = other as any
+    this.z.draw()
+    this.y.radius()
+  }
+}
+""",
+    "sub.ts": """import { Holder } from "./holder.js"
+
+class Near {
+  radius(): number { return 8 }
+}
+
+export class Sub extends Holder {
+  go(): void {
+    this.w.radius()
+  }
+}
+""",
+}
+
+
+def test_ts_fields_type_calls_through_this(indexer, tmp_path):
+    """Feature 26: `this.x.m()` resolves in the type the class gives field
+    `x`: a declaration's annotation or `new Foo()`, a constructor's parameter
+    property, `this.x = …` in a method (a typed parameter, `new Foo()`); a
+    field given two types, or `any`, leaves the rules by name to decide; a
+    subclass's call reads the field of its nearest base, in the base's file."""
+    repo = tmp_path / "repo"
+    for rel, text in FIELDS.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    snap = build(indexer, repo, tmp_path / "out", "--no-embeddings")
+    got = {(r[1], r[2], r[3], r[5], r[6]) for r in calls(snap.dir, "e.src_path IN ('holder.ts', 'sub.ts')")}
+    expected = {
+        ("Holder.run", "this.c.radius", 26, "shapes.ts", "Circle.radius"),  # annotation; `this.c = q`, q: Circle
+        ("Holder.run", "this.d.draw", 27, "shapes.ts", "Drawer.draw"),  # an optional field, an interface
+        ("Holder.run", "this.#k.area", 28, "shapes.ts", "Base.area"),  # `#k = new Circle()`, Circle's base
+        ("Holder.run", "this.m.get", 29, None, None),  # Map: not Decoy.get
+        ("Holder.run", "this.p.radius", 30, "shapes.ts", "Circle.radius"),  # a parameter property
+        ("Holder.run", "this.u.query", 31, "holder.ts", "Decoy.query"),  # any: the rules by name
+        ("Holder.run", "this.v.area", 32, "holder.ts", "Decoy.area"),  # Circle and Decoy: the rules by name
+        ("Holder.run", "this.c.area", 33, "shapes.ts", "Base.area"),  # a callback's `this` is the method's
+        ("Holder.more", "this.z.draw", 38, "shapes.ts", "Drawer.draw"),  # the declared type, whatever is assigned
+        ("Holder.more", "this.y.radius", 39, "shapes.ts", "Circle.radius"),  # a parameter property's default
+        ("Sub.go", "this.w.radius", 9, "shapes.ts", "Circle.radius"),  # the base's field, read in its file
+    }
+    assert expected <= got, sorted(got)
+    con = duckdb.connect()
+    types = dict(con.execute(
+        f"SELECT dst_name || '@' || line, receiver_type FROM read_parquet('{snap.dir}/edges.parquet') "
+        "WHERE kind = 'calls' AND src_path IN ('holder.ts', 'sub.ts')").fetchall())
+    assert types["this.c.radius@26"] == "Circle" and types["this.#k.area@28"] == "Circle()"
+    assert types["this.p.radius@30"] == "Circle" and types["this.u.query@31"] is None
+    assert types["this.v.area@32"] is None and types["this.w.radius@9"] is None
+    attrs = {r[0]: r[1:] for r in con.execute(
+        f"SELECT e.dst_name, e.receiver_type, e.dst_path, s.qualified_name FROM read_parquet('{snap.dir}/edges.parquet') e "
+        f"LEFT JOIN read_parquet('{snap.dir}/symbols.parquet') s ON s.symbol_id = e.dst_symbol_id "
+        "WHERE e.kind = 'attribute' AND e.src_symbol = 'Holder'").fetchall()}
+    # One `attribute` edge per field the class gives a type or a value; a static field is no instance's.
+    assert set(attrs) == {"c", "d", "#k", "m", "u", "v", "w", "p", "y", "z"}, attrs
+    assert attrs["d"] == ("Drawer", "shapes.ts", "Drawer") and attrs["p"] == ("Circle", "shapes.ts", "Circle")
+    assert attrs["m"] == ("Map", None, None) and attrs["u"] == (None, None, None)
+
+
+BARREL = {
+    "shapes.ts": FILES["shapes.ts"],
+    "lib/errors.ts": "export function die(): never { throw new Error() }\n",
+    "lib/internal.ts": 'export * from "./errors"\nexport * from "../shapes"\n',
+    "index.ts": 'export * from "./lib/internal"\n',
+    "other/errors.ts": "export function die(): void {}\n",
+    "tests/t.test.ts": """import { die, Circle } from ".."
+
+class Decoy { radius(): number { return 9 } }
+function describe(name: string, f: () => void) { f() }
+
+describe("x", () => {
+  let c: Circle
+  c = new Circle()
+  die()
+  c.radius()
+})
+""",
+}
+
+
+def test_ts_barrels_and_top_level_callbacks(indexer, tmp_path):
+    """Feature 26: a name imported from a barrel (`index.ts`, `internal.ts`:
+    `export * from` only) is found in the files it re-exports, transitively;
+    `..` names the index of the directory above; a callback outside any
+    function (a test's `describe`) binds typed names for its calls."""
+    repo = tmp_path / "repo"
+    for rel, text in BARREL.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    snap = build(indexer, repo, tmp_path / "out", "--no-embeddings")
+    got = {(r[2], r[3], r[5], r[6]) for r in calls(snap.dir, "e.src_path = 'tests/t.test.ts'")}
+    expected = {
+        ("die", 9, "lib/errors.ts", "die"),  # index.ts -> lib/internal.ts -> lib/errors.ts, not other/errors.ts
+        ("c.radius", 10, "shapes.ts", "Circle.radius"),  # `let c: Circle` in the callback, not Decoy.radius
+    }
+    assert expected <= got, sorted(got)
+    con = duckdb.connect()
+    rows = dict(con.execute(
+        f"SELECT dst_name, receiver_type FROM read_parquet('{snap.dir}/edges.parquet') "
+        "WHERE kind = 'calls' AND src_path = 'tests/t.test.ts' AND line IN (9, 10)").fetchall())
+    assert rows == {"die": None, "c.radius": "Circle"}, rows
+    imports = con.execute(
+        f"SELECT dst_path FROM read_parquet('{snap.dir}/edges.parquet') "
+        "WHERE kind = 'imports' AND src_path = 'tests/t.test.ts'").fetchall()
+    assert imports == [("index.ts",)], imports
+
+
 def checker_calls(root: Path, tmp_path: Path) -> Path:
     client = Path(os.environ.get("CODE_INDEX_HOME") or Path.home() / ".cache" / "code-index") / "ts-client"
     if not (client / "node_modules" / "typescript" / "package.json").is_file():
@@ -268,3 +423,64 @@ def test_rxjs_calls_agree_with_the_type_checker(snapshots, corpora, tmp_path):
     # Features 24-25: 999 / 25 / 6 / 11.
     assert v["right"] >= 960, v
     assert v["elsewhere"] + v["a local: resolved here"] + v["outside: resolved here"] <= 55, v
+
+
+def checker_verdicts(snap_dir: Path, tsv: Path) -> collections.Counter:
+    """Every call of a tree against the checker, as test_rxjs_calls_agree_with_the_type_checker counts them."""
+    con = duckdb.connect()
+    rows = con.execute(
+        f"""SELECT e.src_path, e.line, e.dst_name, e.dst_path, s.name_line
+            FROM read_parquet('{snap_dir}/edges.parquet') e
+            LEFT JOIN read_parquet('{snap_dir}/symbols.parquet') s ON s.symbol_id = e.dst_symbol_id
+            WHERE e.kind = 'calls'""").fetchall()
+    lines = {(p, str(ln)) for p, ln in con.execute(
+        f"SELECT path, name_line FROM read_parquet('{snap_dir}/symbols.parquet')").fetchall()}
+    ours = collections.defaultdict(list)
+    for r in rows:
+        ours[(r[0], r[1], r[2].rsplit(".", 1)[-1])].append(r)
+    v = collections.Counter()
+    for line in tsv.read_text().splitlines():
+        src, ln, written, shape, tpath, tline, _ = line.split("\t")
+        name = written.rsplit(".", 1)[-1]
+        if shape == "new":
+            name = written[4:].rsplit(".", 1)[-1].split("<")[0]
+        cand = ours.get((src, int(ln), name), [])
+        if len(cand) != 1 or tpath == "?" or shape == "super":
+            continue
+        dpath, dline = cand[0][3], cand[0][4]
+        if tpath == "-":
+            v["outside: resolved here" if dpath else "outside"] += 1
+        elif (tpath, tline) not in lines:
+            v["a local: resolved here" if dpath else "a local"] += 1
+        elif not dpath:
+            v["unresolved"] += 1
+        else:
+            v["right" if (dpath, str(dline)) == (tpath, tline) else "elsewhere"] += 1
+    return v
+
+
+# Held out: two class-heavy packages that ship their TypeScript sources,
+# pinned by tests/ts/package-lock.json (installed by scripts/setup.sh), never
+# tuned on. Stop 64 (feature 25) -> feature 26: mobx (a barrel `internal.ts`
+# every module imports from) right 334 -> 973, unresolved 744 -> 105;
+# @tanstack/query-core (`this.#client.…`, tests importing `..`) right 1,728
+# -> 2,273, unresolved 706 -> 161. Landing elsewhere, in a local or in the
+# repository for a call outside it: mobx 105 -> 91 (`Object`'s
+# `defineProperty`, which mobx re-binds, counts as outside), query-core 26 -> 20.
+HELD_OUT = {"mobx": (900, 95), "@tanstack/query-core": (2150, 24)}
+
+
+@pytest.mark.parametrize("package", sorted(HELD_OUT))
+def test_held_out_packages_calls_agree_with_the_type_checker(indexer, package, tmp_path):
+    client = Path(os.environ.get("CODE_INDEX_HOME") or Path.home() / ".cache" / "code-index") / "ts-client"
+    src = client / "node_modules" / package / "src"
+    if not src.is_dir():
+        pytest.fail(f"{package} is not installed in {client}: run scripts/setup.sh --deps-only", pytrace=False)
+    repo = tmp_path / "repo"
+    shutil.copytree(src, repo)
+    snap = build(indexer, repo, tmp_path / "out", "--no-embeddings")
+    v = checker_verdicts(snap.dir, checker_calls(repo, tmp_path))
+    print(package, dict(v))
+    right_min, wrong_max = HELD_OUT[package]
+    assert v["right"] >= right_min, v
+    assert v["elsewhere"] + v["a local: resolved here"] + v["outside: resolved here"] <= wrong_max, v

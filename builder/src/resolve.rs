@@ -266,10 +266,42 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             alias: e.alias.clone(),
         });
     }
+    // JS/TS: the files a barrel the file imports re-exports (`export * from
+    // "./errors"` in an `internal.ts` or `index.ts` that defines nothing of
+    // its own), transitively, after the file's own imports (feature 26).
+    let direct = imported.len();
+    if matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) {
+        let mut frontier: Vec<u32> = imported.clone();
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for b in frontier {
+                let bf = &idx.files[b as usize];
+                if !bf.symbols.is_empty() {
+                    continue;
+                }
+                for e in bf.edges.iter().filter(|e| e.kind == "imports") {
+                    let Some(&t) = resolve_import(idx, bf, &e.dst_name, modules)
+                        .and_then(|d| idx.paths.get(d.as_str()))
+                    else {
+                        continue;
+                    };
+                    if t != fi && !imported.contains(&t) {
+                        imported.push(t);
+                        next.push(t);
+                    }
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            frontier = next;
+        }
+    }
     // The imports that rename (feature 16), looked up by every call.
     let aliases = renaming_imports(f);
     let file_imports = FileImports {
         files: &imported,
+        direct,
         dirs: &imported_dirs,
         named_pkgs: &named_pkgs,
         aliases: &aliases,
@@ -308,8 +340,12 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
                     .map(str::to_string)
                     .or_else(|| python_annotation_type(t)),
             });
+            // JS/TS: a field's annotation may name an interface (feature 26).
+            let lookup = (matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
+                && !recv_type.is_some_and(|t| t.ends_with("()")))
+            .then_some(TYPE_LOOKUP);
             let found = written
-                .and_then(|w| find_scoped_call(idx, fi, f, &w, None, &file_imports, None))
+                .and_then(|w| find_scoped_call(idx, fi, f, &w, None, &file_imports, lookup))
                 .filter(|r| kind_ok(idx.files[r.0 as usize].symbols[r.1 as usize].kind, true));
             match found {
                 Some((a, b)) => (
@@ -546,7 +582,10 @@ fn family(l: Lang) -> u8 {
 /// What a file's imports resolved to: files, package directories, and
 /// (Python) each package with the name a `from P import X` takes from it.
 struct FileImports<'a> {
+    /// The files it imports (`files[..direct]`), then those the barrels
+    /// among them re-export (JS/TS).
     files: &'a [u32],
+    direct: usize,
     dirs: &'a [String],
     named_pkgs: &'a [(u32, &'a str)],
     /// Its imports that rename (`edges.alias`).
@@ -721,7 +760,19 @@ fn find_scoped_call(
                 .or(mine.first())
                 .map(|r| **r);
         }
-        if let Some(r) = cands.iter().filter(bare).find(|r| imported.contains(&r.0)) {
+        let (own_imports, reexported) = imported.split_at(imports.direct);
+        if let Some(r) = cands
+            .iter()
+            .filter(bare)
+            .find(|r| own_imports.contains(&r.0))
+        {
+            return Some(*r);
+        }
+        if let Some(r) = cands
+            .iter()
+            .filter(bare)
+            .find(|r| reexported.contains(&r.0))
+        {
             return Some(*r);
         }
         // A package the file imports (`from django.db.models import Q` names
@@ -1137,6 +1188,83 @@ fn find_scoped_call(
             }
         }
     }
+    // JS/TS (feature 24): what a receiver's type `t`, written in file `tf`,
+    // decides of the call: `Some(found)`, or `None` for the rules by name.
+    // The class or interface the binding names (`Foo` of an annotation,
+    // `Foo()` of `new Foo(…)`; `Foo()` is the class `new` names, never an
+    // interface), found as a bare name from the caller's file (from `tf`,
+    // another file, as a base class is found), and its member `m` or its
+    // nearest base's; a type the repository does not define (`Map`,
+    // `Promise`, a package's) owns no method here.
+    let js_receiver = |t: &str, tf: u32| -> Option<Option<SymRef>> {
+        let (ty, lookup) = match t.strip_suffix("()") {
+            Some(c) => (c, None),
+            None => (t, Some(TYPE_LOOKUP)),
+        };
+        let dotted = !ty.is_empty()
+            && ty.split('.').all(|p| {
+                !p.is_empty()
+                    && p.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+            });
+        if !dotted {
+            return None;
+        }
+        let class = if tf == fi {
+            find_scoped_call(idx, fi, f, ty, src_symbol, imports, lookup)
+        } else {
+            find_class(ty, tf, "")
+        };
+        match class {
+            Some(c) if kind_ok(sym(&c).kind, true) => {
+                let (found, complete) = in_class_or_bases(c.0, sym(&c).qname.to_string(), false);
+                // A type alias (`type Alias = Impl`) names a type
+                // elsewhere: the rules by name decide.
+                (found.is_some() || (complete && sym(&c).kind != "type")).then_some(found)
+            }
+            // A function or a value of that name: the rules by name decide.
+            Some(_) => None,
+            // Neither the file nor its imports name it: a global (`Map`,
+            // `Promise`, the DOM's), whatever a file it does not import
+            // defines. (From another file: a type the repository defines
+            // nowhere.)
+            None => {
+                let defined = || {
+                    idx.by_name.get(simple_name(ty)).is_some_and(|v| {
+                        v.iter()
+                            .any(|r| kind_ok(sym(r).kind, true) && same_family(r))
+                    })
+                };
+                (tf == fi || !defined()).then_some(None)
+            }
+        }
+    };
+    // JS/TS: a call through a field of the instance its own class does not
+    // type (`this.conn.query()` in a subclass): the nearest class of its
+    // chain assigning the field decides, its type read where that class is
+    // written (feature 26, as Python's feature 18).
+    if recv_type.is_none() && matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) {
+        let attr = q
+            .strip_prefix("this.")
+            .filter(|a| is_word(a.strip_prefix('#').unwrap_or(a)));
+        let class = || {
+            src_symbol
+                .filter(|s| {
+                    f.symbols
+                        .iter()
+                        .any(|x| &*x.qname == *s && matches!(x.kind, "method" | "constructor"))
+                })
+                .and_then(|s| s.rsplit_once('.'))
+                .map(|(c, _)| c.to_string())
+        };
+        if let Some(attr) = attr {
+            if let Some((af, e)) = class().and_then(|c| attr_in_mro(fi, c, attr)) {
+                if let Some(r) = e.recv_type.as_deref().and_then(|t| js_receiver(t, af)) {
+                    return r;
+                }
+            }
+        }
+    }
     // `x.m()` through a local name whose binding names a type (feature 15):
     // the method of that type (Python: or of its nearest base); a type the
     // repository does not define (std's `Vec`, a library's class) owns
@@ -1310,40 +1438,8 @@ fn find_scoped_call(
                 return r;
             }
         } else if matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) {
-            // JS/TS (feature 24): the class or interface the binding names
-            // (`Foo` of an annotation, `Foo()` of `new Foo(…)`), found as a
-            // bare name from the caller's file, and its member `m` or its
-            // nearest base's; a type the repository does not define
-            // (`Map`, `Promise`, a package's) owns no method here.
-            // `Foo()`: the class `new` names, never an interface.
-            let (ty, lookup) = match t.strip_suffix("()") {
-                Some(c) => (c, None),
-                None => (t, Some(TYPE_LOOKUP)),
-            };
-            let dotted = !ty.is_empty()
-                && ty.split('.').all(|p| {
-                    !p.is_empty()
-                        && p.bytes()
-                            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
-                });
-            if dotted {
-                match find_scoped_call(idx, fi, f, ty, src_symbol, imports, lookup) {
-                    Some(c) if kind_ok(sym(&c).kind, true) => {
-                        let (found, complete) =
-                            in_class_or_bases(c.0, sym(&c).qname.to_string(), false);
-                        // A type alias (`type Alias = Impl`) names a type
-                        // elsewhere: the rules by name decide.
-                        if found.is_some() || (complete && sym(&c).kind != "type") {
-                            return found;
-                        }
-                    }
-                    // A function or a value of that name: the rules by name decide.
-                    Some(_) => {}
-                    // Neither the file nor its imports name it: a global
-                    // (`Map`, `Promise`, the DOM's), whatever a file it does
-                    // not import defines.
-                    None => return None,
-                }
+            if let Some(r) = js_receiver(t, fi) {
+                return r;
             }
         }
     }
@@ -2758,7 +2854,12 @@ fn resolve_import(idx: &Index, f: &FileFacts, spec: &str, modules: &Modules) -> 
                 "/index.jsx",
                 "/index.mjs",
             ] {
-                let cand = format!("{base}{suffix}");
+                // `..` from a directory below the root: the root's index.
+                let cand = match base.is_empty() {
+                    true if !suffix.starts_with('/') => continue,
+                    true => suffix[1..].to_string(),
+                    false => format!("{base}{suffix}"),
+                };
                 if let Some(p) = exists(idx, &cand) {
                     return Some(p.to_string());
                 }

@@ -7,8 +7,8 @@
 use tree_sitter::Node;
 
 use super::rules::{
-    each_type, string_content, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc, Import,
-    LangRules, Lead, RefRules, Step,
+    each_type, string_content, At, AttrValue, CallRule, CalleePath, Def, DefEdges, DefRule, Doc,
+    Import, LangRules, Lead, RefRules, Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -72,6 +72,7 @@ pub static RULES: LangRules = LangRules {
     },
     doc: Doc::CommentsAbove,
     bindings,
+    attrs,
     ..LangRules::NONE
 };
 
@@ -132,6 +133,91 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
             one(name, ty)
         }
         _ => None,
+    }
+}
+
+/// What a class says of the type of an instance's field (feature 26), as
+/// Python's attributes (feature 18): a field declaration in the class body
+/// (`private conn: Conn;`, `x = new Foo()`; not a `static` one), a
+/// constructor's parameter property (`constructor(private readonly conn:
+/// Conn)`) and an assignment `this.x = …` in a method (`new Foo(…)`, `… as
+/// Foo`, a parameter, whose binding's type counts; `null`/`undefined` say
+/// nothing; `+=` and any other value: unknown).
+fn attrs(at: &At) -> Option<Vec<(String, AttrValue)>> {
+    let field_name = |n: Node| {
+        matches!(
+            n.kind(),
+            "property_identifier" | "private_property_identifier"
+        )
+        .then(|| at.text(n).to_string())
+    };
+    // A declaration's annotation is the field's type, whatever is assigned
+    // (`keysAtom_: IAtom` assigned `new Atom()`); none: its value's.
+    let declared = |n: Node| match n.child_by_field_name("type") {
+        Some(t) => AttrValue::Declared(t.named_child(0).and_then(|t| written_type(at, t))),
+        None => match n.child_by_field_name("value") {
+            Some(v) => attr_value(at, v),
+            None => AttrValue::Nothing,
+        },
+    };
+    // `this.x`: `x`.
+    let this_field = |n: Node| {
+        let object = n.child_by_field_name("object")?;
+        (n.kind() == "member_expression" && object.kind() == "this")
+            .then(|| field_name(n.child_by_field_name("property")?))
+            .flatten()
+    };
+    let has_child = |n: Node, kinds: &[&str]| {
+        let mut c = n.walk();
+        let found = n.children(&mut c).any(|ch| kinds.contains(&ch.kind()));
+        found
+    };
+    match at.kind {
+        "public_field_definition" | "field_definition" if at.in_class => {
+            if has_child(at.node, &["static"]) {
+                return None;
+            }
+            let name = field_name(at.field("name").or_else(|| at.field("property"))?)?;
+            Some(vec![(name, declared(at.node))])
+        }
+        // `constructor(private readonly conn: Conn)`.
+        "required_parameter" | "optional_parameter" => {
+            let ctor = at.up(1).filter(|m| m.kind() == "method_definition")?;
+            let named_ctor = ctor
+                .child_by_field_name("name")
+                .is_some_and(|n| at.text(n) == "constructor");
+            let property = has_child(
+                at.node,
+                &["accessibility_modifier", "override_modifier", "readonly"],
+            );
+            if !named_ctor || !property {
+                return None;
+            }
+            let name = at.field("pattern").filter(|n| n.kind() == "identifier")?;
+            Some(vec![(at.text(name).to_string(), declared(at.node))])
+        }
+        "assignment_expression" => {
+            let name = this_field(at.field("left")?)?;
+            Some(vec![(name, attr_value(at, at.field("right")?))])
+        }
+        "augmented_assignment_expression" => {
+            let name = this_field(at.field("left")?)?;
+            Some(vec![(name, AttrValue::Unknown)])
+        }
+        _ => None,
+    }
+}
+
+/// What an assigned value shows of its type (see [`attrs`]).
+fn attr_value(at: &At, v: Node) -> AttrValue {
+    if let Some(t) = value_type(at, v) {
+        return AttrValue::Type(t);
+    }
+    match v.kind() {
+        "null" | "undefined" => AttrValue::Nothing,
+        "identifier" if at.text(v) == "undefined" => AttrValue::Nothing,
+        "identifier" => AttrValue::Local(at.text(v).to_string()),
+        _ => AttrValue::Unknown,
     }
 }
 

@@ -375,21 +375,31 @@ struct Walk<'s> {
     callees: HashSet<usize>,
     /// End of the import statement being walked (0: none).
     import_end: usize,
-    /// Instance attributes methods assign, by class and attribute: the one
-    /// type their values show (`None` when they disagree or do not show it),
-    /// and the line of the first assignment.
-    attrs: HashMap<(Arc<str>, String), (Option<String>, u32)>,
+    /// Instance attributes a class assigns (or declares), by class and
+    /// attribute.
+    attrs: HashMap<(Arc<str>, String), AttrSeen>,
     /// Go: the names the file's imports bind (aliases, package names).
     go_import_names: Vec<String>,
     out: Parsed,
 }
 
+/// What a class's attribute holds: the one type its values show (None: two,
+/// or one that does not show), the line of its first assignment, and
+/// (TypeScript) whether a declaration gave the type, which assigned values
+/// then do not change.
+struct AttrSeen {
+    ty: Option<String>,
+    line: u32,
+    declared: bool,
+}
+
 impl<'s> Walk<'s> {
     fn enclosing(&self) -> Option<Arc<str>> {
-        // A Go function literal outside any function names no symbol.
+        // A Go function literal or a JS/TS callback outside any function
+        // names no symbol.
         self.scopes
             .last()
-            .filter(|s| self.lang != Lang::Go || !s.qname.is_empty())
+            .filter(|s| !self.callback_root_scopes() || !s.qname.is_empty())
             .map(|s| s.qname.clone())
     }
 
@@ -499,6 +509,15 @@ impl<'s> Walk<'s> {
         false
     }
 
+    /// Does a function value outside any function (a Go function literal,
+    /// a JS/TS callback) open a scope of its own, which names no symbol?
+    fn callback_root_scopes(&self) -> bool {
+        matches!(
+            self.lang,
+            Lang::Go | Lang::JavaScript | Lang::TypeScript | Lang::Tsx
+        )
+    }
+
     /// Does a nested function see the names of the functions around it
     /// (Python and JS/TS closures; Go's literals are marked `closure`)?
     fn sees_outer_locals(&self) -> bool {
@@ -523,6 +542,7 @@ impl<'s> Walk<'s> {
             0 | 1 => value,
             _ => AttrValue::Unknown,
         };
+        let mut declared = false;
         let ty = match value {
             AttrValue::Nothing => return,
             AttrValue::Type(t) => Some(t),
@@ -533,21 +553,33 @@ impl<'s> Walk<'s> {
                 .find(|(l, _)| *l == name)
                 .and_then(|(_, t)| t.clone()),
             AttrValue::Unknown => None,
+            AttrValue::Declared(t) => {
+                declared = true;
+                t
+            }
         };
         let class = self.scopes[class_at].qname.clone();
-        self.attrs
-            .entry((class, attr))
-            .and_modify(|(had, first)| {
-                // `x: Conn` and `self.x = Conn()` name one type.
-                fn same(a: &Option<String>) -> Option<&str> {
-                    a.as_deref().map(|t| t.trim_end_matches("()"))
+        // `x: Conn` and `self.x = Conn()` name one type.
+        fn same(a: &Option<String>) -> Option<&str> {
+            a.as_deref().map(|t| t.trim_end_matches("()"))
+        }
+        let key = (class, attr);
+        match self.attrs.get_mut(&key) {
+            Some(seen) => {
+                if declared && !seen.declared {
+                    // A declaration's type is the attribute's, whatever
+                    // values were assigned before it (feature 26).
+                    seen.ty = ty;
+                    seen.declared = true;
+                } else if declared == seen.declared && same(&seen.ty) != same(&ty) {
+                    seen.ty = None;
                 }
-                if same(had) != same(&ty) {
-                    *had = None;
-                }
-                *first = (*first).min(line);
-            })
-            .or_insert((ty, line));
+                seen.line = seen.line.min(line);
+            }
+            None => {
+                self.attrs.insert(key, AttrSeen { ty, line, declared });
+            }
+        }
     }
 
     /// One `attribute` edge per attribute a class assigns (feature 18): the
@@ -555,8 +587,8 @@ impl<'s> Walk<'s> {
     /// subclass's `self.x.m()` resolves through its nearest base's.
     fn attribute_edges(&mut self) {
         let mut rows: Vec<_> = self.attrs.drain().collect();
-        rows.sort_by(|a, b| (a.1 .1, &a.0).cmp(&(b.1 .1, &b.0)));
-        for ((class, attr), (ty, line)) in rows {
+        rows.sort_by(|a, b| (a.1.line, &a.0).cmp(&(b.1.line, &b.0)));
+        for ((class, attr), AttrSeen { ty, line, .. }) in rows {
             self.out.edges.push(RawEdge {
                 kind: "attribute",
                 src_symbol: Some(class),
@@ -580,9 +612,11 @@ impl<'s> Walk<'s> {
             .out
             .symbols
             .iter()
-            .filter(|s| s.kind == "method")
+            .filter(|s| s.kind == "method" || s.kind == "constructor")
             .map(|s| s.qualified_name.as_str())
             .collect();
+        // JS/TS: `this.x.m()`, `this.#x.m()` (feature 26).
+        let js = matches!(self.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
         for e in self.out.edges.iter_mut() {
             if e.kind != "calls" || e.recv_type.is_some() {
                 continue;
@@ -590,18 +624,28 @@ impl<'s> Walk<'s> {
             if !e.src_symbol.as_deref().is_some_and(|s| methods.contains(s)) {
                 continue;
             }
-            let Some(rest) = e
-                .dst_name
-                .strip_prefix("self.")
-                .or_else(|| e.dst_name.strip_prefix("cls."))
-            else {
+            let rest = if js {
+                e.dst_name.strip_prefix("this.")
+            } else {
+                e.dst_name
+                    .strip_prefix("self.")
+                    .or_else(|| e.dst_name.strip_prefix("cls."))
+            };
+            let Some(rest) = rest else {
                 continue;
             };
             let Some((attr, m)) = rest.split_once('.') else {
                 continue;
             };
             let ident = |s: &str| {
-                !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                let s = if js {
+                    s.strip_prefix('#').unwrap_or(s)
+                } else {
+                    s
+                };
+                !s.is_empty()
+                    && s.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || (js && b == b'$'))
             };
             if !ident(attr) || !ident(m) {
                 continue;
@@ -610,7 +654,7 @@ impl<'s> Walk<'s> {
                 continue;
             };
             let key = (Arc::from(class), attr.to_string());
-            if let Some((Some(t), _)) = self.attrs.get(&key) {
+            if let Some(AttrSeen { ty: Some(t), .. }) = self.attrs.get(&key) {
                 e.recv_type = Some(t.clone());
             }
         }
@@ -652,9 +696,11 @@ impl<'s> Walk<'s> {
                     locals: Vec::new(),
                     closure: true,
                 });
-            } else if self.lang == Lang::Go && self.scopes.is_empty() {
-                // Outside any function (`var tests = []T{{f: func() {…}}}`):
-                // its names are its own, not the package's (feature 22).
+            } else if self.scopes.is_empty() && self.callback_root_scopes() {
+                // Outside any function (`var tests = []T{{f: func() {…}}}`,
+                // `describe(() => { let client: Client … })`): its names
+                // are its own, not the package's or module's (features 22,
+                // 26).
                 self.scopes.push(Scope {
                     depth,
                     qname: Arc::from(""),
@@ -729,9 +775,11 @@ impl<'s> Walk<'s> {
                 // JS/TS: `f()` of a name the function binds (a parameter, a
                 // local `const`/`let`): `local`, a function defined there or
                 // nothing the index holds (feature 25).
+                // (In a callback outside any function: the rules by name.)
                 if matches!(self.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
                     && !dst_name.contains('.')
                     && self.is_local(&dst_name)
+                    && self.enclosing().is_some()
                 {
                     recv_type = Some("local".to_string());
                 }

@@ -150,6 +150,10 @@ pub enum AttrValue {
     Nothing,
     /// Any other value: the type does not show.
     Unknown,
+    /// A declaration's type (TypeScript: `conn: Conn`, `private x:
+    /// string`): the attribute's type whatever values are assigned (`None`:
+    /// a type that names no class).
+    Declared(Option<String>),
 }
 
 /// `(attribute, value)` pairs of an assignment to attributes of the
