@@ -55,7 +55,14 @@ pub struct FileFacts {
     /// Go: each package-level variable's and constant's type as its
     /// declaration shows it ([`go_var_type`]), by symbol index, sorted.
     pub go_vars: Vec<(u32, Box<str>)>,
+    pub js_callbacks: JsCallbacks,
 }
+
+/// JS/TS: what a function's signature says of the callbacks it takes
+/// (feature 27): by symbol index, sorted, each parameter whose type is a
+/// function type, with the class or interface each of that function type's
+/// parameters names ([`ts_callback_params`]).
+pub type JsCallbacks = Vec<(u32, Vec<(u8, Vec<Option<Box<str>>>)>)>;
 
 /// A resolved edge row.
 #[derive(Clone, Debug, PartialEq)]
@@ -1014,8 +1021,13 @@ fn find_scoped_call(
     let own_type = src_symbol
         .and_then(|s| s.rsplit_once('.'))
         .map(|(c, _)| c.rsplit(['.', ':']).next().unwrap_or(c).to_string());
+    // JS/TS: `self` is the instance only when no binding types it (a
+    // parameter `self: Ref<A>`, effect's style: feature 27).
+    let js_typed_self = recv_type.is_some()
+        && matches!(q, "self" | "cls")
+        && matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
     match q {
-        "self" | "this" | "cls" | "Self" | "super()" | "super" => {
+        "self" | "this" | "cls" | "Self" | "super()" | "super" if !js_typed_self => {
             // `super().m()` (Python), `super.m()` (JS/TS): the nearest base
             // defining `m`, the caller's own class skipped.
             let is_super = q.starts_with("super");
@@ -1197,6 +1209,35 @@ fn find_scoped_call(
     // nearest base's; a type the repository does not define (`Map`,
     // `Promise`, a package's) owns no method here.
     let js_receiver = |t: &str, tf: u32| -> Option<Option<SymRef>> {
+        // `g(#i).#j`: parameter `j` of the callback that is argument `i` of
+        // a call of function `g`, typed by `g`'s signature (feature 27);
+        // read where `g` is written. Not placed: the rules by name.
+        let (t, tf) = match js_callback_marker(t) {
+            Some(_) if tf != fi => return None,
+            Some((g, i, j)) => {
+                let r = find_scoped_call(
+                    idx,
+                    tf,
+                    &idx.files[tf as usize],
+                    g,
+                    src_symbol,
+                    imports,
+                    None,
+                )
+                .filter(|r| sym(r).kind == "function")?;
+                let gf = &idx.files[r.0 as usize];
+                let at = gf.js_callbacks.binary_search_by_key(&r.1, |c| c.0).ok()?;
+                let ty = gf.js_callbacks[at]
+                    .1
+                    .iter()
+                    .find(|(k, _)| *k == i)?
+                    .1
+                    .get(j as usize)?
+                    .as_deref()?;
+                (ty, r.0)
+            }
+            None => (t, tf),
+        };
         let (ty, lookup) = match t.strip_suffix("()") {
             Some(c) => (c, None),
             None => (t, Some(TYPE_LOOKUP)),
@@ -1226,8 +1267,9 @@ fn find_scoped_call(
             Some(_) => None,
             // Neither the file nor its imports name it: a global (`Map`,
             // `Promise`, the DOM's), whatever a file it does not import
-            // defines. (From another file: a type the repository defines
-            // nowhere.)
+            // defines. (From another file, or a script that imports
+            // nothing, whose names are the page's globals: a type the
+            // repository defines nowhere.)
             None => {
                 let defined = || {
                     idx.by_name.get(simple_name(ty)).is_some_and(|v| {
@@ -1235,7 +1277,11 @@ fn find_scoped_call(
                             .any(|r| kind_ok(sym(r).kind, true) && same_family(r))
                     })
                 };
-                (tf == fi || !defined()).then_some(None)
+                let script = idx.files[tf as usize]
+                    .edges
+                    .iter()
+                    .all(|e| e.kind != "imports");
+                ((tf == fi && !script) || !defined()).then_some(None)
             }
         }
     };
@@ -2375,6 +2421,162 @@ fn go_import_dir(idx: &Index, f: &FileFacts, p: &str, modules: &Modules) -> Opti
 
 /// The first result type of a Go function's signature (`func Open(name
 /// string) (*File, error)` → `*File`, `(n int, err error)` → `int`).
+/// `g(#i).#j` (a JS/TS callback's parameter, feature 27): `(g, i, j)`.
+fn js_callback_marker(t: &str) -> Option<(&str, u8, u8)> {
+    let (g, rest) = t.split_once("(#")?;
+    let (i, j) = rest.split_once(").#")?;
+    Some((g, i.parse().ok()?, j.parse().ok()?))
+}
+
+/// Split `s` at the commas outside any bracket (`=>` closes none).
+fn ts_split_top(s: &str) -> Vec<&str> {
+    let (mut out, mut depth, mut start) = (Vec::new(), 0i32, 0usize);
+    let b = s.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b'>' if i > 0 && b[i - 1] == b'=' => {}
+            b')' | b']' | b'}' | b'>' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+/// `<T, R>(a: X, b: Y): Z` (after the name): the generic names and the
+/// parameters' text, split at the top-level commas; None if the text is no
+/// such list.
+fn ts_params(s: &str) -> Option<(Vec<&str>, Vec<&str>)> {
+    let s = s.trim_start();
+    let b = s.as_bytes();
+    let close = |open: usize, o: u8, c: u8| -> Option<usize> {
+        let mut depth = 0i32;
+        for (i, &ch) in b.iter().enumerate().skip(open) {
+            if ch == o {
+                depth += 1;
+            } else if ch == c && !(c == b'>' && i > 0 && b[i - 1] == b'=') {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+        }
+        None
+    };
+    let (generics, rest) = if b.first() == Some(&b'<') {
+        let end = close(0, b'<', b'>')?;
+        let names = ts_split_top(&s[1..end])
+            .into_iter()
+            .filter_map(|g| g.split_whitespace().next())
+            .collect();
+        (names, end + 1)
+    } else {
+        (Vec::new(), 0)
+    };
+    let open = rest + s[rest..].find(|c: char| !c.is_whitespace())?;
+    if b[open] != b'(' {
+        return None;
+    }
+    let end = close(open, b'(', b')')?;
+    let inner = &s[open + 1..end];
+    let params = if inner.trim().is_empty() {
+        Vec::new()
+    } else {
+        ts_split_top(inner)
+    };
+    Some((generics, params))
+}
+
+/// The class or interface a TS type's text names (`Subscriber<R>` →
+/// `Subscriber`, `ns.Foo | undefined` → `ns.Foo`), unless it is one of the
+/// generic names.
+fn ts_type_name(t: &str, generics: &[&str]) -> Option<String> {
+    let parts: Vec<&str> = ts_split_top(t.trim())
+        .into_iter()
+        .flat_map(|p| p.split('|'))
+        .map(str::trim)
+        .filter(|p| !matches!(*p, "undefined" | "null" | ""))
+        .collect();
+    let [one] = parts[..] else {
+        return None;
+    };
+    let one = one.trim_start_matches('(').trim_end_matches(')').trim();
+    let name = one.split('<').next().unwrap_or(one).trim();
+    let ok = !name.is_empty()
+        && name.split('.').all(|p| !p.is_empty())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'$')
+        && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !generics.contains(&name)
+        && !looks_generic(name)
+        && !matches!(
+            name,
+            "string" | "number" | "boolean" | "any" | "unknown" | "never" | "void" | "object"
+        );
+    ok.then(|| name.to_string())
+}
+
+/// A type parameter by convention, which a method's signature may take
+/// from its class: one capital (`T`), or `T` and a capital (`TData`).
+fn looks_generic(name: &str) -> bool {
+    let b = name.as_bytes();
+    (b.len() == 1 && b[0].is_ascii_uppercase())
+        || (b.len() > 1 && b[0] == b'T' && b[1].is_ascii_uppercase() && !name.contains('.'))
+}
+
+/// The callbacks a TS function signature takes (feature 27): for each
+/// parameter whose type is a function type (`init: (source: Observable<T>,
+/// subscriber: Subscriber<R>) => void`), its index and the class or
+/// interface each of the function type's parameters names (`Observable`,
+/// `Subscriber`; None for a generic, a primitive, a union of two). Empty
+/// when the text is no signature.
+pub fn ts_callback_params(sig: &str) -> Vec<(u8, Vec<Option<Box<str>>>)> {
+    let sig = sig.trim();
+    // After the name: `function f<T>(…)`, `f<T>(…): X`, `f = <T>(…) => …`.
+    let start = sig.find(['<', '(']).filter(|&i| !sig[..i].contains("=>"));
+    let Some((generics, params)) = start.and_then(|i| ts_params(&sig[i..])) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, p) in params.iter().enumerate().take(16) {
+        let Some((_, ty)) = p.split_once(':') else {
+            continue;
+        };
+        let ty = ty.trim();
+        // A function type, maybe optional (`f?: (x: X) => void`) or in
+        // parentheses; `(…) => R | undefined` counts.
+        let ty = ty
+            .strip_prefix('(')
+            .filter(|t| t.trim_start().starts_with('('))
+            .map_or(ty, |t| t);
+        if !ty.contains("=>") || !(ty.starts_with('(') || ty.starts_with('<')) {
+            continue;
+        }
+        let Some((inner_generics, inner)) = ts_params(ty) else {
+            continue;
+        };
+        let all: Vec<&str> = generics.iter().chain(&inner_generics).copied().collect();
+        let types: Vec<Option<Box<str>>> = inner
+            .iter()
+            .map(|q| {
+                q.split_once(':')
+                    .and_then(|(_, t)| ts_type_name(t, &all))
+                    .map(Box::from)
+            })
+            .collect();
+        if types.iter().any(Option::is_some) {
+            out.push((i as u8, types));
+        }
+    }
+    out
+}
+
 pub fn go_first_result(sig: &str) -> Option<String> {
     // After the parameters' closing parenthesis (a method's receiver and
     // type parameters come first).
@@ -3042,6 +3244,40 @@ mod tests {
         assert_eq!(r("v", "v = T{}.M()"), None);
         assert_eq!(r("e", "e = F()[0]"), None);
         assert_eq!(r("m", "m = F(a,").as_deref(), Some("F()"));
+    }
+
+    #[test]
+    fn ts_callback_params_read_from_signatures() {
+        let r = |s: &str| {
+            ts_callback_params(s)
+                .into_iter()
+                .map(|(i, v)| {
+                    let v: Vec<String> = v
+                        .into_iter()
+                        .map(|t| t.map_or("-".to_string(), |t| t.to_string()))
+                        .collect();
+                    format!("{i}:{}", v.join(","))
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            r("export function operate<T, R>( init: (liftedSource: Observable<T>, subscriber: Subscriber<R>) => (() => void) | void ): OperatorFunction<T, R>"),
+            ["0:Observable,Subscriber"]
+        );
+        assert_eq!(
+            r("function mergeInternals<T, R>( source: Observable<T>, subscriber: Subscriber<R>, project: (value: T, index: number) => ObservableInput<R>, onBeforeNext?: (innerValue: R) => void )"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            r("subscribe(next?: ((value: T) => void) | null, error?: ((error: any) => void) | null)"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            r("run(f: <A>(ctx: ns.Context<A> | undefined, a: A) => void, n: number)"),
+            ["0:ns.Context,-"]
+        );
+        assert_eq!(r("const x = 1"), Vec::<String>::new());
+        assert_eq!(r("f = (a: Foo) => a.bar()"), Vec::<String>::new());
     }
 
     #[test]

@@ -175,6 +175,16 @@
 //!   `internal.ts`) is found in the files it re-exports, transitively; `..`
 //!   names the index of the directory above; a callback outside any
 //!   function (`describe(() => { let c: Client … })`) binds typed names.
+//! - schema 1, feature 27: a JavaScript/TypeScript callback's untyped
+//!   parameter takes the type the called function's signature gives it
+//!   (`operate((source, subscriber) => …)` with `init: (source:
+//!   Observable<T>, subscriber: Subscriber<R>) => void`; `receiver_type`
+//!   `operate(#0).#1`), or the call's last type argument (`dual<…, (self:
+//!   Ref<A>) => …>(2, (self) => …)`); a parameter named `self` is a name
+//!   like any other, so `self: Ref<A>` types `self.modify()`. A call of a
+//!   name a callback outside any function binds (a UMD factory's `var f =
+//!   function f(…)`), from a function inside it, resolves by name when the
+//!   file defines one function of that name (feature 26 left it unresolved).
 
 use std::sync::Arc;
 
@@ -202,7 +212,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 26;
+pub const FEATURE_VERSION: u32 = 27;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -595,6 +595,23 @@ impl<'a> Sink<'a> {
                     .collect(),
                 _ => Vec::new(),
             },
+            // JS/TS: the callbacks each function takes, with the types its
+            // signature gives their parameters (feature 27).
+            js_callbacks: match a.file.lang {
+                Lang::TypeScript | Lang::Tsx => a
+                    .parsed
+                    .symbols
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| matches!(s.kind, "function" | "method"))
+                    .filter(|(_, s)| s.signature.contains("=>"))
+                    .filter_map(|(i, s)| {
+                        let c = crate::resolve::ts_callback_params(&s.signature);
+                        (!c.is_empty()).then_some((i as u32, c))
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            },
             go_vars: match a.file.lang {
                 Lang::Go => a
                     .parsed

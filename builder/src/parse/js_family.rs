@@ -111,7 +111,16 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
     match at.kind {
         "required_parameter" | "optional_parameter" if of_a_body() => {
             let name = at.field("pattern")?;
-            one(name, annotated(at.node))
+            let ty = annotated(at.node).or_else(|| {
+                let f = at.up(1)?;
+                let mut c = at.up(0)?.walk();
+                let j = at
+                    .up(0)?
+                    .named_children(&mut c)
+                    .position(|p| p == at.node)?;
+                contextual(at, f, j)
+            });
+            one(name, ty)
         }
         // JavaScript: `function f(a, b = 1)`, `x => …`.
         "identifier" if at.up(0).is_some_and(|p| p.kind() == "formal_parameters") => {
@@ -121,7 +130,7 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
             if at.up(0).is_some_and(|p| p.kind() == "arrow_function")
                 && at.up(0)?.child_by_field_name("parameter") == Some(at.node) =>
         {
-            one(at.node, None)
+            one(at.node, contextual(at, at.up(0)?, 0))
         }
         "assignment_pattern" if at.up(0).is_some_and(|p| p.kind() == "formal_parameters") => {
             one(at.field("left")?, None)
@@ -219,6 +228,51 @@ fn attr_value(at: &At, v: Node) -> AttrValue {
         "identifier" => AttrValue::Local(at.text(v).to_string()),
         _ => AttrValue::Unknown,
     }
+}
+
+/// The type of parameter `j` of callback `f` that the call it is the last
+/// argument of spells in its type arguments (feature 27): `dual<(…) => …,
+/// <A>(self: Ref<A>, n: number) => …>(2, (self, n) => …)` gives `self` the
+/// type `Ref`, as the checker does when the callee's parameter is typed by
+/// that type argument (effect's `dual`).
+///
+/// Without such type arguments, a callback that is argument `i` of a call of
+/// a function `g` (`operate((source, subscriber) => …)`) is written
+/// `g(#i).#j`: resolution reads the type from `g`'s signature.
+fn contextual(at: &At, f: Node, j: usize) -> Option<String> {
+    let args = f.parent().filter(|a| a.kind() == "arguments")?;
+    let call = args.parent().filter(|c| c.kind() == "call_expression")?;
+    let last_arg = args.named_child(args.named_child_count().checked_sub(1)? as u32)?;
+    let by_callee = || {
+        let g = call.child_by_field_name("function")?;
+        let name = at.text(g);
+        let plain = matches!(g.kind(), "identifier" | "member_expression")
+            && name.split('.').all(|p| {
+                !p.is_empty()
+                    && p.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+            });
+        let mut c = args.walk();
+        let i = args.named_children(&mut c).position(|a| a == f)?;
+        (plain && i < 16 && j < 16).then(|| format!("{name}(#{i}).#{j}"))
+    };
+    let Some(targs) = call.child_by_field_name("type_arguments") else {
+        return by_callee();
+    };
+    if last_arg != f {
+        return by_callee();
+    }
+    let sig = targs.named_child(targs.named_child_count().checked_sub(1)? as u32)?;
+    if sig.kind() != "function_type" {
+        return by_callee();
+    }
+    let params = sig.child_by_field_name("parameters")?;
+    let p = params.named_child(j as u32)?;
+    if !matches!(p.kind(), "required_parameter" | "optional_parameter") {
+        return None;
+    }
+    let t = p.child_by_field_name("type")?.named_child(0)?;
+    written_type(at, t)
 }
 
 /// The class or interface a written type names: `Foo`, `ns.Foo`, `Foo<T>`,

@@ -209,11 +209,13 @@ pub fn extract(lang: Lang, path: &str, src: &[u8], tree: &Tree) -> Parsed {
         import_end: 0,
         attrs: HashMap::new(),
         go_import_names: Vec::new(),
+        root_local_calls: Vec::new(),
         out: Parsed::default(),
     };
     walk_tree(&mut walk, tree.root_node(), 0);
     fix_parents(&mut walk.out.symbols);
     walk.attr_receivers();
+    walk.root_locals();
     walk.attribute_edges();
     walk.out
 }
@@ -380,6 +382,9 @@ struct Walk<'s> {
     attrs: HashMap<(Arc<str>, String), AttrSeen>,
     /// Go: the names the file's imports bind (aliases, package names).
     go_import_names: Vec<String>,
+    /// JS/TS: the `local` calls (by edge index) of a name a callback
+    /// outside any function binds ([`Walk::root_locals`]).
+    root_local_calls: Vec<usize>,
     out: Parsed,
 }
 
@@ -442,7 +447,13 @@ impl<'s> Walk<'s> {
                 return Some(format!("var {recv}"));
             }
         }
-        let instance = matches!(recv, "self" | "this" | "cls") && self.lang != Lang::Go;
+        // The instance: JS/TS `this` (a parameter named `self`, effect's
+        // style, is a name like any other: feature 27); Python's `self`/`cls`.
+        let instance = match self.lang {
+            Lang::Go => false,
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => recv == "this",
+            _ => matches!(recv, "self" | "this" | "cls"),
+        };
         if !word(recv) || instance {
             return None;
         }
@@ -501,6 +512,23 @@ impl<'s> Walk<'s> {
             }
             if s.locals.iter().any(|(n, _)| n == name) {
                 return true;
+            }
+            if !s.closure && !self.sees_outer_locals() {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// Is `name` bound by a function (not by a callback outside any
+    /// function, whose scope names no symbol)?
+    fn is_function_local(&self, name: &str) -> bool {
+        for s in self.scopes.iter().rev() {
+            if s.class_like {
+                return false;
+            }
+            if s.locals.iter().any(|(n, _)| n == name) {
+                return !s.qname.is_empty();
             }
             if !s.closure && !self.sees_outer_locals() {
                 return false;
@@ -597,6 +625,33 @@ impl<'s> Walk<'s> {
                 recv_type: ty,
                 alias: None,
             });
+        }
+    }
+
+    /// JS/TS: a call of a name a callback outside any function binds, from
+    /// a function inside it (a UMD library's `var isWindow = function
+    /// isWindow(…)` called in `isArrayLike`), is the one function the file
+    /// defines under that name: the rules by name find it. Where the file
+    /// defines the name twice or not at all (effect's many `loop`s, a
+    /// parameter), it stays `local`.
+    fn root_locals(&mut self) {
+        if self.root_local_calls.is_empty() {
+            return;
+        }
+        let mut count: HashMap<&str, u32> = HashMap::new();
+        for s in &self.out.symbols {
+            if s.kind == "function" {
+                *count.entry(s.qualified_name.as_str()).or_default() += 1;
+            }
+        }
+        let unique: Vec<usize> = self
+            .root_local_calls
+            .iter()
+            .copied()
+            .filter(|&i| count.get(self.out.edges[i].dst_name.as_str()) == Some(&1))
+            .collect();
+        for i in unique {
+            self.out.edges[i].recv_type = None;
         }
     }
 
@@ -775,13 +830,15 @@ impl<'s> Walk<'s> {
                 // JS/TS: `f()` of a name the function binds (a parameter, a
                 // local `const`/`let`): `local`, a function defined there or
                 // nothing the index holds (feature 25).
-                // (In a callback outside any function: the rules by name.)
                 if matches!(self.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
                     && !dst_name.contains('.')
                     && self.is_local(&dst_name)
                     && self.enclosing().is_some()
                 {
                     recv_type = Some("local".to_string());
+                    if !self.is_function_local(&dst_name) {
+                        self.root_local_calls.push(self.out.edges.len());
+                    }
                 }
                 // Go: a receiver that is a value (`new(T).M()`, `F(x).M()`).
                 if recv_type.is_none() && self.lang == Lang::Go {
