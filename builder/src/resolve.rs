@@ -56,6 +56,10 @@ pub struct FileFacts {
     /// declaration shows it ([`go_var_type`]), by symbol index, sorted.
     pub go_vars: Vec<(u32, Box<str>)>,
     pub js_callbacks: JsCallbacks,
+    /// JS/TS: each function's and method's declared return type, as the
+    /// class or interface it names ([`ts_return_type`]), by symbol index,
+    /// sorted (feature 28).
+    pub js_returns: Vec<(u32, Box<str>)>,
 }
 
 /// JS/TS: what a function's signature says of the callbacks it takes
@@ -1311,6 +1315,92 @@ fn find_scoped_call(
             }
         }
     }
+    // JS/TS: a receiver that is an expression (feature 28), `f(x).m()`,
+    // `this.#client.getCache().find()`, `client.getCache().find()` through
+    // a typed local (`<QueryClient>`, the type of its first name): typed
+    // segment by segment, by the declared return types of the functions and
+    // methods it calls and the types of the fields it reads (`attribute`
+    // edges), then `m` looked up in the last type as for a local's.
+    let js = matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
+    if js && recv_type.is_none_or(|t| t.starts_with('<')) && q != "this" {
+        // The class a type written in file `tf` names.
+        let type_class = |ty: &str, tf: u32| -> Option<SymRef> {
+            let (ty, lookup) = match ty.strip_suffix("()") {
+                Some(c) => (c, None),
+                None => (ty, Some(TYPE_LOOKUP)),
+            };
+            if ty.contains(['(', '<', ' ']) || ty.is_empty() {
+                return None;
+            }
+            let c = if tf == fi {
+                find_scoped_call(idx, fi, f, ty, src_symbol, imports, lookup)
+            } else {
+                find_class(ty, tf, "")
+            }?;
+            kind_ok(sym(&c).kind, true).then_some(c)
+        };
+        // A function's or method's declared return type, with its file (`this`:
+        // the method's own class).
+        let returns = |r: SymRef| -> Option<(String, u32)> {
+            let rf = &idx.files[r.0 as usize];
+            let at = rf.js_returns.binary_search_by_key(&r.1, |x| x.0).ok()?;
+            let t = &*rf.js_returns[at].1;
+            if t == "this" {
+                let q = &*sym(&r).qname;
+                return Some((q.rsplit_once('.')?.0.to_string(), r.0));
+            }
+            Some((t.to_string(), r.0))
+        };
+        let chain = || -> Option<(String, u32)> {
+            let segs = js_segments(q)?;
+            let mut it = segs.into_iter();
+            let (first, first_call) = it.next()?;
+            let head = recv_type
+                .and_then(|h| h.strip_prefix('<'))
+                .and_then(|h| h.strip_suffix('>'));
+            let mut state = match head {
+                Some(t) => (t.to_string(), fi),
+                None if first == "this" && !first_call => {
+                    let class = src_symbol
+                        .filter(|s| {
+                            f.symbols.iter().any(|x| {
+                                &*x.qname == *s && matches!(x.kind, "method" | "constructor")
+                            })
+                        })?
+                        .rsplit_once('.')?
+                        .0;
+                    (class.to_string(), fi)
+                }
+                None if first_call => {
+                    let r = find_scoped_call(idx, fi, f, first, src_symbol, imports, None)
+                        .filter(|r| sym(r).kind == "function")?;
+                    returns(r)?
+                }
+                None => return None,
+            };
+            for (name, call) in it {
+                let class = type_class(&state.0, state.1)?;
+                let class_q = sym(&class).qname.to_string();
+                state = if call {
+                    let v = idx.by_name.get(name)?;
+                    let m = in_mro(v, class.0, class_q, false).0?;
+                    returns(m)?
+                } else {
+                    let (af, e) = attr_in_mro(class.0, class_q, name)?;
+                    (e.recv_type.clone()?, af)
+                };
+            }
+            Some(state)
+        };
+        let chained = (q.contains('(') || q.contains('.') || recv_type.is_some())
+            .then(chain)
+            .flatten();
+        if let Some(r) = chained.and_then(|(t, tf)| js_receiver(&t, tf)) {
+            return r;
+        }
+    }
+    // (`<T>` types a JS/TS receiver's first name only: read above.)
+    let recv_type = recv_type.filter(|t| !(js && t.starts_with('<')));
     // `x.m()` through a local name whose binding names a type (feature 15):
     // the method of that type (Python: or of its nearest base); a type the
     // repository does not define (std's `Vec`, a library's class) owns
@@ -2530,6 +2620,120 @@ fn looks_generic(name: &str) -> bool {
         || (b.len() > 1 && b[0] == b'T' && b[1].is_ascii_uppercase() && !name.contains('.'))
 }
 
+/// The class or interface a TS function signature's declared return type
+/// names (feature 28): `getQueryCache(): QueryCache` → `QueryCache`,
+/// `function innerFrom<O>(input: O): Observable<ObservedValueOf<O>>` →
+/// `Observable`, `: this` → `this`; None without one, or for a generic, a
+/// primitive, a union of two.
+pub fn ts_return_type(sig: &str) -> Option<String> {
+    let sig = sig.trim().trim_end_matches('{').trim_end();
+    let start = sig.find(['<', '(']).filter(|&i| !sig[..i].contains("=>"))?;
+    let (generics, _) = ts_params(&sig[start..])?;
+    // The end of the parameter list: the `)` closing the first `(` after
+    // the generics.
+    let b = sig.as_bytes();
+    let mut i = start;
+    if b[i] == b'<' {
+        let mut depth = 0i32;
+        while i < b.len() {
+            match b[i] {
+                b'<' => depth += 1,
+                b'>' if i > 0 && b[i - 1] == b'=' => {}
+                b'>' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    let open = i + sig.get(i..)?.find('(')?;
+    let mut depth = 0i32;
+    let mut close = None;
+    for (k, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(k);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let rest = sig[close? + 1..].trim_start().strip_prefix(':')?;
+    // An arrow function's body follows its return type.
+    let rest = rest.split("=>").next().unwrap_or(rest).trim();
+    if rest == "this" {
+        return Some("this".to_string());
+    }
+    // `asserts x is T`, `x is T`: no value.
+    if rest.contains(" is ") {
+        return None;
+    }
+    ts_type_name(rest, &generics)
+}
+
+/// JS/TS: a receiver expression as segments (feature 28): `this.#client
+/// .getCache()` → `this`, `#client`, `getCache()`; `innerFrom(x)` →
+/// `innerFrom()`; each a name and whether it is a call. None for anything
+/// else (an index, a cast, a call of a call's result).
+fn js_segments(q: &str) -> Option<Vec<(&str, bool)>> {
+    let b = q.as_bytes();
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0usize);
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'.' if depth == 0 => {
+                parts.push(&q[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&q[start..]);
+    let word = |w: &str| {
+        let w = w.strip_prefix('#').unwrap_or(w);
+        !w.is_empty()
+            && w.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+    };
+    parts
+        .into_iter()
+        .map(|p| {
+            let p = p.trim().trim_end_matches(['!', '?']);
+            match p.find(['(', '<']) {
+                None => word(p).then_some((p, false)),
+                Some(n) => {
+                    // `name(…)` or `name<T>(…)`: one argument list, at the end.
+                    let name = &p[..n];
+                    let open = p[n..].find('(')? + n;
+                    let mut depth = 0i32;
+                    for (k, c) in p.bytes().enumerate().skip(open) {
+                        match c {
+                            b'(' => depth += 1,
+                            b')' => {
+                                depth -= 1;
+                                if depth == 0 && k != p.len() - 1 {
+                                    return None;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    (word(name) && p.ends_with(')')).then_some((name, true))
+                }
+            }
+        })
+        .collect()
+}
+
 /// The callbacks a TS function signature takes (feature 27): for each
 /// parameter whose type is a function type (`init: (source: Observable<T>,
 /// subscriber: Subscriber<R>) => void`), its index and the class or
@@ -3278,6 +3482,42 @@ mod tests {
         );
         assert_eq!(r("const x = 1"), Vec::<String>::new());
         assert_eq!(r("f = (a: Foo) => a.bar()"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn ts_return_types_and_receiver_segments() {
+        assert_eq!(
+            ts_return_type("getQueryCache(): QueryCache").as_deref(),
+            Some("QueryCache")
+        );
+        assert_eq!(
+            ts_return_type("export function innerFrom<O extends ObservableInput<any>>(input: O): Observable<ObservedValueOf<O>>").as_deref(),
+            Some("Observable")
+        );
+        assert_eq!(ts_return_type("find<T>(filters: F): T | undefined"), None);
+        assert_eq!(
+            ts_return_type("setOptions(o?: Opts): this").as_deref(),
+            Some("this")
+        );
+        assert_eq!(ts_return_type("isOnline(): boolean"), None);
+        assert_eq!(ts_return_type("mount(): void {"), None);
+        assert_eq!(ts_return_type("isFoo(x: any): x is Foo"), None);
+        assert_eq!(ts_return_type("f = (a: A): B => a.b"), None);
+        assert_eq!(
+            js_segments("this.#client .getQueryCache()"),
+            Some(vec![
+                ("this", false),
+                ("#client", false),
+                ("getQueryCache", true)
+            ])
+        );
+        assert_eq!(
+            js_segments("innerFrom(notifier(x)).pipe<T>(a, b)"),
+            Some(vec![("innerFrom", true), ("pipe", true)])
+        );
+        assert_eq!(js_segments("concatAll()(from(x))"), None);
+        assert_eq!(js_segments("xs[0].a"), None);
+        assert_eq!(js_segments("a?.b!"), Some(vec![("a", false), ("b", false)]));
     }
 
     #[test]

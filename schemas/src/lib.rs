@@ -185,6 +185,12 @@
 //!   name a callback outside any function binds (a UMD factory's `var f =
 //!   function f(…)`), from a function inside it, resolves by name when the
 //!   file defines one function of that name (feature 26 left it unresolved).
+//! - schema 1, feature 28: a JavaScript/TypeScript receiver that is an
+//!   expression is typed segment by segment from TypeScript's declared
+//!   return types and the fields' types: `client.getCache().find()` through
+//!   a typed local (`receiver_type` `<Client>`, the type of its first name),
+//!   `innerFrom(x).subscribe()`, `this.#client.getCache().notify()`, a
+//!   method returning `this`.
 
 use std::sync::Arc;
 
@@ -212,7 +218,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 27;
+pub const FEATURE_VERSION: u32 = 28;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -612,6 +612,24 @@ impl<'a> Sink<'a> {
                     .collect(),
                 _ => Vec::new(),
             },
+            // JS/TS: each function's and method's declared return type
+            // (feature 28).
+            js_returns: match a.file.lang {
+                Lang::TypeScript | Lang::Tsx => a
+                    .parsed
+                    .symbols
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| matches!(s.kind, "function" | "method"))
+                    .filter_map(|(i, s)| {
+                        Some((
+                            i as u32,
+                            crate::resolve::ts_return_type(&s.signature)?.into(),
+                        ))
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            },
             go_vars: match a.file.lang {
                 Lang::Go => a
                     .parsed

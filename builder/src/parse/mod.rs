@@ -454,6 +454,20 @@ impl<'s> Walk<'s> {
             Lang::JavaScript | Lang::TypeScript | Lang::Tsx => recv == "this",
             _ => matches!(recv, "self" | "this" | "cls"),
         };
+        // JS/TS: `x.getCache()` / `x.cache` through a typed local `x`:
+        // `<T>`, the type of its first name; resolution types the rest
+        // (feature 28).
+        if matches!(self.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) && !word(recv) {
+            let head = recv.split(['.', '(', '[', '!', '?']).next().unwrap_or(recv);
+            let after = recv[head.len()..].chars().next();
+            if matches!(after, Some('.' | '!' | '?')) && word(head) && head != "this" {
+                return self
+                    .local_type(head)
+                    .filter(|t| !t.starts_with('<') && t != "local")
+                    .map(|t| format!("<{t}>"));
+            }
+            return None;
+        }
         if !word(recv) || instance {
             return None;
         }
