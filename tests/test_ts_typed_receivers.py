@@ -370,6 +370,14 @@ export function run(cs: Circle[]): void {
   operate(source => source.area())
   each(cs, (x) => x.radius())
 }
+
+export function shadow(operate: (f: (s: Decoy) => void) => void): void {
+  operate((source) => source.radius())
+}
+
+export function written(): void {
+  operate((source: any) => source.area())
+}
 """,
 }
 
@@ -394,6 +402,8 @@ def test_ts_callback_parameters_take_their_types_from_context(indexer, tmp_path)
         ("sink.draw", 19, "shapes.ts", "Drawer.draw"),  # `Drawer | undefined`
         ("source.area", 21, "shapes.ts", "Base.area"),  # `source => …`
         ("x.radius", 22, "main.ts", "Decoy.radius"),  # a generic's: the rules by name
+        ("source.radius", 26, "main.ts", "Decoy.radius"),  # the parameter `operate`, not ops.ts's
+        ("source.area", 30, "main.ts", "Decoy.area"),  # `any` as written: the rules by name
     }
     assert expected <= got, sorted(got)
     con = duckdb.connect()
@@ -403,6 +413,7 @@ def test_ts_callback_parameters_take_their_types_from_context(indexer, tmp_path)
     assert types["self.radius@10"] == "Circle" and types["self.area@14"] == "Circle"
     assert types["source.radius@18"] == "operate(#0).#0" and types["sink.draw@19"] == "operate(#0).#1"
     assert types["x.radius@22"] == "each(#1).#0"
+    assert types["source.radius@26"] is None and types["source.area@30"] is None
 
 
 CHAINS = {

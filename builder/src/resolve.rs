@@ -3,7 +3,7 @@
 //! name: the same file, files it imports, the same directory, then a
 //! definition unique in the repository; anything else stays unresolved.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 // Looked up for each of millions of edges: foldhash, not SipHash.
 use foldhash::{HashMap, HashMapExt};
@@ -133,6 +133,9 @@ struct Index<'a> {
     dirs: std::collections::HashSet<String>,
     npm: BTreeMap<String, String>,
     crates: BTreeMap<String, String>,
+    /// JS/TS files that define nothing (barrels), with the files they
+    /// import or re-export.
+    barrels: HashMap<u32, Vec<u32>>,
 }
 
 /// Resolves files' raw edges one file at a time (so edges can be streamed).
@@ -218,7 +221,7 @@ fn build_index<'a>(files: &'a [FileFacts], modules: &Modules) -> Index<'a> {
             }
         }
     }
-    Index {
+    let mut idx = Index {
         files,
         go_packages: modules.go_packages(&dirs),
         dirs,
@@ -230,7 +233,32 @@ fn build_index<'a>(files: &'a [FileFacts], modules: &Modules) -> Index<'a> {
         by_dir_name,
         go_vars,
         py_modules,
-    }
+        barrels: HashMap::new(),
+    };
+    // JS/TS barrels (feature 26): a file that defines nothing of its own,
+    // with the files its `export … from` (and any other import) name.
+    let barrels: HashMap<u32, Vec<u32>> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
+                && f.symbols.is_empty()
+        })
+        .filter_map(|(bi, bf)| {
+            let targets: Vec<u32> = bf
+                .edges
+                .iter()
+                .filter(|e| e.kind == "imports")
+                .filter_map(|e| {
+                    let d = resolve_import(&idx, bf, &e.dst_name, modules)?;
+                    idx.paths.get(d.as_str()).copied()
+                })
+                .collect();
+            (!targets.is_empty()).then_some((bi as u32, targets))
+        })
+        .collect();
+    idx.barrels = barrels;
+    idx
 }
 
 fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<Edge> {
@@ -279,25 +307,22 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
     }
     // JS/TS: the files a barrel the file imports re-exports (`export * from
     // "./errors"` in an `internal.ts` or `index.ts` that defines nothing of
-    // its own), transitively, after the file's own imports (feature 26).
+    // its own), up to four barrels deep, after the file's own imports
+    // (feature 26).
     let direct = imported.len();
-    if matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) {
+    let mut reexported: HashSet<u32> = HashSet::new();
+    if matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) && !idx.barrels.is_empty()
+    {
+        let mut seen: HashSet<u32> = imported.iter().copied().collect();
+        seen.insert(fi);
         let mut frontier: Vec<u32> = imported.clone();
         for _ in 0..4 {
             let mut next = Vec::new();
             for b in frontier {
-                let bf = &idx.files[b as usize];
-                if !bf.symbols.is_empty() {
-                    continue;
-                }
-                for e in bf.edges.iter().filter(|e| e.kind == "imports") {
-                    let Some(&t) = resolve_import(idx, bf, &e.dst_name, modules)
-                        .and_then(|d| idx.paths.get(d.as_str()))
-                    else {
-                        continue;
-                    };
-                    if t != fi && !imported.contains(&t) {
+                for &t in idx.barrels.get(&b).into_iter().flatten() {
+                    if seen.insert(t) {
                         imported.push(t);
+                        reexported.insert(t);
                         next.push(t);
                     }
                 }
@@ -313,6 +338,7 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
     let file_imports = FileImports {
         files: &imported,
         direct,
+        reexported: &reexported,
         dirs: &imported_dirs,
         named_pkgs: &named_pkgs,
         aliases: &aliases,
@@ -597,6 +623,8 @@ struct FileImports<'a> {
     /// among them re-export (JS/TS).
     files: &'a [u32],
     direct: usize,
+    /// `files[direct..]`, for lookups.
+    reexported: &'a HashSet<u32>,
     dirs: &'a [String],
     named_pkgs: &'a [(u32, &'a str)],
     /// Its imports that rename (`edges.alias`).
@@ -771,7 +799,7 @@ fn find_scoped_call(
                 .or(mine.first())
                 .map(|r| **r);
         }
-        let (own_imports, reexported) = imported.split_at(imports.direct);
+        let own_imports = &imported[..imports.direct];
         if let Some(r) = cands
             .iter()
             .filter(bare)
@@ -782,7 +810,7 @@ fn find_scoped_call(
         if let Some(r) = cands
             .iter()
             .filter(bare)
-            .find(|r| reexported.contains(&r.0))
+            .find(|r| imports.reexported.contains(&r.0))
         {
             return Some(*r);
         }
@@ -988,10 +1016,11 @@ fn find_scoped_call(
             });
             (found, complete)
         };
-    // Python: the `attribute` edge (feature 18) of the nearest class in the
-    // MRO of `class_q` (file `start`) assigning `attr`, with its file.
-    // A class nearer that defines a method or property of that name (`@property
-    // def client`) ends the search: what it returns does not show.
+    // Python (feature 18), JS/TS (feature 26): the `attribute` edge of the
+    // nearest class in the MRO of `class_q` (file `start`) assigning `attr`,
+    // with its file. A class nearer that defines a method or property of
+    // that name (`@property def client`; a TS field without a type) ends the
+    // search: what it holds does not show.
     let attr_in_mro = |start: u32, class_q: String, attr: &str| -> Option<(u32, &RawEdge)> {
         let mut found = None;
         mro_walk(start, class_q, false, &mut |cf, cq| {
@@ -2509,8 +2538,6 @@ fn go_import_dir(idx: &Index, f: &FileFacts, p: &str, modules: &Modules) -> Opti
         .map(|e| resolve_import(idx, f, &e.dst_name, modules))
 }
 
-/// The first result type of a Go function's signature (`func Open(name
-/// string) (*File, error)` → `*File`, `(n int, err error)` → `int`).
 /// `g(#i).#j` (a JS/TS callback's parameter, feature 27): `(g, i, j)`.
 fn js_callback_marker(t: &str) -> Option<(&str, u8, u8)> {
     let (g, rest) = t.split_once("(#")?;
@@ -2520,6 +2547,11 @@ fn js_callback_marker(t: &str) -> Option<(&str, u8, u8)> {
 
 /// Split `s` at the commas outside any bracket (`=>` closes none).
 fn ts_split_top(s: &str) -> Vec<&str> {
+    ts_split_top_at(s, b',')
+}
+
+/// Split `s` at the `sep` bytes outside any bracket.
+fn ts_split_top_at(s: &str, sep: u8) -> Vec<&str> {
     let (mut out, mut depth, mut start) = (Vec::new(), 0i32, 0usize);
     let b = s.as_bytes();
     for (i, &c) in b.iter().enumerate() {
@@ -2527,7 +2559,7 @@ fn ts_split_top(s: &str) -> Vec<&str> {
             b'(' | b'[' | b'{' | b'<' => depth += 1,
             b'>' if i > 0 && b[i - 1] == b'=' => {}
             b')' | b']' | b'}' | b'>' => depth -= 1,
-            b',' if depth == 0 => {
+            c if c == sep && depth == 0 => {
                 out.push(&s[start..i]);
                 start = i + 1;
             }
@@ -2586,9 +2618,8 @@ fn ts_params(s: &str) -> Option<(Vec<&str>, Vec<&str>)> {
 /// `Subscriber`, `ns.Foo | undefined` → `ns.Foo`), unless it is one of the
 /// generic names.
 fn ts_type_name(t: &str, generics: &[&str]) -> Option<String> {
-    let parts: Vec<&str> = ts_split_top(t.trim())
+    let parts: Vec<&str> = ts_split_top_at(t.trim(), b'|')
         .into_iter()
-        .flat_map(|p| p.split('|'))
         .map(str::trim)
         .filter(|p| !matches!(*p, "undefined" | "null" | ""))
         .collect();
@@ -2613,11 +2644,16 @@ fn ts_type_name(t: &str, generics: &[&str]) -> Option<String> {
 }
 
 /// A type parameter by convention, which a method's signature may take
-/// from its class: one capital (`T`), or `T` and a capital (`TData`).
+/// from its class: one capital (`T`), or `T`, a capital and a lower-case
+/// letter (`TData`; not `TCPSocket`).
 fn looks_generic(name: &str) -> bool {
     let b = name.as_bytes();
     (b.len() == 1 && b[0].is_ascii_uppercase())
-        || (b.len() > 1 && b[0] == b'T' && b[1].is_ascii_uppercase() && !name.contains('.'))
+        || (b.len() > 2
+            && b[0] == b'T'
+            && b[1].is_ascii_uppercase()
+            && b[2].is_ascii_lowercase()
+            && !name.contains('.'))
 }
 
 /// The class or interface a TS function signature's declared return type
@@ -2748,6 +2784,11 @@ pub fn ts_callback_params(sig: &str) -> Vec<(u8, Vec<Option<Box<str>>>)> {
         return Vec::new();
     };
     let mut out = Vec::new();
+    // A TS `this: X` parameter is no argument.
+    let params: Vec<&str> = params
+        .into_iter()
+        .filter(|p| p.split(':').next().map(str::trim) != Some("this"))
+        .collect();
     for (i, p) in params.iter().enumerate().take(16) {
         let Some((_, ty)) = p.split_once(':') else {
             continue;
@@ -2781,6 +2822,8 @@ pub fn ts_callback_params(sig: &str) -> Vec<(u8, Vec<Option<Box<str>>>)> {
     out
 }
 
+/// The first result type of a Go function's signature (`func Open(name
+/// string) (*File, error)` → `*File`, `(n int, err error)` → `int`).
 pub fn go_first_result(sig: &str) -> Option<String> {
     // After the parameters' closing parenthesis (a method's receiver and
     // type parameters come first).
@@ -3480,6 +3523,11 @@ mod tests {
             r("run(f: <A>(ctx: ns.Context<A> | undefined, a: A) => void, n: number)"),
             ["0:ns.Context,-"]
         );
+        assert_eq!(
+            r("function f(this: Ctx, cb: (s: Subscriber<R | undefined>) => void)"),
+            ["0:Subscriber"]
+        );
+        assert!(looks_generic("TData") && looks_generic("T") && !looks_generic("TCPSocket"));
         assert_eq!(r("const x = 1"), Vec::<String>::new());
         assert_eq!(r("f = (a: Foo) => a.bar()"), Vec::<String>::new());
     }

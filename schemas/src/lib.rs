@@ -172,7 +172,8 @@
 //!   constructor's parameter property; `this.x = …` in a method), or a base
 //!   class's field; each such field is an `attribute` edge. A name imported
 //!   from a barrel (a file of `export … from` only: `index.ts`,
-//!   `internal.ts`) is found in the files it re-exports, transitively; `..`
+//!   `internal.ts`) is found in the files it re-exports, up to four barrels
+//!   deep; `..`
 //!   names the index of the directory above; a callback outside any
 //!   function (`describe(() => { let c: Client … })`) binds typed names.
 //! - schema 1, feature 27: a JavaScript/TypeScript callback's untyped

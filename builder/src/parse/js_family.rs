@@ -111,7 +111,12 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
     match at.kind {
         "required_parameter" | "optional_parameter" if of_a_body() => {
             let name = at.field("pattern")?;
+            // An annotation, even one that names no class, is the type.
+            let written = at.node.child_by_field_name("type").is_some();
             let ty = annotated(at.node).or_else(|| {
+                if written {
+                    return None;
+                }
                 let f = at.up(1)?;
                 let mut c = at.up(0)?.walk();
                 let j = at

@@ -646,8 +646,8 @@ impl<'s> Walk<'s> {
     /// a function inside it (a UMD library's `var isWindow = function
     /// isWindow(…)` called in `isArrayLike`), is the one function the file
     /// defines under that name: the rules by name find it. Where the file
-    /// defines the name twice or not at all (effect's many `loop`s, a
-    /// parameter), it stays `local`.
+    /// defines the name twice (effect's many `loop`s), or it was no
+    /// function when the call was read (a parameter), it stays `local`.
     fn root_locals(&mut self) {
         if self.root_local_calls.is_empty() {
             return;
@@ -788,6 +788,30 @@ impl<'s> Walk<'s> {
                     *ty = self.go_value(ty.take());
                 }
             }
+            // JS/TS: a callback typed by the function it is passed to
+            // (`g(#i).#j`, feature 27) names that function as the file or
+            // its imports do; a parameter or local of that name that is no
+            // function the file defines (`const notify = (cb: …) => …`) is
+            // another.
+            if matches!(self.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) {
+                for (_, ty) in b.iter_mut() {
+                    let head = ty
+                        .as_deref()
+                        .filter(|t| t.contains("(#"))
+                        .and_then(|t| t.split(['.', '(']).next());
+                    let other = head.is_some_and(|h| {
+                        self.is_local(h)
+                            && !self
+                                .out
+                                .symbols
+                                .iter()
+                                .any(|s| s.kind == "function" && s.name == h)
+                    });
+                    if other {
+                        *ty = None;
+                    }
+                }
+            }
             if let Some(s) = self.scopes.last_mut().filter(|s| !s.class_like) {
                 s.locals.extend(b);
             }
@@ -850,7 +874,16 @@ impl<'s> Walk<'s> {
                     && self.enclosing().is_some()
                 {
                     recv_type = Some("local".to_string());
-                    if !self.is_function_local(&dst_name) {
+                    // Bound by a callback outside any function to a function
+                    // the file defines by that name (`var f = function f`),
+                    // not a parameter's: decided by `root_locals`.
+                    if !self.is_function_local(&dst_name)
+                        && self
+                            .out
+                            .symbols
+                            .iter()
+                            .any(|s| s.kind == "function" && s.qualified_name == dst_name)
+                    {
                         self.root_local_calls.push(self.out.edges.len());
                     }
                 }
