@@ -644,10 +644,11 @@ impl<'s> Walk<'s> {
 
     /// JS/TS: a call of a name a callback outside any function binds, from
     /// a function inside it (a UMD library's `var isWindow = function
-    /// isWindow(…)` called in `isArrayLike`), is the one function the file
-    /// defines under that name: the rules by name find it. Where the file
-    /// defines the name twice (effect's many `loop`s), or it was no
-    /// function when the call was read (a parameter), it stays `local`.
+    /// isWindow(…)` called in `isArrayLike`; a browserify module's `var hex
+    /// = XRegExp._hex`), when the file defines one function of that name, is
+    /// left to the rules by name, which find it, as before such callbacks had
+    /// scopes. Where the file defines the name twice (effect's many `loop`s)
+    /// or not at all (a parameter), it stays `local`.
     fn root_locals(&mut self) {
         if self.root_local_calls.is_empty() {
             return;
@@ -874,16 +875,9 @@ impl<'s> Walk<'s> {
                     && self.enclosing().is_some()
                 {
                     recv_type = Some("local".to_string());
-                    // Bound by a callback outside any function to a function
-                    // the file defines by that name (`var f = function f`),
-                    // not a parameter's: decided by `root_locals`.
-                    if !self.is_function_local(&dst_name)
-                        && self
-                            .out
-                            .symbols
-                            .iter()
-                            .any(|s| s.kind == "function" && s.qualified_name == dst_name)
-                    {
+                    // Bound by a callback outside any function: decided by
+                    // `root_locals`.
+                    if !self.is_function_local(&dst_name) {
                         self.root_local_calls.push(self.out.edges.len());
                     }
                 }
