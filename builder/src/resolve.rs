@@ -1351,7 +1351,7 @@ fn find_scoped_call(
     // methods it calls and the types of the fields it reads (`attribute`
     // edges), then `m` looked up in the last type as for a local's.
     let js = matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
-    if js && recv_type.is_none_or(|t| t.starts_with('<')) && q != "this" {
+    if js && recv_type.is_none_or(|t| t.starts_with(['<', '='])) && q != "this" {
         // The class a type written in file `tf` names.
         let type_class = |ty: &str, tf: u32| -> Option<SymRef> {
             let (ty, lookup) = match ty.strip_suffix("()") {
@@ -1380,13 +1380,10 @@ fn find_scoped_call(
             }
             Some((t.to_string(), r.0))
         };
-        let chain = || -> Option<(String, u32)> {
+        let chain = |q: &str, head: Option<&str>| -> Option<(String, u32)> {
             let segs = js_segments(q)?;
             let mut it = segs.into_iter();
             let (first, first_call) = it.next()?;
-            let head = recv_type
-                .and_then(|h| h.strip_prefix('<'))
-                .and_then(|h| h.strip_suffix('>'));
             let mut state = match head {
                 Some(t) => (t.to_string(), fi),
                 None if first == "this" && !first_call => {
@@ -1421,15 +1418,28 @@ fn find_scoped_call(
             }
             Some(state)
         };
-        let chained = (q.contains('(') || q.contains('.') || recv_type.is_some())
-            .then(chain)
-            .flatten();
+        // The receiver's own text, its first name typed `<T>`; or a local
+        // bound to a call's result (`=expr`, `=<T>expr`), that expression.
+        let chained = match recv_type.and_then(|t| t.strip_prefix('=')) {
+            Some(_) if !is_word(q) => None,
+            Some(e) => match e.strip_prefix('<').and_then(|r| r.split_once('>')) {
+                Some((t, expr)) => chain(expr, Some(t)),
+                None => chain(e, None),
+            },
+            None if q.contains('(') || q.contains('.') || recv_type.is_some() => chain(
+                q,
+                recv_type
+                    .and_then(|h| h.strip_prefix('<'))
+                    .and_then(|h| h.strip_suffix('>')),
+            ),
+            None => None,
+        };
         if let Some(r) = chained.and_then(|(t, tf)| js_receiver(&t, tf)) {
             return r;
         }
     }
     // (`<T>` types a JS/TS receiver's first name only: read above.)
-    let recv_type = recv_type.filter(|t| !(js && t.starts_with('<')));
+    let recv_type = recv_type.filter(|t| !(js && t.starts_with(['<', '='])));
     // `x.m()` through a local name whose binding names a type (feature 15):
     // the method of that type (Python: or of its nearest base); a type the
     // repository does not define (std's `Vec`, a library's class) owns

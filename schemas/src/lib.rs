@@ -192,6 +192,11 @@
 //!   a typed local (`receiver_type` `<Client>`, the type of its first name),
 //!   `innerFrom(x).subscribe()`, `this.#client.getCache().notify()`, a
 //!   method returning `this`.
+//! - schema 1, feature 29: a JavaScript/TypeScript local bound to a call's
+//!   result (`const cache = client.getCache()`, `const q = this.#cache.get(k)`,
+//!   `const o = makeClient()`) is typed as feature 28 types that expression;
+//!   `receiver_type` `=expr` (`=<Client>client.getCache()` when its first name
+//!   is a local typed `Client`).
 
 use std::sync::Arc;
 
@@ -219,7 +224,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 28;
+pub const FEATURE_VERSION: u32 = 29;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

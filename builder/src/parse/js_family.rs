@@ -328,6 +328,13 @@ fn value_type(at: &At, v: Node) -> Option<String> {
         // `<Foo>x`: the type in its type arguments.
         "type_assertion" => written_type(at, v.named_child(0)?.named_child(0)?),
         "parenthesized_expression" | "non_null_expression" => value_type(at, v.named_child(0)?),
+        // `x.getCache()`, `this.#cache.get(k)`, `f(x)`: `=` and the call as
+        // written, typed at resolution from declared return types (feature
+        // 28; the walk writes a typed local's type in front: `=<Client>…`).
+        "call_expression" => {
+            let w = at.text(v);
+            (w.len() <= 200 && !w.contains(['\n', '`'])).then(|| format!("={w}"))
+        }
         _ => None,
     }
 }

@@ -463,7 +463,7 @@ impl<'s> Walk<'s> {
             if matches!(after, Some('.' | '!' | '?')) && word(head) && head != "this" {
                 return self
                     .local_type(head)
-                    .filter(|t| !t.starts_with('<') && t != "local")
+                    .filter(|t| !t.starts_with(['<', '=']) && t != "local")
                     .map(|t| format!("<{t}>"));
             }
             return None;
@@ -796,6 +796,23 @@ impl<'s> Walk<'s> {
             // another.
             if matches!(self.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) {
                 for (_, ty) in b.iter_mut() {
+                    // `=expr` (a call's result, feature 28): its first name
+                    // as `this`, a function's call, or a typed local
+                    // (`=<T>expr`); anything else shows no type.
+                    if let Some(expr) = ty.as_deref().and_then(|t| t.strip_prefix('=')) {
+                        let head = expr.split(['.', '(', '!', '?', '<']).next().unwrap_or("");
+                        let after = expr[head.len()..].chars().next();
+                        *ty = if head == "this" || (after == Some('(') && !self.is_local(head)) {
+                            ty.take()
+                        } else if after == Some('.') {
+                            self.local_type(head)
+                                .filter(|t| !t.starts_with(['<', '=']) && t != "local")
+                                .map(|t| format!("=<{t}>{expr}"))
+                        } else {
+                            None
+                        };
+                        continue;
+                    }
                     let head = ty
                         .as_deref()
                         .filter(|t| t.contains("(#"))
