@@ -499,8 +499,13 @@ def test_ts_receiver_expressions_typed_by_declared_return_types(indexer, tmp_pat
     assert types["cache.find@18"] == "=<Client>client.getCache()" and types["other.getCache@20"] == "=makeClient()"
 
 
+def ts_client() -> Path:
+    """Where scripts/setup.sh installs the pinned npm packages of tests/ts."""
+    return Path(os.environ.get("CODE_INDEX_HOME") or Path.home() / ".cache" / "code-index") / "ts-client"
+
+
 def checker_calls(root: Path, tmp_path: Path) -> Path:
-    client = Path(os.environ.get("CODE_INDEX_HOME") or Path.home() / ".cache" / "code-index") / "ts-client"
+    client = ts_client()
     if not (client / "node_modules" / "typescript" / "package.json").is_file():
         pytest.fail(f"the TypeScript compiler is not installed in {client}: run scripts/setup.sh --deps-only",
                     pytrace=False)
@@ -568,36 +573,7 @@ def test_rxjs_calls_agree_with_the_type_checker(snapshots, corpora, tmp_path):
     where it puts them, elsewhere, or in the repository where it puts them in
     a parameter or local (a name the function binds: feature 25) or outside."""
     snap = snapshots("ts-rxjs")
-    tsv = checker_calls(corpora / "ts-rxjs", tmp_path)
-    con = duckdb.connect()
-    rows = con.execute(
-        f"""SELECT e.src_path, e.line, e.dst_name, e.dst_path, s.name_line
-            FROM read_parquet('{snap.dir}/edges.parquet') e
-            LEFT JOIN read_parquet('{snap.dir}/symbols.parquet') s ON s.symbol_id = e.dst_symbol_id
-            WHERE e.kind = 'calls'""").fetchall()
-    lines = {(p, str(ln)) for p, ln in con.execute(
-        f"SELECT path, name_line FROM read_parquet('{snap.dir}/symbols.parquet')").fetchall()}
-    ours = collections.defaultdict(list)
-    for r in rows:
-        ours[(r[0], r[1], r[2].rsplit(".", 1)[-1])].append(r)
-    v = collections.Counter()
-    for line in tsv.read_text().splitlines():
-        src, ln, written, shape, tpath, tline, _ = line.split("\t")
-        name = written.rsplit(".", 1)[-1]
-        if shape == "new":
-            name = written[4:].rsplit(".", 1)[-1].split("<")[0]
-        cand = ours.get((src, int(ln), name), [])
-        if len(cand) != 1 or tpath == "?" or shape == "super":
-            continue
-        dpath, dline = cand[0][3], cand[0][4]
-        if tpath == "-":
-            v["outside: resolved here" if dpath else "outside"] += 1
-        elif (tpath, tline) not in lines:
-            v["a local: resolved here" if dpath else "a local"] += 1
-        elif not dpath:
-            v["unresolved"] += 1
-        else:
-            v["right" if (dpath, str(dline)) == (tpath, tline) else "elsewhere"] += 1
+    v = checker_verdicts(snap.dir, checker_calls(corpora / "ts-rxjs", tmp_path))
     print(dict(v))
     # Stop 63: right 846, elsewhere 60, locals resolved 8, outside resolved 26.
     # Features 24-25: 999 / 25 / 6 / 11. Feature 26: 1,009 / 24 / 6 / 11.
@@ -608,7 +584,9 @@ def test_rxjs_calls_agree_with_the_type_checker(snapshots, corpora, tmp_path):
 
 
 def checker_verdicts(snap_dir: Path, tsv: Path) -> collections.Counter:
-    """Every call of a tree against the checker, as test_rxjs_calls_agree_with_the_type_checker counts them."""
+    """Every call of a tree (bare, member, `new`) against the checker: landing
+    where it puts them, elsewhere, unresolved, or in the repository where it
+    puts them in a parameter or local or outside it."""
     con = duckdb.connect()
     rows = con.execute(
         f"""SELECT e.src_path, e.line, e.dst_name, e.dst_path, s.name_line
@@ -656,7 +634,7 @@ HELD_OUT = {"mobx": (900, 95), "@tanstack/query-core": (2330, 24)}
 
 @pytest.mark.parametrize("package", sorted(HELD_OUT))
 def test_held_out_packages_calls_agree_with_the_type_checker(indexer, package, tmp_path):
-    client = Path(os.environ.get("CODE_INDEX_HOME") or Path.home() / ".cache" / "code-index") / "ts-client"
+    client = ts_client()
     src = client / "node_modules" / package / "src"
     if not src.is_dir():
         pytest.fail(f"{package} is not installed in {client}: run scripts/setup.sh --deps-only", pytrace=False)

@@ -1318,6 +1318,18 @@ fn find_scoped_call(
             }
         }
     };
+    // JS/TS: the class of the calling method (or constructor), which `this`
+    // is.
+    let js_caller_class = || {
+        src_symbol
+            .filter(|s| {
+                f.symbols
+                    .iter()
+                    .any(|x| &*x.qname == *s && matches!(x.kind, "method" | "constructor"))
+            })
+            .and_then(|s| s.rsplit_once('.'))
+            .map(|(c, _)| c.to_string())
+    };
     // JS/TS: a call through a field of the instance its own class does not
     // type (`this.conn.query()` in a subclass): the nearest class of its
     // chain assigning the field decides, its type read where that class is
@@ -1326,18 +1338,8 @@ fn find_scoped_call(
         let attr = q
             .strip_prefix("this.")
             .filter(|a| is_word(a.strip_prefix('#').unwrap_or(a)));
-        let class = || {
-            src_symbol
-                .filter(|s| {
-                    f.symbols
-                        .iter()
-                        .any(|x| &*x.qname == *s && matches!(x.kind, "method" | "constructor"))
-                })
-                .and_then(|s| s.rsplit_once('.'))
-                .map(|(c, _)| c.to_string())
-        };
         if let Some(attr) = attr {
-            if let Some((af, e)) = class().and_then(|c| attr_in_mro(fi, c, attr)) {
+            if let Some((af, e)) = js_caller_class().and_then(|c| attr_in_mro(fi, c, attr)) {
                 if let Some(r) = e.recv_type.as_deref().and_then(|t| js_receiver(t, af)) {
                     return r;
                 }
@@ -1386,17 +1388,7 @@ fn find_scoped_call(
             let (first, first_call) = it.next()?;
             let mut state = match head {
                 Some(t) => (t.to_string(), fi),
-                None if first == "this" && !first_call => {
-                    let class = src_symbol
-                        .filter(|s| {
-                            f.symbols.iter().any(|x| {
-                                &*x.qname == *s && matches!(x.kind, "method" | "constructor")
-                            })
-                        })?
-                        .rsplit_once('.')?
-                        .0;
-                    (class.to_string(), fi)
-                }
+                None if first == "this" && !first_call => (js_caller_class()?, fi),
                 None if first_call => {
                     let r = find_scoped_call(idx, fi, f, first, src_symbol, imports, None)
                         .filter(|r| sym(r).kind == "function")?;
@@ -2580,10 +2572,10 @@ fn ts_split_top_at(s: &str, sep: u8) -> Vec<&str> {
     out
 }
 
-/// `<T, R>(a: X, b: Y): Z` (after the name): the generic names and the
-/// parameters' text, split at the top-level commas; None if the text is no
-/// such list.
-fn ts_params(s: &str) -> Option<(Vec<&str>, Vec<&str>)> {
+/// `<T, R>(a: X, b: Y): Z` (after the name): the generic names, the
+/// parameters' text, split at the top-level commas, and the text after the
+/// list (`: Z`); None if the text is no such list.
+fn ts_params(s: &str) -> Option<(Vec<&str>, Vec<&str>, &str)> {
     let s = s.trim_start();
     let b = s.as_bytes();
     let close = |open: usize, o: u8, c: u8| -> Option<usize> {
@@ -2621,7 +2613,7 @@ fn ts_params(s: &str) -> Option<(Vec<&str>, Vec<&str>)> {
     } else {
         ts_split_top(inner)
     };
-    Some((generics, params))
+    Some((generics, params, &s[end + 1..]))
 }
 
 /// The class or interface a TS type's text names (`Subscriber<R>` →
@@ -2674,45 +2666,8 @@ fn looks_generic(name: &str) -> bool {
 pub fn ts_return_type(sig: &str) -> Option<String> {
     let sig = sig.trim().trim_end_matches('{').trim_end();
     let start = sig.find(['<', '(']).filter(|&i| !sig[..i].contains("=>"))?;
-    let (generics, _) = ts_params(&sig[start..])?;
-    // The end of the parameter list: the `)` closing the first `(` after
-    // the generics.
-    let b = sig.as_bytes();
-    let mut i = start;
-    if b[i] == b'<' {
-        let mut depth = 0i32;
-        while i < b.len() {
-            match b[i] {
-                b'<' => depth += 1,
-                b'>' if i > 0 && b[i - 1] == b'=' => {}
-                b'>' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-    }
-    let open = i + sig.get(i..)?.find('(')?;
-    let mut depth = 0i32;
-    let mut close = None;
-    for (k, &c) in b.iter().enumerate().skip(open) {
-        match c {
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    close = Some(k);
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
-    let rest = sig[close? + 1..].trim_start().strip_prefix(':')?;
+    let (generics, _, after) = ts_params(&sig[start..])?;
+    let rest = after.trim_start().strip_prefix(':')?;
     // An arrow function's body follows its return type.
     let rest = rest.split("=>").next().unwrap_or(rest).trim();
     if rest == "this" {
@@ -2790,7 +2745,7 @@ pub fn ts_callback_params(sig: &str) -> Vec<(u8, Vec<Option<Box<str>>>)> {
     let sig = sig.trim();
     // After the name: `function f<T>(…)`, `f<T>(…): X`, `f = <T>(…) => …`.
     let start = sig.find(['<', '(']).filter(|&i| !sig[..i].contains("=>"));
-    let Some((generics, params)) = start.and_then(|i| ts_params(&sig[i..])) else {
+    let Some((generics, params, _)) = start.and_then(|i| ts_params(&sig[i..])) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -2813,7 +2768,7 @@ pub fn ts_callback_params(sig: &str) -> Vec<(u8, Vec<Option<Box<str>>>)> {
         if !ty.contains("=>") || !(ty.starts_with('(') || ty.starts_with('<')) {
             continue;
         }
-        let Some((inner_generics, inner)) = ts_params(ty) else {
+        let Some((inner_generics, inner, _)) = ts_params(ty) else {
             continue;
         };
         let all: Vec<&str> = generics.iter().chain(&inner_generics).copied().collect();

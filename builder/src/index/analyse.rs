@@ -543,6 +543,7 @@ impl<'a> Sink<'a> {
             out.nav_docs
                 .push((a.file.path.clone(), a.file.content.clone()));
         }
+        let syms = &a.parsed.symbols;
         out.facts.push(FileFacts {
             path: a.file.path,
             lang: a.file.lang,
@@ -585,65 +586,52 @@ impl<'a> Sink<'a> {
                 _ => Vec::new(),
             },
             go_results: match a.file.lang {
-                Lang::Go => a
-                    .parsed
-                    .symbols
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| matches!(s.kind, "function" | "method"))
-                    .filter_map(|(i, s)| Some((i as u32, go_first_result(&s.signature)?.into())))
-                    .collect(),
+                Lang::Go => by_signature(syms, &["function", "method"], |s| {
+                    go_first_result(&s.signature).map(Into::into)
+                }),
                 _ => Vec::new(),
             },
             // JS/TS: the callbacks each function takes, with the types its
             // signature gives their parameters (feature 27).
             js_callbacks: match a.file.lang {
-                Lang::TypeScript | Lang::Tsx => a
-                    .parsed
-                    .symbols
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| matches!(s.kind, "function" | "method"))
-                    .filter(|(_, s)| s.signature.contains("=>"))
-                    .filter_map(|(i, s)| {
-                        let c = crate::resolve::ts_callback_params(&s.signature);
-                        (!c.is_empty()).then_some((i as u32, c))
-                    })
-                    .collect(),
+                Lang::TypeScript | Lang::Tsx => by_signature(syms, &["function", "method"], |s| {
+                    let c = s
+                        .signature
+                        .contains("=>")
+                        .then(|| crate::resolve::ts_callback_params(&s.signature))?;
+                    (!c.is_empty()).then_some(c)
+                }),
                 _ => Vec::new(),
             },
             // JS/TS: each function's and method's declared return type
             // (feature 28).
             js_returns: match a.file.lang {
-                Lang::TypeScript | Lang::Tsx => a
-                    .parsed
-                    .symbols
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| matches!(s.kind, "function" | "method"))
-                    .filter_map(|(i, s)| {
-                        Some((
-                            i as u32,
-                            crate::resolve::ts_return_type(&s.signature)?.into(),
-                        ))
-                    })
-                    .collect(),
+                Lang::TypeScript | Lang::Tsx => by_signature(syms, &["function", "method"], |s| {
+                    crate::resolve::ts_return_type(&s.signature).map(Into::into)
+                }),
                 _ => Vec::new(),
             },
             go_vars: match a.file.lang {
-                Lang::Go => a
-                    .parsed
-                    .symbols
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| matches!(s.kind, "variable" | "constant"))
-                    .filter_map(|(i, s)| {
-                        Some((i as u32, go_var_type(&s.name, &s.signature)?.into()))
-                    })
-                    .collect(),
+                Lang::Go => by_signature(syms, &["variable", "constant"], |s| {
+                    go_var_type(&s.name, &s.signature).map(Into::into)
+                }),
                 _ => Vec::new(),
             },
             edges: a.parsed.edges,
         });
     }
+}
+
+/// What the signature of each symbol of these kinds shows (`read`), by
+/// symbol index, for resolution.
+fn by_signature<T>(
+    syms: &[crate::parse::Symbol],
+    kinds: &[&str],
+    read: impl Fn(&crate::parse::Symbol) -> Option<T>,
+) -> Vec<(u32, T)> {
+    syms.iter()
+        .enumerate()
+        .filter(|(_, s)| kinds.contains(&s.kind))
+        .filter_map(|(i, s)| Some((i as u32, read(s)?)))
+        .collect()
 }

@@ -249,17 +249,10 @@ fn contextual(at: &At, f: Node, j: usize) -> Option<String> {
     let call = args.parent().filter(|c| c.kind() == "call_expression")?;
     let last_arg = args.named_child(args.named_child_count().checked_sub(1)? as u32)?;
     let by_callee = || {
-        let g = call.child_by_field_name("function")?;
-        let name = at.text(g);
-        let plain = matches!(g.kind(), "identifier" | "member_expression")
-            && name.split('.').all(|p| {
-                !p.is_empty()
-                    && p.bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
-            });
+        let name = plain_path(at, call.child_by_field_name("function")?)?;
         let mut c = args.walk();
         let i = args.named_children(&mut c).position(|a| a == f)?;
-        (plain && i < 16 && j < 16).then(|| format!("{name}(#{i}).#{j}"))
+        (i < 16 && j < 16).then(|| format!("{name}(#{i}).#{j}"))
     };
     let Some(targs) = call.child_by_field_name("type_arguments") else {
         return by_callee();
@@ -305,20 +298,25 @@ fn written_type(at: &At, t: Node) -> Option<String> {
     }
 }
 
+/// A name or a dotted path of names (`Foo`, `ns.Foo`, `core.map`): its text.
+fn plain_path<'a>(at: &At<'_, 'a>, n: Node) -> Option<&'a str> {
+    let w = at.text(n);
+    let plain = matches!(n.kind(), "identifier" | "member_expression")
+        && w.split('.').all(|p| {
+            !p.is_empty()
+                && p.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+        });
+    plain.then_some(w)
+}
+
 /// The type a declarator's value shows: `new Foo(…)` → `Foo()`,
 /// `new ns.Foo<T>(…)` → `ns.Foo()`, `… as Foo` / `<Foo>…` → `Foo`.
 fn value_type(at: &At, v: Node) -> Option<String> {
     match v.kind() {
         "new_expression" => {
-            let c = v.child_by_field_name("constructor")?;
-            let w = at.text(c);
-            let dotted = matches!(c.kind(), "identifier" | "member_expression")
-                && w.split('.').all(|p| {
-                    !p.is_empty()
-                        && p.bytes()
-                            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
-                });
-            dotted.then(|| format!("{w}()"))
+            let w = plain_path(at, v.child_by_field_name("constructor")?)?;
+            Some(format!("{w}()"))
         }
         // `x as Foo`: the type is its last child (`as const` has none).
         "as_expression" => written_type(
