@@ -55,6 +55,11 @@ pub struct FileFacts {
     /// Go: each package-level variable's and constant's type as its
     /// declaration shows it ([`go_var_type`]), by symbol index, sorted.
     pub go_vars: Vec<(u32, Box<str>)>,
+    /// Go: what a type that is neither struct nor interface stands for, by
+    /// symbol index, sorted: a slice, array, map or channel type (`[]*Item`
+    /// of `type items []*Item`), or an alias (`= types.TypeParamList`),
+    /// as [`go_underlying`] reads them (feature 30).
+    pub go_types: Vec<(u32, Box<str>)>,
     pub js_callbacks: JsCallbacks,
     /// JS/TS: each function's and method's declared return type, as the
     /// class or interface it names ([`ts_return_type`]), by symbol index,
@@ -2420,14 +2425,188 @@ fn go_pick(idx: &Index, cands: &[&SymRef], caller: &str) -> Option<SymRef> {
             u8::from(os.as_deref() == Some("linux")) + u8::from(arch.as_deref() == Some("amd64"));
         (os_fit, arch_fit, default)
     };
+    // Of files a Go version tags (`typeparams_go117.go`, `…_go118.go`), the
+    // newest's: the toolchain is newer than any such tag (feature 30).
+    let version = |r: &&&SymRef| -> u32 {
+        let p = path(r);
+        let stem = p.rsplit('/').next().unwrap_or(p).trim_end_matches(".go");
+        let stem = stem.trim_end_matches("_test");
+        stem.rsplit_once("_go1")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(0)
+    };
     cands
         .iter()
         .enumerate()
-        .max_by_key(|(i, r)| (score(r), std::cmp::Reverse(*i)))
+        .max_by_key(|(i, r)| (score(r), version(r), std::cmp::Reverse(*i)))
         .map(|(_, r)| **r)
 }
 
 /// The type of symbol `si` of file `f` (a Go package-level variable's).
+/// What the Go type symbol `si` of file `f` stands for ([`FileFacts::go_types`]).
+fn go_type_of(f: &FileFacts, si: u32) -> Option<&str> {
+    let i = f.go_types.binary_search_by_key(&si, |(i, _)| *i).ok()?;
+    Some(&f.go_types[i].1)
+}
+
+/// A Go type declaration's type after its name (`items []*Item` →
+/// `[]*Item`, `A = pkg.B` → `= pkg.B`), when it is a slice, array, map,
+/// channel or pointer-to-array type, or an alias: what resolution reads
+/// to type an element or follow the alias (feature 30). A generic type's
+/// (`List[T any] []T`) is not read.
+pub fn go_underlying(name: &str, sig: &str) -> Option<String> {
+    let rest = sig.trim().strip_prefix(name)?;
+    if !rest.starts_with(' ') {
+        return None;
+    }
+    let rest = rest.trim();
+    let rest = rest
+        .split(" //")
+        .next()
+        .unwrap_or(rest)
+        .trim_end_matches('{')
+        .trim();
+    let kept = ["[", "*[", "map[", "chan ", "chan<- ", "<-chan ", "= "];
+    (kept.iter().any(|k| rest.starts_with(k)) && rest.len() <= 120).then(|| rest.to_string())
+}
+
+/// `(inner)rest` → (`inner`, `rest`), the parentheses matched.
+pub(crate) fn go_group(t: &str) -> Option<(&str, &str)> {
+    if !t.starts_with('(') {
+        return None;
+    }
+    let end = go_close(t, 0)?;
+    Some((&t[1..end], &t[end + 1..]))
+}
+
+/// The index of the bracket that closes the one at byte `open` of `t`.
+fn go_close(t: &str, open: usize) -> Option<usize> {
+    let b = t.as_bytes();
+    if !matches!(b.get(open), Some(b'(' | b'[' | b'{')) {
+        return None;
+    }
+    let mut depth = 0i32;
+    for (i, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The element (or, `key`, the key) of the Go type `text` written in file
+/// `tf`, as written there: `[]E`, `[N]E`, `*[N]E`, `map[K]V`, `chan E`; a
+/// named type through what its declaration stands for, in its own file
+/// (feature 30). A range's first name over a channel is its element; over
+/// a slice, an array or a string, an int (`None`).
+fn go_elem<'a>(
+    idx: &Index<'a>,
+    mut tf: &'a FileFacts,
+    text: &str,
+    key: bool,
+    modules: &Modules,
+) -> Option<(String, &'a FileFacts)> {
+    let mut s = text.trim().to_string();
+    for _ in 0..4 {
+        let t = s.trim();
+        let t = t
+            .strip_prefix('*')
+            .filter(|r| r.starts_with('['))
+            .unwrap_or(t);
+        let out = |e: &str| Some((e.trim().to_string(), tf));
+        if let Some(r) = t.strip_prefix("[]") {
+            return if key { None } else { out(r) };
+        }
+        if t.starts_with('[') {
+            let i = go_close(t, 0)?;
+            return if key { None } else { out(&t[i + 1..]) };
+        }
+        if t.starts_with("map[") {
+            let i = go_close(t, 3)?;
+            return out(if key { &t[4..i] } else { &t[i + 1..] });
+        }
+        for p in ["<-chan ", "chan<- ", "chan "] {
+            if let Some(r) = t.strip_prefix(p) {
+                return out(r);
+            }
+        }
+        // A named type: what its declaration stands for.
+        let names = |p: &str| go_import_dir(idx, tf, p, modules);
+        let (dir, n) = go_place(t, tf, &names)??;
+        let def = go_type_def(idx, &dir, &n, &tf.path)?;
+        let df = &idx.files[def.0 as usize];
+        s = go_type_of(df, def.1)?
+            .trim_start_matches('=')
+            .trim()
+            .to_string();
+        tf = df;
+    }
+    None
+}
+
+/// The Go type a value's form stands for, as a declaration writes it, with
+/// the file that writes it (feature 30): `(T).f` a field's declared type,
+/// `(T).M()` / `F()` / `pkg.F()` a first result, `var x` a package-level
+/// variable's, `(xs)[]` / `(xs)[key]` an element or key; any other form is
+/// a type written in `f` itself.
+fn go_type_text<'a>(
+    idx: &Index<'a>,
+    f: &'a FileFacts,
+    t: &str,
+    go_names: &dyn Fn(&str) -> Option<Option<String>>,
+    modules: &Modules,
+) -> Option<(String, &'a FileFacts)> {
+    let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
+    let own = |s: &str| go_declared_type(s).map(str::to_string);
+    if let Some((inner, rest)) = go_group(t) {
+        if matches!(rest, "[]" | "[key]") {
+            let (text, tf) = go_type_text(idx, f, inner, go_names, modules)?;
+            return go_elem(idx, tf, &text, rest == "[key]", modules);
+        }
+        let rest = rest.strip_prefix('.')?;
+        if let Some(m) = rest.strip_suffix("()") {
+            let found = go_method_of(idx, f, inner, m, go_names, modules)??;
+            let mf = &idx.files[found.0 as usize];
+            return Some((own(go_result(mf, found.1)?)?, mf));
+        }
+        if !is_word(rest) {
+            return None;
+        }
+        let (ff, fty) = go_field_of(idx, f, inner, rest, go_names, modules)?;
+        return Some((own(fty)?, ff));
+    }
+    if let Some(v) = t.strip_prefix("var ") {
+        let (dir, name) = go_qualified(v, f, go_names)??;
+        let key = (dir.as_str(), name);
+        let vars: Vec<&SymRef> = (idx.go_vars.get(&key).into_iter().flatten())
+            .chain(idx.by_dir_name.get(&key).into_iter().flatten())
+            .filter(|r| matches!(sym(r).kind, "variable" | "constant") && &*sym(r).qname == name)
+            .collect();
+        let var = go_pick(idx, &vars, &f.path)?;
+        let vf = &idx.files[var.0 as usize];
+        return Some((own(go_var(vf, var.1)?)?, vf));
+    }
+    if let Some(callee) = t.strip_suffix("()") {
+        let (dir, name) = go_qualified(callee, f, go_names)??;
+        let defs = idx.by_dir_name.get(&(dir.as_str(), name))?;
+        let funs: Vec<&SymRef> = defs.iter().filter(|r| sym(r).kind == "function").collect();
+        // `T(x)`: a conversion, its type written here.
+        let Some(fun) = go_pick(idx, &funs, &f.path) else {
+            return Some((callee.to_string(), f));
+        };
+        let ff = &idx.files[fun.0 as usize];
+        return Some((own(go_result(ff, fun.1)?)?, ff));
+    }
+    Some((t.to_string(), f))
+}
+
 fn go_var(f: &FileFacts, si: u32) -> Option<&str> {
     let i = f.go_vars.binary_search_by_key(&si, |(i, _)| *i).ok()?;
     Some(&f.go_vars[i].1)
@@ -3110,6 +3289,15 @@ fn go_type_sym<'a>(
 ) -> Option<Option<(SymRef, &'a FileFacts)>> {
     let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
     let names_of = |ff: &'a FileFacts| move |p: &str| go_import_dir(idx, ff, p, modules);
+    // `(xs)[]`, `(xs)[key]`: an element or key of a value's type, as the
+    // declaration that writes it names it (feature 30).
+    if go_group(t).is_some_and(|(_, r)| matches!(r, "[]" | "[key]")) {
+        let (e, ef) = go_type_text(idx, f, t, go_names, modules)?;
+        if std::ptr::eq(ef, f) {
+            return go_type_sym(idx, f, &e, go_names, modules);
+        }
+        return go_type_sym(idx, ef, &e, &names_of(ef), modules);
+    }
     // `(T).M()`: the first result of the method `M` of `T`, as its
     // signature writes it in its own file.
     if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix("()")) {
@@ -3166,7 +3354,20 @@ fn go_type_sym<'a>(
         Some(x) => x,
         None => return Some(None),
     };
-    Some(Some((go_type_def(idx, &dir, &ty, &f.path)?, f)))
+    let mut found = (go_type_def(idx, &dir, &ty, &f.path)?, f);
+    // An alias (`type TypeParamList = types.TypeParamList`) stands for the
+    // type it names, as its own file names it (feature 30).
+    for _ in 0..4 {
+        let df = &idx.files[found.0 .0 as usize];
+        let Some(a) = go_type_of(df, found.0 .1).and_then(|u| u.strip_prefix('=')) else {
+            break;
+        };
+        match go_place(a.trim(), df, &names_of(df))? {
+            Some((d, n)) => found = (go_type_def(idx, &d, &n, &df.path)?, df),
+            None => return Some(None),
+        }
+    }
+    Some(Some(found))
 }
 
 fn exists<'a>(idx: &'a Index, p: &str) -> Option<&'a str> {
@@ -3421,6 +3622,33 @@ mod tests {
         assert_eq!(r("T.f", "f func() error"), ["T.f: func() error"]);
         assert!(r("f", "f int").is_empty());
         assert!(r("T.f", "f").is_empty());
+    }
+
+    #[test]
+    fn go_type_declarations_read_for_elements_and_aliases() {
+        assert_eq!(
+            go_underlying("items", "items []*Item").as_deref(),
+            Some("[]*Item")
+        );
+        assert_eq!(
+            go_underlying("m", "m map[string]T // by name").as_deref(),
+            Some("map[string]T")
+        );
+        assert_eq!(
+            go_underlying("A", "A = types.B").as_deref(),
+            Some("= types.B")
+        );
+        assert_eq!(
+            go_underlying("c", "c <-chan Event").as_deref(),
+            Some("<-chan Event")
+        );
+        // a generic's, a struct's and a defined type's are not read
+        assert_eq!(go_underlying("L", "L[T any] []T"), None);
+        assert_eq!(go_underlying("S", "S struct {"), None);
+        assert_eq!(go_underlying("D", "D int"), None);
+        assert_eq!(go_group("((T).f)[]"), Some(("(T).f", "[]")));
+        assert_eq!(go_group("(a(b)).M()"), Some(("a(b)", ".M()")));
+        assert_eq!(go_group("[]*T"), None);
     }
 
     #[test]

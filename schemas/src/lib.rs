@@ -197,6 +197,13 @@
 //!   `const o = makeClient()`) is typed as feature 28 types that expression;
 //!   `receiver_type` `=expr` (`=<Client>client.getCache()` when its first name
 //!   is a local typed `Client`).
+//! - schema 1, feature 30: Go receivers typed by elements, assertions and
+//!   type switches: `receiver_type` `(xs)[]` (a range's value, `xs[i]`,
+//!   `<-ch`, `make([]T, n)`'s element), `(xs)[key]` (a range's first name:
+//!   a map's key, a channel's element), a type assertion's type (`x.(*T)`,
+//!   `v, ok := x.(*T)`), a type switch's case of one type, `(v).M()` for a
+//!   method's result of a value that is no name; a type alias is followed;
+//!   a name is in sight from after its declaration to the end of its block.
 
 use std::sync::Arc;
 
@@ -224,7 +231,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 29;
+pub const FEATURE_VERSION: u32 = 30;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

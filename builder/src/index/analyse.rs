@@ -617,6 +617,12 @@ impl<'a> Sink<'a> {
                 }),
                 _ => Vec::new(),
             },
+            go_types: match a.file.lang {
+                Lang::Go => by_signature(syms, &["type"], |s| {
+                    crate::resolve::go_underlying(&s.name, &s.signature).map(Into::into)
+                }),
+                _ => Vec::new(),
+            },
             edges: a.parsed.edges,
         });
     }

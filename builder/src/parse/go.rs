@@ -52,13 +52,19 @@ pub static RULES: LangRules = LangRules {
 /// The type a call's receiver shows when it is a value, not a name
 /// (feature 21): `new(T).M()`, `T{}.M()`, `F(x).M()`, `x.N(y).M()`,
 /// `(&T{}).M()`.
+/// Feature 30: an element (`v.Args[0].Reg()`, `(<-ch).M()`), a type
+/// assertion (`w.(Flusher).Flush()`) and a conversion (`(*T)(p).m()`).
 fn receiver_value(at: &At, operand: Node) -> Option<String> {
     let mut v = operand;
     while v.kind() == "parenthesized_expression" {
         v = v.named_child(0)?;
     }
     match v.kind() {
-        "call_expression" | "composite_literal" | "unary_expression" => value_type(at, v),
+        "call_expression"
+        | "composite_literal"
+        | "unary_expression"
+        | "index_expression"
+        | "type_assertion_expression" => value_type(at, v),
         _ => None,
     }
 }
@@ -114,8 +120,10 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
                 .field("right")
                 .map(|v| expressions(v))
                 .unwrap_or_default();
-            // `f, err := os.Open(…)`: the first name takes the call's first result.
+            // `f, err := os.Open(…)`: the first name takes the call's first
+            // result; `v, ok := x.(*T)`, `m[k]`, `<-ch` (feature 30) the value.
             let one_call = right.len() == 1 && right[0].kind() == "call_expression";
+            let comma_ok = right.len() == 1 && left.len() == 2 && comma_ok(at, right[0]);
             let out: Vec<_> = left
                 .iter()
                 .enumerate()
@@ -125,6 +133,8 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
                         value_type(at, right[i])
                     } else if one_call && i == 0 {
                         value_type(at, right[0]).filter(|t| t.ends_with("()"))
+                    } else if comma_ok && i == 0 {
+                        value_type(at, right[0])
                     } else {
                         None
                     };
@@ -138,17 +148,71 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
             names(at.node),
             at.field("type").and_then(|t| written_type(at.text(t))),
         ),
-        // `case v := <-ch:`: no type shows.
+        // `case v := <-ch:` binds the channel's element (feature 30).
         "receive_statement" => {
             let mut c = at.node.walk();
             let declares = at.node.children(&mut c).any(|t| t.kind() == ":=");
-            untyped(at, at.field("left").filter(|_| declares)?)
+            let left = expressions(at.field("left").filter(|_| declares)?);
+            let elem = at.field("right").and_then(|r| value_type(at, r));
+            let out: Vec<_> = left
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.kind() == "identifier")
+                .map(|(i, l)| (at.text(*l).to_string(), elem.clone().filter(|_| i == 0)))
+                .collect();
+            (!out.is_empty()).then_some(out)
         }
-        // `for i, x := range xs`, `switch v := x.(type)`: no type shows.
-        "range_clause" | "type_switch_statement" => {
-            untyped(at, at.field("left").or_else(|| at.field("alias"))?)
+        // `for k, v := range xs` (feature 30): `k` is `(xs)[key]` (a map's
+        // key, a channel's element; a slice's index is an int), `v` is
+        // `(xs)[]`, the element; resolution reads them from `xs`'s type.
+        "range_clause" => {
+            let left = expressions(at.field("left")?);
+            let of = at.field("right").and_then(|r| value_type(at, r));
+            let out: Vec<_> = left
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.kind() == "identifier")
+                .map(|(i, l)| {
+                    let part = ["[key]", "[]"].get(i);
+                    let ty = of.as_ref().zip(part).map(|(t, p)| format!("({t}){p}"));
+                    (at.text(*l).to_string(), ty)
+                })
+                .collect();
+            (!out.is_empty()).then_some(out)
+        }
+        // `switch v := x.(type)`: no type shows, but in a case of one type
+        // `v` is of that type (feature 30); in `default:` and a case of
+        // several types, of none.
+        "type_switch_statement" => untyped(at, at.field("alias")?),
+        "type_case" | "default_case" => {
+            let switch = at.up(0).filter(|s| s.kind() == "type_switch_statement")?;
+            let alias = expressions(switch.child_by_field_name("alias")?);
+            let mut c = at.node.walk();
+            let types: Vec<Node> = at.node.children_by_field_name("type", &mut c).collect();
+            let ty = match types[..] {
+                [t] if at.text(t) != "nil" => written_type(at.text(t)),
+                _ => None,
+            };
+            let out: Vec<_> = alias
+                .iter()
+                .filter(|l| l.kind() == "identifier")
+                .map(|l| (at.text(*l).to_string(), ty.clone()))
+                .collect();
+            (!out.is_empty()).then_some(out)
         }
         _ => None,
+    }
+}
+
+/// `x.(T)`, `m[k]`, `<-ch`: a value a second name can say was there (`v,
+/// ok := …`).
+fn comma_ok(at: &At, v: Node) -> bool {
+    match v.kind() {
+        "type_assertion_expression" | "index_expression" => true,
+        "unary_expression" => v
+            .child_by_field_name("operator")
+            .is_some_and(|o| at.text(o) == "<-"),
+        _ => false,
     }
 }
 
@@ -172,9 +236,28 @@ fn expressions(n: Node) -> Vec<Node> {
 }
 
 /// The type a value shows: `T{…}`, `&T{…}`, `new(T)`, or the call `F()` /
-/// `pkg.F()` whose first result it is.
+/// `pkg.F()` whose first result it is. Feature 30 writes nested values in
+/// parentheses for resolution to read: an element `(xs)[]` (`xs[i]`,
+/// `<-ch`), a method's result `(v).M()` of a value that is no name
+/// (`new(T).M()`, `x.f[0].M()`), a type assertion's type, a conversion's.
 fn value_type(at: &At, v: Node) -> Option<String> {
+    let nested = |n: Node| value_type(at, n).filter(|t| t.len() <= 120);
     match v.kind() {
+        "parenthesized_expression" => nested(v.named_child(0)?),
+        "index_expression" => Some(format!(
+            "({})[]",
+            nested(v.child_by_field_name("operand")?)?
+        )),
+        "type_assertion_expression" => written_type(at.text(v.child_by_field_name("type")?)),
+        "unary_expression"
+            if v.child_by_field_name("operator")
+                .is_some_and(|o| at.text(o) == "<-") =>
+        {
+            Some(format!(
+                "({})[]",
+                nested(v.child_by_field_name("operand")?)?
+            ))
+        }
         "composite_literal" => written_type(at.text(v.child_by_field_name("type")?)),
         "unary_expression"
             if v.child_by_field_name("operator")
@@ -192,10 +275,45 @@ fn value_type(at: &At, v: Node) -> Option<String> {
                 let t = args.named_child(0)?;
                 return written_type(at.text(t)).map(|t| format!("*{t}"));
             }
+            // `make([]T, n)` is a `[]T`; `append(xs, …)` is what `xs` is
+            // (feature 30).
+            if f.kind() == "identifier" && matches!(at.text(f), "make" | "append") {
+                let first = v.child_by_field_name("arguments")?.named_child(0)?;
+                return if at.text(f) == "make" {
+                    written_type(at.text(first))
+                } else {
+                    value_type(at, first)
+                };
+            }
             // `F(…)` / `pkg.F(…)`: the function's first result, which
             // resolution reads from its signature; `x.f.M(…)` through a
             // field of a local (feature 20).
-            selector_chain(f).then(|| format!("{}()", at.text(f)))
+            if selector_chain(f) {
+                return Some(format!("{}()", at.text(f)));
+            }
+            match f.kind() {
+                // `new(T).M(…)`, `xs[i].M(…)`: the method's first result
+                // of the value's type (feature 30).
+                "selector_expression" => {
+                    let m = f.child_by_field_name("field")?;
+                    let operand = nested(f.child_by_field_name("operand")?)?;
+                    Some(format!("({operand}).{}()", at.text(m)))
+                }
+                // `(*T)(p)`: a conversion.
+                "parenthesized_expression" => {
+                    let t = at.text(f.named_child(0)?);
+                    let name = t.trim_start_matches('*');
+                    let ok = !name.is_empty()
+                        && name.split('.').count() <= 2
+                        && name.split('.').all(|w| {
+                            !w.is_empty()
+                                && w.chars().all(|c| c.is_alphanumeric() || c == '_')
+                                && !w.starts_with(|c: char| c.is_ascii_digit())
+                        });
+                    ok.then(|| t.to_string())
+                }
+                _ => None,
+            }
         }
         // `x`, `x.f`: a local's value or its field's (the walk reads `@…`
         // through the local's type; anything else names none).

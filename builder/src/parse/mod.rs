@@ -356,6 +356,14 @@ struct Scope {
     class_like: bool,
     /// Names bound in it so far, in order, with the type each names.
     locals: Vec<(String, Option<String>)>,
+    /// Go: where each local's block ends (the byte after it), in step with
+    /// `locals`: `n := n.(*T)` in one `case` says nothing of the next
+    /// (feature 30). Other languages: `usize::MAX`.
+    ends: Vec<usize>,
+    /// Go: names bound but not yet in sight, with the byte from which they
+    /// are (`err := err.M()` calls the earlier `err`'s `M`) and their block's
+    /// end (feature 30).
+    pending: Vec<(usize, String, Option<String>, usize)>,
     /// A Go function literal's: its names end with it, and names of the
     /// function around it stay in sight (it names the same symbol).
     closure: bool,
@@ -396,6 +404,54 @@ struct AttrSeen {
     ty: Option<String>,
     line: u32,
     declared: bool,
+}
+
+/// Where the names a Go binding at `node` binds come into sight and where
+/// they go out of it: after the declaration (its values read the names
+/// before it), until the end of the block it is in: a `case`'s, an
+/// `if`/`for`/`switch` statement's (their header's names), a `{…}`
+/// block's. A type switch's names are its own, from its value on, and
+/// each of its cases rebinds them from its start.
+fn go_binding_span(node: Node, anc: &[Node]) -> (usize, usize) {
+    let from = match node.kind() {
+        "type_switch_statement" => node
+            .child_by_field_name("value")
+            .map_or(node.start_byte(), |v| v.end_byte()),
+        "type_case" | "default_case" => node.start_byte(),
+        _ => node.end_byte(),
+    };
+    (from, go_block_end(node, anc))
+}
+
+/// The end of the block a Go binding at `node` belongs to (see
+/// [`go_binding_span`]).
+fn go_block_end(node: Node, anc: &[Node]) -> usize {
+    const OWN: &[&str] = &["type_switch_statement", "type_case", "default_case"];
+    const BLOCKS: &[&str] = &[
+        "block",
+        "expression_case",
+        "type_case",
+        "default_case",
+        "communication_case",
+        "if_statement",
+        "for_statement",
+        "expression_switch_statement",
+        "type_switch_statement",
+        "select_statement",
+    ];
+    if OWN.contains(&node.kind()) {
+        return node.end_byte();
+    }
+    anc.iter()
+        .rev()
+        .take_while(|a| {
+            !matches!(
+                a.kind(),
+                "function_declaration" | "method_declaration" | "func_literal"
+            )
+        })
+        .find(|a| BLOCKS.contains(&a.kind()))
+        .map_or(usize::MAX, |a| a.end_byte())
 }
 
 impl<'s> Walk<'s> {
@@ -491,6 +547,21 @@ impl<'s> Walk<'s> {
     /// an untyped one none.
     fn go_value(&self, ty: Option<String>) -> Option<String> {
         let t = ty?;
+        // A nested value (feature 30): `(xs)[]`, `(xs)[key]`, `(v).M()`,
+        // its inner value read as this one is.
+        if let Some((inner, rest)) = crate::resolve::go_group(&t) {
+            let method = rest
+                .strip_prefix('.')
+                .and_then(|r| r.strip_suffix("()"))
+                .is_some_and(|m| {
+                    !m.is_empty() && m.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                });
+            if matches!(rest, "[]" | "[key]") || method {
+                let inner = self.go_value(Some(inner.to_string()))?;
+                return (inner.len() <= 120).then(|| format!("({inner}){rest}"));
+            }
+            return Some(t);
+        }
         if let Some(sel) = t.strip_prefix('@') {
             return self.local_type(sel).filter(|t| t.len() <= 120);
         }
@@ -734,6 +805,27 @@ impl<'s> Walk<'s> {
     /// reference that it is.
     fn visit<'t>(&mut self, node: Node<'t>, kind: &'static str, anc: &[Node<'t>]) {
         let rules = self.rules;
+        // Go: the names of blocks the walk has left are out of sight
+        // (feature 30).
+        if self.lang == Lang::Go {
+            let at = node.start_byte();
+            for s in self.scopes.iter_mut() {
+                while s.ends.last().is_some_and(|&e| e <= at) {
+                    s.ends.pop();
+                    s.locals.pop();
+                }
+                if s.pending.first().is_some_and(|p| p.0 <= at) {
+                    for (from, name, ty, end) in std::mem::take(&mut s.pending) {
+                        if from > at {
+                            s.pending.push((from, name, ty, end));
+                        } else if end > at {
+                            s.locals.push((name, ty));
+                            s.ends.push(end);
+                        }
+                    }
+                }
+            }
+        }
         let at = At {
             node,
             kind,
@@ -764,6 +856,8 @@ impl<'s> Walk<'s> {
                     symbol_id,
                     class_like: false,
                     locals: Vec::new(),
+                    ends: Vec::new(),
+                    pending: Vec::new(),
                     closure: true,
                 });
             } else if self.scopes.is_empty() && self.callback_root_scopes() {
@@ -777,6 +871,8 @@ impl<'s> Walk<'s> {
                     symbol_id: None,
                     class_like: false,
                     locals: Vec::new(),
+                    ends: Vec::new(),
+                    pending: Vec::new(),
                     closure: false,
                 });
             }
@@ -831,7 +927,14 @@ impl<'s> Walk<'s> {
                 }
             }
             if let Some(s) = self.scopes.last_mut().filter(|s| !s.class_like) {
-                s.locals.extend(b);
+                if self.lang == Lang::Go {
+                    let (from, end) = go_binding_span(node, anc);
+                    s.pending
+                        .extend(b.into_iter().map(|(n, t)| (from, n, t, end)));
+                } else {
+                    s.ends.extend(b.iter().map(|_| usize::MAX));
+                    s.locals.extend(b);
+                }
             }
         }
         for (attr, value) in (rules.attrs)(&at).into_iter().flatten() {
@@ -847,6 +950,8 @@ impl<'s> Walk<'s> {
                     symbol_id: None,
                     class_like: true,
                     locals: Vec::new(),
+                    ends: Vec::new(),
+                    pending: Vec::new(),
                     closure: false,
                 });
             }
@@ -993,6 +1098,8 @@ impl<'s> Walk<'s> {
                 symbol_id: Some(id),
                 class_like: def.class_like,
                 locals: Vec::new(),
+                ends: Vec::new(),
+                pending: Vec::new(),
                 closure: false,
             });
         }
