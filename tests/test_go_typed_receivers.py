@@ -231,6 +231,25 @@ func Blocks(b *buf.Buffer, v any) {
 \t}
 \tb.Write(nil)
 }
+
+// A test table's rows and a local of an inline struct type (feature 30).
+func Tables() {
+\ttests := []struct {
+\t\tname string
+\t\tin   *buf.Logger // the input
+\t\ta, b buf.Buffer
+\t}{{name: "x"}}
+\tfor _, tt := range tests {
+\t\ttt.in.Reset()
+\t\ttt.b.Write(nil)
+\t}
+\tvar state struct{ sink buf.Sink }
+\tstate.sink.Write(nil)
+\tvar sk buf.Sink
+\tfor _, sk = range []*buf.Buffer{} {
+\t\tsk.Write(nil)
+\t}
+}
 """,
 }
 
@@ -318,6 +337,14 @@ WANT30 = {
     ("Blocks", "b.Logger", 146): (BUF, "Buffer.Logger", "*buf.Buffer"),
     ("Blocks", "b.Reset", 147): (BUF, "Logger.Reset", "(*buf.Buffer).Logger()"),
     ("Blocks", "b.Write", 149): (BUF, "Buffer.Write", "*buf.Buffer"),
+    # fields of an inline struct type: a table's row, the second of `a, b`, a local's
+    ("Tables", "tt.in.Reset", 160): (BUF, "Logger.Reset",
+                                     "(([]struct { name string; in *buf.Logger; a, b buf.Buffer })[]).in"),
+    ("Tables", "tt.b.Write", 161): (BUF, "Buffer.Write",
+                                    "(([]struct { name string; in *buf.Logger; a, b buf.Buffer })[]).b"),
+    ("Tables", "state.sink.Write", 164): (BUF, "Sink.Write", "(struct{ sink buf.Sink }).sink"),
+    # `for _, sk = range …` assigns: the name keeps its declared type
+    ("Tables", "sk.Write", 167): (BUF, "Sink.Write", "buf.Sink"),
 }
 
 
@@ -336,13 +363,13 @@ def test_go_typed_receivers_resolve_in_their_type(indexer, tmp_path):
         SELECT e.src_symbol, e.dst_name, e.line, e.receiver_type, s.path, s.qualified_name
         FROM read_parquet('{snap.dir}/edges.parquet') e
         LEFT JOIN read_parquet('{snap.dir}/symbols.parquet') s ON s.symbol_id = e.dst_symbol_id
-        WHERE e.kind = 'calls' AND e.src_path = 'app/app.go' AND e.src_symbol IN ('Elements', 'Blocks')""").fetchall()}
+        WHERE e.kind = 'calls' AND e.src_path = 'app/app.go' AND e.src_symbol IN ('Elements', 'Blocks', 'Tables')""").fetchall()}
     wrong = {k: (at.get(k, "missing"), v) for k, v in WANT30.items() if at.get(k) != v}
     assert not wrong, wrong
     recv = dict(duckdb.connect().execute(f"""
         SELECT dst_name, receiver_type FROM read_parquet('{snap.dir}/edges.parquet')
         WHERE kind = 'calls' AND src_path = 'app/app.go' AND receiver_type IS NOT NULL
-          AND coalesce(src_symbol, '') NOT IN ('Elements', 'Blocks')""").fetchall())
+          AND coalesce(src_symbol, '') NOT IN ('Elements', 'Blocks', 'Tables')""").fetchall())
     assert recv == {
         "b.Write": "*buf.Buffer", "s.Write": "buf.Sink", "err.Error": "error",
         "l.Write": "*buf.Logger", "l.Reset": "*buf.Logger", "sb.WriteString": "strings.Builder",
@@ -411,15 +438,15 @@ def test_go_stdlib_method_calls_agree_with_go_types(go_snapshot, tmp_path):
     # All method calls: the rule by name alone (feature 18) put 26,984 (18 %) elsewhere and left
     # 49,595 unresolved; feature 19 8,656 and 12,779; feature 20 4,944 and 8,144; feature 21
     # 3,891 and 6,731; feature 22 3,447 and 5,334; feature 30 (elements, assertions, type
-    # switches, aliases, block scope) 984 and 1,087.
+    # switches, aliases, block scope, inline struct types) 776 and 1,083.
     elsewhere, unresolved = con.execute("""SELECT
         count(*) FILTER (WHERE resolved AND NOT (path = dpath AND name_line = dline)),
         count(*) FILTER (WHERE NOT resolved) FROM m""").fetchone()
     assert elsewhere < 0.01 * matched, (elsewhere, matched)
     assert unresolved < 0.012 * matched, (unresolved, matched)
-    # Calls through an element (`(xs)[]`, `(xs)[key]`, feature 30): 4,724, 96.9 % where go/types
-    # puts them; most of the rest are a field of an inline struct type (a test table's) or a
-    # function-typed field, which the index cannot place and the rules by name then decide.
+    # Calls through an element (`(xs)[]`, `(xs)[key]`, feature 30): 4,742, 97.7 % where go/types
+    # puts them; most of the rest are a function-typed field or a package-level variable of an
+    # inline struct type, which the index cannot place and the rules by name then decide.
     elems = con.execute("""SELECT count(*), sum((path = dpath AND name_line = dline)::int)
         FROM m WHERE regexp_matches(receiver_type, '\)\[(key)?\]')""").fetchone()
-    assert elems[0] > 4_000 and elems[1] > 0.95 * elems[0], elems
+    assert elems[0] > 4_000 and elems[1] > 0.96 * elems[0], elems

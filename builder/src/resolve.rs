@@ -2427,12 +2427,20 @@ fn go_pick(idx: &Index, cands: &[&SymRef], caller: &str) -> Option<SymRef> {
     };
     // Of files a Go version tags (`typeparams_go117.go`, `…_go118.go`), the
     // newest's: the toolchain is newer than any such tag (feature 30).
+    // `go118.go` and `x_go118.go` are 18; `not_go118.go`, `pre_go118.go`,
+    // the fallbacks for older toolchains, are 0.
     let version = |r: &&&SymRef| -> u32 {
         let p = path(r);
         let stem = p.rsplit('/').next().unwrap_or(p).trim_end_matches(".go");
-        let stem = stem.trim_end_matches("_test");
-        stem.rsplit_once("_go1")
-            .and_then(|(_, v)| v.parse().ok())
+        let parts: Vec<&str> = stem.trim_end_matches("_test").split('_').collect();
+        let Some((last, before)) = parts.split_last() else {
+            return 0;
+        };
+        if matches!(before.last(), Some(&("not" | "pre" | "before"))) {
+            return 0;
+        }
+        last.strip_prefix("go1")
+            .and_then(|v| v.parse().ok())
             .unwrap_or(0)
     };
     cands
@@ -2468,6 +2476,47 @@ pub fn go_underlying(name: &str, sig: &str) -> Option<String> {
         .trim();
     let kept = ["[", "*[", "map[", "chan ", "chan<- ", "<-chan ", "= "];
     (kept.iter().any(|k| rest.starts_with(k)) && rest.len() <= 120).then(|| rest.to_string())
+}
+
+/// The declared type of field `name` of an inline Go struct type written
+/// on one line (`struct { in string; a, b *T; sync.Mutex }`, as the parser
+/// writes it): `None` when `text` is no struct type or has no such field.
+fn go_struct_field(text: &str, name: &str) -> Option<String> {
+    let t = text.trim().trim_start_matches('*');
+    let body = t.strip_prefix("struct")?.trim_start();
+    let inner = &body[1..go_close(body, 0)?];
+    let (mut depth, mut from) = (0i32, 0);
+    let mut parts = Vec::new();
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ';' if depth == 0 => {
+                parts.push(&inner[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[from..]);
+    for part in parts.into_iter().map(str::trim).filter(|p| !p.is_empty()) {
+        // An embedded type is a field of its own name.
+        if !part.contains(' ') {
+            let base = part.trim_start_matches('*');
+            if base.rsplit('.').next() == Some(name) {
+                return Some(part.to_string());
+            }
+            continue;
+        }
+        let want = format!("S.{name}");
+        if let Some((_, ty)) = go_field_types("S.x", part)
+            .into_iter()
+            .find(|(q, _)| **q == *want)
+        {
+            return Some(ty.into());
+        }
+    }
+    None
 }
 
 /// `(inner)rest` → (`inner`, `rest`), the parentheses matched.
@@ -2520,7 +2569,8 @@ fn go_elem<'a>(
             .strip_prefix('*')
             .filter(|r| r.starts_with('['))
             .unwrap_or(t);
-        let out = |e: &str| Some((e.trim().to_string(), tf));
+        // Only a type a declaration could write (never a form of ours).
+        let out = |e: &str| go_declared_type(e.trim()).map(|e| (e.to_string(), tf));
         if let Some(r) = t.strip_prefix("[]") {
             return if key { None } else { out(r) };
         }
@@ -2579,8 +2629,11 @@ fn go_type_text<'a>(
         if !is_word(rest) {
             return None;
         }
-        let (ff, fty) = go_field_of(idx, f, inner, rest, go_names, modules)?;
-        return Some((own(fty)?, ff));
+        if let Some((ff, fty)) = go_field_of(idx, f, inner, rest, go_names, modules) {
+            return Some((own(fty)?, ff));
+        }
+        let (text, tf) = go_type_text(idx, f, inner, go_names, modules)?;
+        return Some((go_struct_field(&text, rest)?, tf));
     }
     if let Some(v) = t.strip_prefix("var ") {
         let (dir, name) = go_qualified(v, f, go_names)??;
@@ -3314,8 +3367,16 @@ fn go_type_sym<'a>(
         .and_then(|r| r.rsplit_once(")."))
         .filter(|(_, field)| is_word(field))
     {
-        let (ff, fty) = go_field_of(idx, f, ty, field, go_names, modules)?;
-        return go_type_sym(idx, ff, go_declared_type(fty)?, &names_of(ff), modules);
+        if let Some((ff, fty)) = go_field_of(idx, f, ty, field, go_names, modules) {
+            return go_type_sym(idx, ff, go_declared_type(fty)?, &names_of(ff), modules);
+        }
+        // A field of an inline `struct {…}` type (a test table's row).
+        let (text, tf) = go_type_text(idx, f, ty, go_names, modules)?;
+        let fty = go_struct_field(&text, field)?;
+        if std::ptr::eq(tf, f) {
+            return go_type_sym(idx, f, &fty, go_names, modules);
+        }
+        return go_type_sym(idx, tf, &fty, &names_of(tf), modules);
     }
     // `var x` / `var pkg.V`: the type of a package-level variable (or
     // constant), as its declaration shows it in its own file (feature 22).
@@ -3624,6 +3685,10 @@ mod tests {
         assert!(r("T.f", "f").is_empty());
     }
 
+    fn go_elem_text(t: &str) -> String {
+        t.strip_prefix("[]").unwrap().to_string()
+    }
+
     #[test]
     fn go_type_declarations_read_for_elements_and_aliases() {
         assert_eq!(
@@ -3649,6 +3714,17 @@ mod tests {
         assert_eq!(go_group("((T).f)[]"), Some(("(T).f", "[]")));
         assert_eq!(go_group("(a(b)).M()"), Some(("a(b)", ".M()")));
         assert_eq!(go_group("[]*T"), None);
+        let table =
+            "[]struct { in string; a, b *big.Int; want map[string]int `json:\"w\"`; sync.Mutex }";
+        let row = &go_elem_text(table);
+        assert_eq!(go_struct_field(row, "b").as_deref(), Some("*big.Int"));
+        assert_eq!(
+            go_struct_field(row, "want").as_deref(),
+            Some("map[string]int")
+        );
+        assert_eq!(go_struct_field(row, "Mutex").as_deref(), Some("sync.Mutex"));
+        assert_eq!(go_struct_field(row, "nope"), None);
+        assert_eq!(go_struct_field("Named", "in"), None);
     }
 
     #[test]

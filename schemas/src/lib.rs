@@ -203,7 +203,9 @@
 //!   a map's key, a channel's element), a type assertion's type (`x.(*T)`,
 //!   `v, ok := x.(*T)`), a type switch's case of one type, `(v).M()` for a
 //!   method's result of a value that is no name; a type alias is followed;
-//!   a name is in sight from after its declaration to the end of its block.
+//!   an inline struct type's fields are read (Go types are written on one
+//!   line, fields separated by `; `); a name is in sight from after its
+//!   declaration to the end of its block.
 
 use std::sync::Arc;
 

@@ -5,8 +5,8 @@
 use tree_sitter::Node;
 
 use super::rules::{
-    base_type_name, string_content, text, written_type, At, CallRule, CalleePath, Def, DefEdges,
-    DefRule, Doc, Import, LangRules, Lead, RefRules, Step,
+    base_type_name, string_content, text, At, CallRule, CalleePath, Def, DefEdges, DefRule, Doc,
+    Import, LangRules, Lead, RefRules, Step,
 };
 
 pub static RULES: LangRules = LangRules {
@@ -94,13 +94,13 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
     match at.kind {
         "parameter_declaration" => each(
             names(at.node),
-            at.field("type").and_then(|t| written_type(at.text(t))),
+            at.field("type").and_then(|t| go_written(at.text(t))),
         ),
         "variadic_parameter_declaration" => each(names(at.node), None),
         "var_spec" if !at.at_top => {
             let ns = names(at.node);
             if let Some(t) = at.field("type") {
-                return each(ns, written_type(at.text(t)));
+                return each(ns, go_written(at.text(t)));
             }
             let values = at
                 .field("value")
@@ -146,7 +146,7 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         // A function's constants: its names, not the package's (feature 22).
         "const_spec" if !at.at_top => each(
             names(at.node),
-            at.field("type").and_then(|t| written_type(at.text(t))),
+            at.field("type").and_then(|t| go_written(at.text(t))),
         ),
         // `case v := <-ch:` binds the channel's element (feature 30).
         "receive_statement" => {
@@ -165,7 +165,12 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         // `for k, v := range xs` (feature 30): `k` is `(xs)[key]` (a map's
         // key, a channel's element; a slice's index is an int), `v` is
         // `(xs)[]`, the element; resolution reads them from `xs`'s type.
+        // `for _, v = range xs` assigns names bound before: their types hold.
         "range_clause" => {
+            let mut c = at.node.walk();
+            if !at.node.children(&mut c).any(|t| t.kind() == ":=") {
+                return None;
+            }
             let left = expressions(at.field("left")?);
             let of = at.field("right").and_then(|r| value_type(at, r));
             let out: Vec<_> = left
@@ -190,7 +195,7 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
             let mut c = at.node.walk();
             let types: Vec<Node> = at.node.children_by_field_name("type", &mut c).collect();
             let ty = match types[..] {
-                [t] if at.text(t) != "nil" => written_type(at.text(t)),
+                [t] if at.text(t) != "nil" => go_written(at.text(t)),
                 _ => None,
             };
             let out: Vec<_> = alias
@@ -214,6 +219,30 @@ fn comma_ok(at: &At, v: Node) -> bool {
             .is_some_and(|o| at.text(o) == "<-"),
         _ => false,
     }
+}
+
+/// The longest type or value form a Go binding keeps (a test table's
+/// `[]struct { in string; want *T }` fits).
+pub const GO_TYPE_MAX: usize = 200;
+
+/// A Go type as written, on one line: the fields of a `struct {…}` written
+/// one per line are separated by `; ` (`[]struct { in string; want *T }`),
+/// comments dropped, spaces collapsed (feature 30).
+pub fn go_written(t: &str) -> Option<String> {
+    let mut s = String::new();
+    for line in t.lines() {
+        let line = line.find("//").map_or(line, |i| &line[..i]).trim();
+        if line.is_empty() {
+            continue;
+        }
+        if !s.is_empty() {
+            let joined = s.ends_with(['{', '(', ',', ';']) || line.starts_with(['}', ')']);
+            s.push_str(if joined { " " } else { "; " });
+        }
+        s.push_str(line);
+    }
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!s.is_empty() && s.len() <= GO_TYPE_MAX).then_some(s)
 }
 
 /// The names an expression list binds, none of them typed.
@@ -241,14 +270,21 @@ fn expressions(n: Node) -> Vec<Node> {
 /// `<-ch`), a method's result `(v).M()` of a value that is no name
 /// (`new(T).M()`, `x.f[0].M()`), a type assertion's type, a conversion's.
 fn value_type(at: &At, v: Node) -> Option<String> {
-    let nested = |n: Node| value_type(at, n).filter(|t| t.len() <= 120);
+    // A long chain (`b.Add(1).Add(2)…`) is not typed: each link would
+    // type all those under it.
+    let nested = |n: Node| {
+        (n.byte_range().len() <= 2 * GO_TYPE_MAX)
+            .then(|| value_type(at, n))
+            .flatten()
+            .filter(|t| t.len() <= GO_TYPE_MAX)
+    };
     match v.kind() {
         "parenthesized_expression" => nested(v.named_child(0)?),
         "index_expression" => Some(format!(
             "({})[]",
             nested(v.child_by_field_name("operand")?)?
         )),
-        "type_assertion_expression" => written_type(at.text(v.child_by_field_name("type")?)),
+        "type_assertion_expression" => go_written(at.text(v.child_by_field_name("type")?)),
         "unary_expression"
             if v.child_by_field_name("operator")
                 .is_some_and(|o| at.text(o) == "<-") =>
@@ -258,7 +294,7 @@ fn value_type(at: &At, v: Node) -> Option<String> {
                 nested(v.child_by_field_name("operand")?)?
             ))
         }
-        "composite_literal" => written_type(at.text(v.child_by_field_name("type")?)),
+        "composite_literal" => go_written(at.text(v.child_by_field_name("type")?)),
         "unary_expression"
             if v.child_by_field_name("operator")
                 .is_some_and(|o| at.text(o) == "&") =>
@@ -273,14 +309,14 @@ fn value_type(at: &At, v: Node) -> Option<String> {
             if f.kind() == "identifier" && at.text(f) == "new" {
                 let args = v.child_by_field_name("arguments")?;
                 let t = args.named_child(0)?;
-                return written_type(at.text(t)).map(|t| format!("*{t}"));
+                return go_written(at.text(t)).map(|t| format!("*{t}"));
             }
             // `make([]T, n)` is a `[]T`; `append(xs, …)` is what `xs` is
             // (feature 30).
             if f.kind() == "identifier" && matches!(at.text(f), "make" | "append") {
                 let first = v.child_by_field_name("arguments")?.named_child(0)?;
                 return if at.text(f) == "make" {
-                    written_type(at.text(first))
+                    go_written(at.text(first))
                 } else {
                     value_type(at, first)
                 };
@@ -299,10 +335,10 @@ fn value_type(at: &At, v: Node) -> Option<String> {
                     let operand = nested(f.child_by_field_name("operand")?)?;
                     Some(format!("({operand}).{}()", at.text(m)))
                 }
-                // `(*T)(p)`: a conversion.
+                // `(*T)(p)`: a conversion (`(f)(x)` may call a function).
                 "parenthesized_expression" => {
                     let t = at.text(f.named_child(0)?);
-                    let name = t.trim_start_matches('*');
+                    let name = t.strip_prefix('*')?;
                     let ok = !name.is_empty()
                         && name.split('.').count() <= 2
                         && name.split('.').all(|w| {

@@ -495,7 +495,7 @@ impl<'s> Walk<'s> {
                     return Some(format!("var {recv}"));
                 }
                 let t = self.local_type(inner)?;
-                return (t.len() <= 120).then(|| format!("({t}).{field}"));
+                return (t.len() <= go::GO_TYPE_MAX).then(|| format!("({t}).{field}"));
             }
             // A name the function does not bind, nor the file import: a
             // package-level variable (or constant) of the package (feature 22).
@@ -558,12 +558,12 @@ impl<'s> Walk<'s> {
                 });
             if matches!(rest, "[]" | "[key]") || method {
                 let inner = self.go_value(Some(inner.to_string()))?;
-                return (inner.len() <= 120).then(|| format!("({inner}){rest}"));
+                return (inner.len() <= go::GO_TYPE_MAX).then(|| format!("({inner}){rest}"));
             }
             return Some(t);
         }
         if let Some(sel) = t.strip_prefix('@') {
-            return self.local_type(sel).filter(|t| t.len() <= 120);
+            return self.local_type(sel).filter(|t| t.len() <= go::GO_TYPE_MAX);
         }
         let Some(call) = t.strip_suffix("()") else {
             return Some(t);
@@ -573,7 +573,10 @@ impl<'s> Walk<'s> {
             return (!self.is_local(call)).then_some(t);
         };
         let x = recv.split('.').next().unwrap_or(recv);
-        if let Some(lt) = self.local_type(recv).filter(|lt| lt.len() <= 120) {
+        if let Some(lt) = self
+            .local_type(recv)
+            .filter(|lt| lt.len() <= go::GO_TYPE_MAX)
+        {
             return Some(format!("({lt}).{m}()"));
         }
         if recv.contains('.') || (!x.is_empty() && self.is_local(x)) {
@@ -814,7 +817,7 @@ impl<'s> Walk<'s> {
                     s.ends.pop();
                     s.locals.pop();
                 }
-                if s.pending.first().is_some_and(|p| p.0 <= at) {
+                if s.pending.iter().any(|p| p.0 <= at) {
                     for (from, name, ty, end) in std::mem::take(&mut s.pending) {
                         if from > at {
                             s.pending.push((from, name, ty, end));
