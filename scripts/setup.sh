@@ -42,6 +42,11 @@ install_rust() {
   if ! command -v cargo >/dev/null; then
     log "cargo not found: install the Rust toolchain (rustup) first"; exit 2
   fi
+  # rust-analyzer: the oracle of tests/test_rust_calls.py (skipped without it).
+  if ! rust-analyzer --version >/dev/null 2>&1 && command -v rustup >/dev/null; then
+    log "rustup: adding rust-analyzer"
+    rustup component add rust-analyzer >&2 || log "rust-analyzer not installed: its test will be skipped"
+  fi
 }
 
 install_duckdb() {

@@ -206,6 +206,12 @@
 //!   an inline struct type's fields are read (Go types are written on one
 //!   line, fields separated by `; `); a name is in sight from after its
 //!   declaration to the end of its block.
+//! - schema 1, feature 31: Rust calls on a receiver of unknown type are no
+//!   longer taken for a method of the calling file, nor for the crate's one
+//!   method of a name std's types define; `self.a.b.m()` is not typed by
+//!   `self.a`; a call of a name that is both a function and a type is the
+//!   function's (judged by rust-analyzer: 21 % of resolved Rust calls
+//!   pointed elsewhere before, 3.2 % after).
 
 use std::sync::Arc;
 
@@ -233,7 +239,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 30;
+pub const FEATURE_VERSION: u32 = 31;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
