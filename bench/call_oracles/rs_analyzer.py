@@ -14,7 +14,8 @@ another definition), `unresolved` (rust-analyzer knows a definition in the corpu
 we resolved none), `external` (the symbol is defined outside the corpus: std, a
 dependency; split by whether we resolved it, which is then wrong), and `unknown`
 (no occurrence of that name on that line). Calls whose name appears twice on a
-line with different symbols are `ambiguous` and not judged.
+line with different symbols, or whose symbol is defined in several files, are `ambiguous`
+and not judged.
 
     rustup component add rust-analyzer
     python3 bench/call_oracles/rs_analyzer.py index CORPUS WORK   # copies each crate, runs rust-analyzer scip (network: crates.io)
@@ -36,21 +37,39 @@ import sys
 from pathlib import Path
 
 
-def run_scip(corpus: Path, work: Path) -> None:
+CONFIG = {"cargo": {"features": "all"}, "procMacro": {"enable": True}}
+
+
+def stamp_of(corpus: Path) -> str:
+    """What the indexes of `corpus` depend on: rust-analyzer's version, its configuration, the
+    crates. (Their dependencies come from crates.io at indexing time: published crates carry no
+    lock file.)"""
+    ra = subprocess.run(["rust-analyzer", "--version"], capture_output=True, text=True).stdout.strip()
+    crates = sorted(p.name for p in corpus.iterdir() if (p / "Cargo.toml").exists())
+    return json.dumps({"rust-analyzer": ra, "config": CONFIG, "crates": crates}, sort_keys=True)
+
+
+def run_scip(corpus: Path, work: Path) -> list[str]:
+    """Index each crate; the crates rust-analyzer failed on (no network for crates.io, say)."""
     (work / "src").mkdir(parents=True, exist_ok=True)
     (work / "scip").mkdir(parents=True, exist_ok=True)
     config = work / "ra-config.json"
-    config.write_text(json.dumps({"cargo": {"features": "all"}, "procMacro": {"enable": True}}))
+    config.write_text(json.dumps(CONFIG))
+    failed = []
     for crate in sorted(p for p in corpus.iterdir() if (p / "Cargo.toml").exists()):
         dst = work / "src" / crate.name
         if dst.exists():
             shutil.rmtree(dst)
         shutil.copytree(crate, dst)
         out = work / "scip" / f"{crate.name}.scip"
+        out.unlink(missing_ok=True)
         with open(work / "scip" / f"{crate.name}.log", "w") as log:
-            subprocess.run(["rust-analyzer", "scip", ".", "--output", str(out), "--config-path", str(config)],
-                           cwd=dst, stdout=log, stderr=log, timeout=3600)
+            rc = subprocess.run(["rust-analyzer", "scip", ".", "--output", str(out), "--config-path", str(config)],
+                                cwd=dst, stdout=log, stderr=log, timeout=3600).returncode
+        if rc != 0 or not out.exists() or out.stat().st_size == 0:
+            failed.append(crate.name)
         print(f"{crate.name}: {out.stat().st_size / 1e6 if out.exists() else 0:.1f} MB", file=sys.stderr)
+    return failed
 
 
 # -- the protobuf wire format, as much of it as SCIP's Index needs ------------------------------
@@ -123,15 +142,6 @@ def read_scip(path: Path):
     return docs
 
 
-def utf16_to_index(line: str, ch: int) -> int:
-    n = 0
-    for i, c in enumerate(line):
-        if n >= ch:
-            return i
-        n += 2 if ord(c) > 0xFFFF else 1
-    return len(line)
-
-
 def judge_counts(snapshot: Path, work: Path) -> collections.Counter:
     """The verdicts' counts, nothing printed."""
     return judge(snapshot, work, [], 0, None, quiet=True)
@@ -179,9 +189,9 @@ def judge(snapshot: Path, work: Path, show: list[str], seed: int, dump: Path | N
             for ln, col, _e, sym, roles in occs:
                 if roles & 1 or ln - 1 >= len(L):
                     continue
-                text = L[ln - 1]
-                m = re.match(r"[A-Za-z_][A-Za-z0-9_]*", text[col:]) or \
-                    re.match(r"[A-Za-z_][A-Za-z0-9_]*", text[utf16_to_index(text, col):])
+                # rust-analyzer's SCIP columns are UTF-8 byte offsets.
+                text = L[ln - 1].encode()[col:].decode("utf-8", errors="replace")
+                m = re.match(r"[A-Za-z_][A-Za-z0-9_]*", text)
                 if not m:
                     continue
                 if sym.startswith("local "):
@@ -201,7 +211,11 @@ def judge(snapshot: Path, work: Path, show: list[str], seed: int, dump: Path | N
             else:
                 targets = cands[0]
                 inside = [t for t in targets if t[0] not in ("<external>", "<local>")]
-                if targets[0][0] == "<local>":
+                if len({p for p, _ in inside}) > 1:
+                    # One symbol defined in several files (`fn f` in three `tests/*.rs`, a
+                    # `cfg` alternative): not judged.
+                    v = "ambiguous"
+                elif targets[0][0] == "<local>":
                     v = "local: ours resolved (wrong)" if resolved else "local: ours unresolved"
                 elif not inside:
                     v = "external: ours resolved (wrong)" if resolved else "external: ours unresolved"
@@ -275,7 +289,10 @@ def main() -> int:
     b.add_argument("--dump", type=Path, help="write each judged call as a JSON line")
     args = ap.parse_args()
     if args.cmd == "index":
-        run_scip(args.corpus, args.work)
+        failed = run_scip(args.corpus, args.work)
+        if failed:
+            print(f"rust-analyzer failed on: {', '.join(failed)}", file=sys.stderr)
+            return 1
     else:
         judge(args.snapshot, args.work, args.show, args.seed, args.dump)
     return 0
