@@ -3,7 +3,7 @@ not know is not guessed from the methods of the calling file (a Rust file holds 
 whose methods share names: `clone`, `fmt`, `next`), nor from the only method of its name in
 the crate when std's types define a method of that name (`push`, `len`, `is_some`);
 `self.a.b.m()` is not typed by `self.a`; of a function and a type of one name, a call names
-the function. Checked on a small crate whose every edge is known, and on the pinned
+the function; a type alias stands for the type it names. Checked on a small crate whose every edge is known, and on the pinned
 rust-crates corpus against rust-analyzer (`rust-analyzer scip` with every cargo feature on,
 read by bench/call_oracles/rs_analyzer.py)."""
 
@@ -28,6 +28,49 @@ pub mod gen;
 pub mod sets;
 pub mod lite;
 pub mod holder;
+pub mod parse;
+pub mod item;
+""",
+    # Type aliases: one for a reference to a struct, one with an `impl` of its own.
+    "demo/src/parse.rs": """pub type ParseStream<'a> = &'a ParseBuffer<'a>;
+
+pub struct ParseBuffer<'a> {
+    s: &'a str,
+}
+
+impl<'a> ParseBuffer<'a> {
+    pub fn parse_ident(&self) {}
+}
+
+pub type Owned = Table<Vec<u32>>;
+
+pub struct Table<T> {
+    t: T,
+}
+
+impl<T> Table<T> {
+    pub fn lookup(&self) {}
+}
+
+impl Owned {
+    pub fn grow(&mut self) {}
+}
+
+pub struct Decoy;
+
+impl Decoy {
+    pub fn parse_ident(&self) {}
+    pub fn lookup(&self) {}
+    pub fn grow(&mut self) {}
+}
+""",
+    "demo/src/item.rs": """use crate::parse::{Owned, ParseStream};
+
+pub fn item(input: ParseStream, table: &mut Owned) {
+    input.parse_ident();
+    table.lookup();
+    table.grow();
+}
 """,
     # The structs live in one file, their impls in another: the fields' types do not show there.
     "demo/src/data.rs": """pub struct Abi {
@@ -161,6 +204,10 @@ WANT = {
     # through a `Box`: the content's method; but a std trait's (`clone`) is the `Box`'s own
     ("Holder.go", "self.boxed.add_one", 30): ("demo/src/holder.rs", "State.add_one"),
     ("Holder.go", "self.boxed.clone", 31): (None, None),
+    # a type alias stands for the type it names; an `impl` of the alias itself holds its methods
+    ("item", "input.parse_ident", 4): ("demo/src/parse.rs", "ParseBuffer.parse_ident"),
+    ("item", "table.lookup", 5): ("demo/src/parse.rs", "Table.lookup"),
+    ("item", "table.grow", 6): ("demo/src/parse.rs", "Owned.grow"),
     # a field of a struct another file of the crate defines: its declared type (`Inner`)
     ("Outer.fill", "self.inner.push", 18): ("demo/src/data.rs", "Inner.push"),
     # an untyped receiver: not the calling file's `render` (`Sparse` has one too)

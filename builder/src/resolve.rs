@@ -60,6 +60,10 @@ pub struct FileFacts {
     /// of `type items []*Item`), or an alias (`= types.TypeParamList`),
     /// as [`go_underlying`] reads them (feature 30).
     pub go_types: Vec<(u32, Box<str>)>,
+    /// Rust: what each module-level type alias names (`&'a ParseBuffer<'a>`
+    /// of `pub type ParseStream<'a> = &'a ParseBuffer<'a>;`), by symbol
+    /// index, sorted (feature 31).
+    pub rust_aliases: Vec<(u32, Box<str>)>,
     pub js_callbacks: JsCallbacks,
     /// JS/TS: each function's and method's declared return type, as the
     /// class or interface it names ([`ts_return_type`]), by symbol index,
@@ -1700,12 +1704,12 @@ fn find_scoped_call(
             // `use` of it (`use tokio::sync::Mutex;`). `Err`: std's or
             // another library's; `Ok(None)`: not placed (the file's own,
             // a glob's, a generic's).
-            let home = |path: &str| -> Result<Option<SymRef>, ()> {
+            let home_in = |ff: &FileFacts, path: &str| -> Result<Option<SymRef>, ()> {
                 let ty = path.rsplit("::").next().unwrap_or(path);
                 let full = if path.contains("::") {
                     Some(path.to_string())
                 } else {
-                    f.edges
+                    ff.edges
                         .iter()
                         .filter(|e| e.kind == "imports")
                         .find_map(|e| {
@@ -1721,7 +1725,7 @@ fn find_scoped_call(
                 // The path's first segment, or the `use` it comes by
                 // (`use std::time;` → `time::Instant`), in std.
                 let head = q.split("::").next().unwrap_or(q);
-                let std_use = f.edges.iter().any(|e| {
+                let std_use = ff.edges.iter().any(|e| {
                     e.kind == "imports"
                         && e.dst_name.rsplit("::").next() == Some(head)
                         && e.dst_name.contains("::")
@@ -1733,7 +1737,7 @@ fn find_scoped_call(
                 if std_use || matches!(head, "std" | "core" | "alloc") {
                     return Err(());
                 }
-                let Some(mf) = rust_module_of(idx, f, q, imports.modules) else {
+                let Some(mf) = rust_module_of(idx, ff, q, imports.modules) else {
                     return Ok(None);
                 };
                 let Some(defs) = idx.by_name.get(last) else {
@@ -1750,15 +1754,13 @@ fn find_scoped_call(
                     3,
                 ))
             };
+            let home = |path: &str| home_in(f, path);
             // The member `m` of the type `path` names: of its definition's
             // file, else its module's, else its crate's; a type not placed:
             // the caller's file's, else the caller's crate's.
-            let member = |path: &str, m: &str| -> Result<Option<SymRef>, ()> {
+            let member_at = |path: &str, m: &str, at: Option<SymRef>| -> Option<SymRef> {
                 let ty = path.rsplit("::").next().unwrap_or(path);
-                let at = home(path)?;
-                let Some(v) = idx.by_name.get(m) else {
-                    return Ok(None);
-                };
+                let v = idx.by_name.get(m)?;
                 let v: Vec<&SymRef> = v
                     .iter()
                     .filter(|r| is_member(r) && member_of(ty, r))
@@ -1770,17 +1772,20 @@ fn find_scoped_call(
                     let tp = &file(&t).path;
                     let module = format!("{}/", dir_of(tp));
                     let tc = top(tp);
-                    return Ok(v
+                    return v
                         .iter()
                         .find(|r| r.0 == t.0)
                         .or_else(|| v.iter().find(|r| file(r).path.starts_with(&module)))
                         .or_else(|| v.iter().find(|r| top(&file(r).path) == tc))
-                        .map(|r| **r));
+                        .map(|r| **r);
                 }
-                Ok(v.iter()
+                v.iter()
                     .find(|r| r.0 == fi)
                     .or_else(|| v.iter().find(|r| top(&file(r).path) == crate_of))
-                    .map(|r| **r))
+                    .map(|r| **r)
+            };
+            let member = |path: &str, m: &str| -> Result<Option<SymRef>, ()> {
+                Ok(member_at(path, m, home(path)?))
             };
             // `Self` is the caller's type; a one-letter name is a generic's.
             let type_path = |p: &str| -> Option<String> {
@@ -1847,8 +1852,91 @@ fn find_scoped_call(
                     other => other.and_then(|ty| type_path(&ty)),
                 },
             };
+            // A type alias (`pub type ParseStream<'a> = &'a ParseBuffer<'a>;`)
+            // stands for the type it names, placed as the alias's own file
+            // names it (feature 31): the alias the path places, else the
+            // caller's crate's one module-level alias of that name; not when
+            // the alias's file defines a struct or enum of the name too (a
+            // `cfg` alternative: tokio's `TimeDriver`); up to three hops.
+            // `Some(at)`: an alias was followed, `at` is where its type is.
+            let mut alias_at: Option<Result<Option<SymRef>, ()>> = None;
+            // An `impl` of the alias itself (`impl OwnedDFA { … }`) holds
+            // the method: that one.
+            let mut on_alias: Option<SymRef> = None;
+            let ty =
+                ty.map(|mut t| {
+                    let mut at = home(&t);
+                    for _ in 0..3 {
+                        let last = t.rsplit("::").next().unwrap_or(&t).to_string();
+                        let alias = match at {
+                            Ok(Some(r)) => (sym(&r).kind == "type").then_some(r),
+                            Ok(None) => {
+                                let mut v =
+                                    idx.by_name.get(last.as_str()).into_iter().flatten().filter(
+                                        |r| {
+                                            sym(r).kind == "type"
+                                                && !sym(r).qname.contains('.')
+                                                && file(r).lang == Lang::Rust
+                                                && top(&file(r).path) == crate_of
+                                        },
+                                    );
+                                match (v.next(), v.next()) {
+                                    (Some(r), None) => Some(*r),
+                                    _ => None,
+                                }
+                            }
+                            Err(()) => None,
+                        };
+                        let Some(a) = alias else {
+                            break;
+                        };
+                        if let Some(r) = member_at(&t, name, Some(a)) {
+                            on_alias = Some(r);
+                            break;
+                        }
+                        let af = file(&a);
+                        let beside = af.symbols.iter().any(|x| {
+                            *x.qname == *last && kind_ok(x.kind, true) && x.kind != "type"
+                        });
+                        if beside {
+                            break;
+                        }
+                        let Some(x) = rust_alias(af, a.1)
+                            .and_then(rust_receiver_type)
+                            .and_then(|x| type_path(&x))
+                            .filter(|x| *x != t)
+                        else {
+                            break;
+                        };
+                        at = home_in(af, &x);
+                        if let Ok(None) = at {
+                            // A path the index does not place (`mpsc::Sender`
+                            // of `futures_channel`): outside; a plain name: the
+                            // alias's file's own type of it.
+                            let own = af
+                                .symbols
+                                .iter()
+                                .position(|s| *s.qname == *x && kind_ok(s.kind, true));
+                            at = match own {
+                                _ if x.contains("::") => Err(()),
+                                Some(i) => Ok(Some((a.0, i as u32))),
+                                None => Ok(None),
+                            };
+                        }
+                        alias_at = Some(at);
+                        t = x;
+                    }
+                    t
+                });
+            if on_alias.is_some() {
+                return on_alias;
+            }
             if let Some(ty) = ty {
-                match member(&ty, name) {
+                let found = match alias_at {
+                    Some(at) => at.map(|at| member_at(&ty, name, at)),
+                    None => member(&ty, name),
+                };
+                match found {
                     Err(()) => return None,
                     Ok(Some(r)) => return Some(r),
                     Ok(None) if !defined(ty.rsplit("::").next().unwrap_or(&ty)) => return None,
@@ -2137,6 +2225,21 @@ pub fn rust_returns(sig: &str, own: &str) -> u8 {
 /// references, `mut`, `dyn`/`impl` and the pointers that deref to their
 /// contents (`Box`, `Arc`, `Rc`, `Pin`) taken off; `None` for a tuple,
 /// slice, array, pointer or function type.
+/// The type the Rust type alias symbol `si` of file `f` names.
+fn rust_alias(f: &FileFacts, si: u32) -> Option<&str> {
+    let i = f.rust_aliases.binary_search_by_key(&si, |(i, _)| *i).ok()?;
+    Some(&f.rust_aliases[i].1)
+}
+
+/// The type a Rust alias declaration names, from its text (`pub type
+/// ParseStream<'a> = &'a ParseBuffer<'a>;` → `&'a ParseBuffer<'a>`); `None`
+/// when the declaration is cut before it.
+pub fn rust_alias_target(sig: &str) -> Option<String> {
+    let (_, t) = sig.split_once('=')?;
+    let t = t.trim().trim_end_matches(';').trim();
+    (!t.is_empty() && t.len() <= 120).then(|| t.to_string())
+}
+
 /// Is the Rust type `t` (references and lifetimes aside) a smart pointer:
 /// `Box<…>`, `Arc<…>`, `Rc<…>`, `Pin<…>`?
 fn rust_pointer(t: &str) -> bool {

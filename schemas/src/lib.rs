@@ -211,9 +211,10 @@
 //!   method of a name std's types define; `self.a.b.m()` is not typed by
 //!   `self.a`; a call of a name that is both a function and a type is the
 //!   function's; `self.a.m()` reads `a`'s type where the crate defines the
-//!   struct; a smart pointer's std-trait method is std's (judged by
-//!   rust-analyzer: 21.7 % of resolved Rust calls pointed elsewhere before,
-//!   3.2 % after).
+//!   struct; a smart pointer's std-trait method is std's; a type alias
+//!   stands for the type it names (judged by rust-analyzer: 21.7 % of
+//!   resolved Rust calls pointed elsewhere before, 3.1 % after; right
+//!   31,644 -> 32,203).
 
 use std::sync::Arc;
 

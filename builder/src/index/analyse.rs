@@ -617,6 +617,15 @@ impl<'a> Sink<'a> {
                 }),
                 _ => Vec::new(),
             },
+            rust_aliases: match a.file.lang {
+                Lang::Rust => by_signature(syms, &["type"], |s| {
+                    (s.qualified_name == s.name)
+                        .then(|| crate::resolve::rust_alias_target(&s.signature))
+                        .flatten()
+                        .map(Into::into)
+                }),
+                _ => Vec::new(),
+            },
             go_types: match a.file.lang {
                 Lang::Go => by_signature(syms, &["type"], |s| {
                     crate::resolve::go_underlying(&s.name, &s.signature).map(Into::into)
