@@ -1,11 +1,13 @@
-"""Rust calls against rust-analyzer (stop 66): a call whose receiver's type the index does
-not know is not guessed from the methods of the calling file (a Rust file holds many impls
-whose methods share names: `clone`, `fmt`, `next`), nor from the only method of its name in
-the crate when std's types define a method of that name (`push`, `len`, `is_some`);
-`self.a.b.m()` is not typed by `self.a`; of a function and a type of one name, a call names
-the function; a type alias stands for the type it names. Checked on a small crate whose every edge is known, and on the pinned
-rust-crates corpus against rust-analyzer (`rust-analyzer scip` with every cargo feature on,
-read by bench/call_oracles/rs_analyzer.py)."""
+"""Rust calls against rust-analyzer (stop 66).
+
+A call whose receiver's type the index does not know is not guessed from the methods of the
+calling file (a Rust file holds many impls whose methods share names: `clone`, `fmt`, `next`),
+nor from the only method of its name in the crate when std's types define a method of that name
+(`push`, `len`, `is_some`); `self.a.b.m()` is not typed by `self.a`; of a function and a type of
+one name, a call names the function; a type alias stands for the type it names. Checked on a
+small crate whose every edge is known, and on the pinned rust-crates corpus against
+rust-analyzer (`rust-analyzer scip` with every cargo feature on, read by
+bench/call_oracles/rs_analyzer.py)."""
 
 from __future__ import annotations
 

@@ -1870,6 +1870,14 @@ fn find_scoped_call(
                         let last = t.rsplit("::").next().unwrap_or(&t).to_string();
                         let alias = match at {
                             Ok(Some(r)) => (sym(&r).kind == "type").then_some(r),
+                            // The caller's file's own type of the name is no alias.
+                            Ok(None)
+                                if f.symbols.iter().any(|x| {
+                                    *x.qname == *last && kind_ok(x.kind, true) && x.kind != "type"
+                                }) =>
+                            {
+                                None
+                            }
                             Ok(None) => {
                                 let mut v =
                                     idx.by_name.get(last.as_str()).into_iter().flatten().filter(
@@ -1901,8 +1909,17 @@ fn find_scoped_call(
                         if beside {
                             break;
                         }
-                        let Some(x) = rust_alias(af, a.1)
-                            .and_then(rust_receiver_type)
+                        let Some(target) = rust_alias(af, a.1) else {
+                            break;
+                        };
+                        // `type Shared = Arc<Inner>`: a std trait's method is
+                        // the pointer's own (as for `Arc<Inner>` written out).
+                        if rust_pointer(target) && RUST_STD_METHODS.binary_search(&name).is_ok() {
+                            alias_at = Some(Err(()));
+                            break;
+                        }
+                        let Some(x) = rust_receiver_type(target)
+                            .map(|x| x.strip_prefix("self::").map(str::to_string).unwrap_or(x))
                             .and_then(|x| type_path(&x))
                             .filter(|x| *x != t)
                         else {
@@ -1910,15 +1927,19 @@ fn find_scoped_call(
                         };
                         at = home_in(af, &x);
                         if let Ok(None) = at {
-                            // A path the index does not place (`mpsc::Sender`
-                            // of `futures_channel`): outside; a plain name: the
-                            // alias's file's own type of it.
+                            // A path into another crate the index does not place
+                            // (`mpsc::Sender` of `futures_channel`): outside; a
+                            // plain name: the alias's file's own type of it.
+                            let head = x.split("::").next().unwrap_or(&x);
+                            let other_crate = x.contains("::")
+                                && !matches!(head, "crate" | "self" | "super")
+                                && head.starts_with(|c: char| c.is_ascii_lowercase());
                             let own = af
                                 .symbols
                                 .iter()
                                 .position(|s| *s.qname == *x && kind_ok(s.kind, true));
                             at = match own {
-                                _ if x.contains("::") => Err(()),
+                                _ if other_crate => Err(()),
                                 Some(i) => Ok(Some((a.0, i as u32))),
                                 None => Ok(None),
                             };
@@ -2221,10 +2242,6 @@ pub fn rust_returns(sig: &str, own: &str) -> u8 {
     }
 }
 
-/// The type whose methods a Rust receiver of declared type `t` calls:
-/// references, `mut`, `dyn`/`impl` and the pointers that deref to their
-/// contents (`Box`, `Arc`, `Rc`, `Pin`) taken off; `None` for a tuple,
-/// slice, array, pointer or function type.
 /// The type the Rust type alias symbol `si` of file `f` names.
 fn rust_alias(f: &FileFacts, si: u32) -> Option<&str> {
     let i = f.rust_aliases.binary_search_by_key(&si, |(i, _)| *i).ok()?;
@@ -2235,8 +2252,28 @@ fn rust_alias(f: &FileFacts, si: u32) -> Option<&str> {
 /// ParseStream<'a> = &'a ParseBuffer<'a>;` → `&'a ParseBuffer<'a>`); `None`
 /// when the declaration is cut before it.
 pub fn rust_alias_target(sig: &str) -> Option<String> {
-    let (_, t) = sig.split_once('=')?;
-    let t = t.trim().trim_end_matches(';').trim();
+    // The `=` outside the alias's generic parameters (`type Foo<T = u8> = …`).
+    let mut depth = 0i32;
+    let eq = sig.char_indices().find_map(|(i, c)| {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            '=' if depth == 0 => return Some(i),
+            _ => {}
+        }
+        None
+    })?;
+    let mut t = sig[eq + 1..].trim().trim_end_matches(';').trim();
+    // A declaration cut at the line's end (`type D<T> = proto::h1::Dispatcher<`
+    // …): the type its path names, unless that is a pointer whose content
+    // is cut off (`type H = Arc<`).
+    if t.matches('<').count() != t.matches('>').count() {
+        t = t[..t.find('<').unwrap_or(t.len())].trim();
+        let head = t.rsplit("::").next().unwrap_or(t);
+        if matches!(head, "Box" | "Arc" | "Rc" | "Pin") {
+            return None;
+        }
+    }
     (!t.is_empty() && t.len() <= 120).then(|| t.to_string())
 }
 
@@ -2252,6 +2289,10 @@ fn rust_pointer(t: &str) -> bool {
     matches!(head.rsplit("::").next(), Some("Box" | "Arc" | "Rc" | "Pin")) && t.ends_with('>')
 }
 
+/// The type whose methods a Rust receiver of declared type `t` calls:
+/// references, `mut`, `dyn`/`impl` and the pointers that deref to their
+/// contents (`Box`, `Arc`, `Rc`, `Pin`) taken off; `None` for a tuple,
+/// slice, array, pointer or function type.
 fn rust_receiver_type(t: &str) -> Option<String> {
     let mut t = t.trim();
     loop {
@@ -4082,6 +4123,30 @@ mod tests {
         assert_eq!(r("T.f", "f func() error"), ["T.f: func() error"]);
         assert!(r("f", "f int").is_empty());
         assert!(r("T.f", "f").is_empty());
+    }
+
+    #[test]
+    fn rust_alias_targets_read_from_declarations() {
+        let t = |s: &str| rust_alias_target(s);
+        assert_eq!(
+            t("pub type ParseStream<'a> = &'a ParseBuffer<'a>;").as_deref(),
+            Some("&'a ParseBuffer<'a>")
+        );
+        assert_eq!(
+            t("type Foo<T = u8> = crate::bar::Baz<T>;").as_deref(),
+            Some("crate::bar::Baz<T>")
+        );
+        assert_eq!(
+            t("pub type Result<T, E = Error> = core::result::Result<T, E>;").as_deref(),
+            Some("core::result::Result<T, E>")
+        );
+        // cut at the line's end: the path, not a pointer without its content
+        assert_eq!(
+            t("type D<T, B> = proto::h1::Dispatcher<").as_deref(),
+            Some("proto::h1::Dispatcher")
+        );
+        assert_eq!(t("type H = Arc<"), None);
+        assert_eq!(t("pub(crate) type Result<T> ="), None);
     }
 
     #[test]
