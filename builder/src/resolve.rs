@@ -1844,9 +1844,7 @@ fn find_scoped_call(
                 }
                 // `Box<Expr>.clone()`: a pointer's own impl of a std trait
                 // (`Clone`, `Hash`, `Debug`) is std's, not its content's.
-                None if rust_pointer(t) && RUST_STD_METHODS.binary_search(&name).is_ok() => {
-                    return None
-                }
+                None if rust_pointer(t) && rust_std_method(name) => return None,
                 None => match rust_receiver_type(t) {
                     Some(ty) if external_alias(&ty) => return None,
                     other => other.and_then(|ty| type_path(&ty)),
@@ -1914,7 +1912,7 @@ fn find_scoped_call(
                         };
                         // `type Shared = Arc<Inner>`: a std trait's method is
                         // the pointer's own (as for `Arc<Inner>` written out).
-                        if rust_pointer(target) && RUST_STD_METHODS.binary_search(&name).is_ok() {
+                        if rust_pointer(target) && rust_std_method(name) {
                             alias_at = Some(Err(()));
                             break;
                         }
@@ -2154,7 +2152,7 @@ fn find_scoped_call(
         .filter(|r| is_member(r) && same_family(r) && kind_ok(sym(r).kind, false))
         .filter(|r| !rust || top(&file(r).path) == top(&f.path))
         .collect();
-    if rust && RUST_STD_METHODS.binary_search(&name).is_ok() {
+    if rust && rust_std_method(name) {
         return None;
     }
     methods
@@ -2242,6 +2240,11 @@ pub fn rust_returns(sig: &str, own: &str) -> u8 {
     }
 }
 
+/// Is `name` one of [`RUST_STD_METHODS`]?
+fn rust_std_method(name: &str) -> bool {
+    RUST_STD_METHODS.binary_search(&name).is_ok()
+}
+
 /// The type the Rust type alias symbol `si` of file `f` names.
 fn rust_alias(f: &FileFacts, si: u32) -> Option<&str> {
     let i = f.rust_aliases.binary_search_by_key(&si, |(i, _)| *i).ok()?;
@@ -2277,14 +2280,19 @@ pub fn rust_alias_target(sig: &str) -> Option<String> {
     (!t.is_empty() && t.len() <= 120).then(|| t.to_string())
 }
 
-/// Is the Rust type `t` (references and lifetimes aside) a smart pointer:
-/// `Box<…>`, `Arc<…>`, `Rc<…>`, `Pin<…>`?
-fn rust_pointer(t: &str) -> bool {
+/// A Rust type without its references: `&'a mut T` → `T`.
+fn rust_unref(t: &str) -> &str {
     let mut t = t.trim().trim_start_matches('&').trim_start();
     if t.starts_with('\'') {
         t = t.split_once(' ').map(|(_, r)| r).unwrap_or("").trim_start();
     }
-    let t = t.strip_prefix("mut ").unwrap_or(t).trim_start();
+    t.strip_prefix("mut ").unwrap_or(t).trim_start()
+}
+
+/// Is the Rust type `t` (references and lifetimes aside) a smart pointer:
+/// `Box<…>`, `Arc<…>`, `Rc<…>`, `Pin<…>`?
+fn rust_pointer(t: &str) -> bool {
+    let t = rust_unref(t);
     let head = t.split('<').next().unwrap_or(t);
     matches!(head.rsplit("::").next(), Some("Box" | "Arc" | "Rc" | "Pin")) && t.ends_with('>')
 }
@@ -2297,11 +2305,8 @@ fn rust_receiver_type(t: &str) -> Option<String> {
     let mut t = t.trim();
     loop {
         let before = t;
-        t = t.trim_start_matches('&').trim_start();
-        if t.starts_with('\'') {
-            t = t.split_once(' ').map(|(_, r)| r).unwrap_or("").trim_start();
-        }
-        for p in ["mut ", "dyn ", "impl "] {
+        t = rust_unref(t);
+        for p in ["dyn ", "impl "] {
             t = t.strip_prefix(p).unwrap_or(t).trim_start();
         }
         let head = t.split('<').next().unwrap_or(t);
@@ -3042,41 +3047,47 @@ fn go_elem<'a>(
 }
 
 /// The Go type a value's form stands for, as a declaration writes it, with
-/// the file that writes it (feature 30): `(T).f` a field's declared type,
-/// `(T).M()` / `F()` / `pkg.F()` a first result, `var x` a package-level
-/// variable's, `(xs)[]` / `(xs)[key]` an element or key; any other form is
-/// a type written in `f` itself.
+/// the file that writes it: `(T).f` a field's declared type (features 20,
+/// 30: an inline `struct {…}`'s field too), `(T).M()` / `F()` / `pkg.F()` a
+/// first result (`T()` of a type `T`: a conversion, the type written here),
+/// `var x` a package-level variable's (feature 22), `(xs)[]` / `(xs)[key]`
+/// an element or key (feature 30); any other form is a type written in `f`
+/// itself. `Some(None)`: a variable or function of a package outside the
+/// repository; `None`: not placed.
 fn go_type_text<'a>(
     idx: &Index<'a>,
     f: &'a FileFacts,
     t: &str,
     go_names: &dyn Fn(&str) -> Option<Option<String>>,
     modules: &Modules,
-) -> Option<(String, &'a FileFacts)> {
+) -> Option<Option<(String, &'a FileFacts)>> {
     let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
     let own = |s: &str| go_declared_type(s).map(str::to_string);
     if let Some((inner, rest)) = go_group(t) {
         if matches!(rest, "[]" | "[key]") {
-            let (text, tf) = go_type_text(idx, f, inner, go_names, modules)?;
-            return go_elem(idx, tf, &text, rest == "[key]", modules);
+            let (text, tf) = go_type_text(idx, f, inner, go_names, modules)??;
+            return go_elem(idx, tf, &text, rest == "[key]", modules).map(Some);
         }
         let rest = rest.strip_prefix('.')?;
         if let Some(m) = rest.strip_suffix("()") {
             let found = go_method_of(idx, f, inner, m, go_names, modules)??;
             let mf = &idx.files[found.0 as usize];
-            return Some((own(go_result(mf, found.1)?)?, mf));
+            return Some(Some((own(go_result(mf, found.1)?)?, mf)));
         }
         if !is_word(rest) {
             return None;
         }
         if let Some((ff, fty)) = go_field_of(idx, f, inner, rest, go_names, modules) {
-            return Some((own(fty)?, ff));
+            return Some(Some((own(fty)?, ff)));
         }
-        let (text, tf) = go_type_text(idx, f, inner, go_names, modules)?;
-        return Some((go_struct_field(&text, rest)?, tf));
+        // A field of an inline `struct {…}` type (a test table's row).
+        let (text, tf) = go_type_text(idx, f, inner, go_names, modules)??;
+        return Some(Some((go_struct_field(&text, rest)?, tf)));
     }
     if let Some(v) = t.strip_prefix("var ") {
-        let (dir, name) = go_qualified(v, f, go_names)??;
+        let Some((dir, name)) = go_qualified(v, f, go_names)? else {
+            return Some(None);
+        };
         let key = (dir.as_str(), name);
         let vars: Vec<&SymRef> = (idx.go_vars.get(&key).into_iter().flatten())
             .chain(idx.by_dir_name.get(&key).into_iter().flatten())
@@ -3084,20 +3095,22 @@ fn go_type_text<'a>(
             .collect();
         let var = go_pick(idx, &vars, &f.path)?;
         let vf = &idx.files[var.0 as usize];
-        return Some((own(go_var(vf, var.1)?)?, vf));
+        return Some(Some((own(go_var(vf, var.1)?)?, vf)));
     }
     if let Some(callee) = t.strip_suffix("()") {
-        let (dir, name) = go_qualified(callee, f, go_names)??;
+        let Some((dir, name)) = go_qualified(callee, f, go_names)? else {
+            return Some(None);
+        };
         let defs = idx.by_dir_name.get(&(dir.as_str(), name))?;
         let funs: Vec<&SymRef> = defs.iter().filter(|r| sym(r).kind == "function").collect();
         // `T(x)`: a conversion, its type written here.
         let Some(fun) = go_pick(idx, &funs, &f.path) else {
-            return Some((callee.to_string(), f));
+            return Some(Some((callee.to_string(), f)));
         };
         let ff = &idx.files[fun.0 as usize];
-        return Some((own(go_result(ff, fun.1)?)?, ff));
+        return Some(Some((own(go_result(ff, fun.1)?)?, ff)));
     }
-    Some((t.to_string(), f))
+    Some(Some((t.to_string(), f)))
 }
 
 fn go_var(f: &FileFacts, si: u32) -> Option<&str> {
@@ -3780,76 +3793,17 @@ fn go_type_sym<'a>(
     go_names: &dyn Fn(&str) -> Option<Option<String>>,
     modules: &Modules,
 ) -> Option<Option<(SymRef, &'a FileFacts)>> {
-    let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
     let names_of = |ff: &'a FileFacts| move |p: &str| go_import_dir(idx, ff, p, modules);
-    // `(xs)[]`, `(xs)[key]`: an element or key of a value's type, as the
-    // declaration that writes it names it (feature 30).
-    if go_group(t).is_some_and(|(_, r)| matches!(r, "[]" | "[key]")) {
-        let (e, ef) = go_type_text(idx, f, t, go_names, modules)?;
-        if std::ptr::eq(ef, f) {
-            return go_type_sym(idx, f, &e, go_names, modules);
-        }
-        return go_type_sym(idx, ef, &e, &names_of(ef), modules);
+    // A form (`(T).M()`, `(T).f`, `var x`, `F()`, `(xs)[]`): the type its
+    // declaration writes, read as the file that writes it names it.
+    let Some((text, tf)) = go_type_text(idx, f, t, go_names, modules)? else {
+        return Some(None);
+    };
+    if !std::ptr::eq(tf, f) {
+        return go_type_sym(idx, tf, &text, &names_of(tf), modules);
     }
-    // `(T).M()`: the first result of the method `M` of `T`, as its
-    // signature writes it in its own file.
-    if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix("()")) {
-        let (ty, meth) = inner.rsplit_once(").")?;
-        let found = go_method_of(idx, f, ty, meth, go_names, modules)??;
-        let mf = &idx.files[found.0 as usize];
-        let ret = go_declared_type(go_result(mf, found.1)?)?;
-        return go_type_sym(idx, mf, ret, &names_of(mf), modules);
-    }
-    // `(T).f`: the declared type of `T`'s field `f`, as its own file
-    // writes it (feature 20).
-    if let Some((ty, field)) = t
-        .strip_prefix('(')
-        .and_then(|r| r.rsplit_once(")."))
-        .filter(|(_, field)| is_word(field))
-    {
-        if let Some((ff, fty)) = go_field_of(idx, f, ty, field, go_names, modules) {
-            return go_type_sym(idx, ff, go_declared_type(fty)?, &names_of(ff), modules);
-        }
-        // A field of an inline `struct {…}` type (a test table's row).
-        let (text, tf) = go_type_text(idx, f, ty, go_names, modules)?;
-        let fty = go_struct_field(&text, field)?;
-        if std::ptr::eq(tf, f) {
-            return go_type_sym(idx, f, &fty, go_names, modules);
-        }
-        return go_type_sym(idx, tf, &fty, &names_of(tf), modules);
-    }
-    // `var x` / `var pkg.V`: the type of a package-level variable (or
-    // constant), as its declaration shows it in its own file (feature 22).
-    if let Some(v) = t.strip_prefix("var ") {
-        let Some((dir, name)) = go_qualified(v, f, go_names)? else {
-            return Some(None);
-        };
-        let key = (dir.as_str(), name);
-        let vars: Vec<&SymRef> = (idx.go_vars.get(&key).into_iter().flatten())
-            .chain(idx.by_dir_name.get(&key).into_iter().flatten())
-            .filter(|r| matches!(sym(r).kind, "variable" | "constant") && &*sym(r).qname == name)
-            .collect();
-        let var = go_pick(idx, &vars, &f.path)?;
-        let vf = &idx.files[var.0 as usize];
-        let ty = go_declared_type(go_var(vf, var.1)?)?;
-        return go_type_sym(idx, vf, ty, &names_of(vf), modules);
-    }
-    // `F()` / `pkg.F()`: the first result of that function, as its
-    // signature writes it in its own file.
-    if let Some(callee) = t.strip_suffix("()") {
-        let Some((dir, name)) = go_qualified(callee, f, go_names)? else {
-            return Some(None);
-        };
-        let defs = idx.by_dir_name.get(&(dir.as_str(), name))?;
-        let funs: Vec<&SymRef> = defs.iter().filter(|r| sym(r).kind == "function").collect();
-        let Some(fun) = go_pick(idx, &funs, &f.path) else {
-            // `T(x)`: a conversion to the type `T` (of its per-platform
-            // definitions, the caller's platform's).
-            return Some(Some((go_type_def(idx, &dir, name, &f.path)?, f)));
-        };
-        let ff = &idx.files[fun.0 as usize];
-        let ret = go_declared_type(go_result(ff, fun.1)?)?;
-        return go_type_sym(idx, ff, ret, &names_of(ff), modules);
+    if text != t {
+        return go_type_sym(idx, f, &text, go_names, modules);
     }
     let (dir, ty) = match go_place(t, f, go_names)? {
         Some(x) => x,

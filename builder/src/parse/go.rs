@@ -214,11 +214,14 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
 fn comma_ok(at: &At, v: Node) -> bool {
     match v.kind() {
         "type_assertion_expression" | "index_expression" => true,
-        "unary_expression" => v
-            .child_by_field_name("operator")
-            .is_some_and(|o| at.text(o) == "<-"),
+        "unary_expression" => unary_op(at, v) == "<-",
         _ => false,
     }
+}
+
+/// A unary expression's operator (`<-`, `&`, `*`), else "".
+fn unary_op<'a>(at: &At<'_, 'a>, v: Node) -> &'a str {
+    v.child_by_field_name("operator").map_or("", |o| at.text(o))
 }
 
 /// The longest type or value form a Go binding keeps (a test table's
@@ -280,25 +283,18 @@ fn value_type(at: &At, v: Node) -> Option<String> {
     };
     match v.kind() {
         "parenthesized_expression" => nested(v.named_child(0)?),
-        "index_expression" => Some(format!(
-            "({})[]",
-            nested(v.child_by_field_name("operand")?)?
-        )),
-        "type_assertion_expression" => go_written(at.text(v.child_by_field_name("type")?)),
-        "unary_expression"
-            if v.child_by_field_name("operator")
-                .is_some_and(|o| at.text(o) == "<-") =>
+        // An element: `xs[i]`, `<-ch`.
+        "index_expression" | "unary_expression"
+            if v.kind() == "index_expression" || unary_op(at, v) == "<-" =>
         {
             Some(format!(
                 "({})[]",
                 nested(v.child_by_field_name("operand")?)?
             ))
         }
+        "type_assertion_expression" => go_written(at.text(v.child_by_field_name("type")?)),
         "composite_literal" => go_written(at.text(v.child_by_field_name("type")?)),
-        "unary_expression"
-            if v.child_by_field_name("operator")
-                .is_some_and(|o| at.text(o) == "&") =>
-        {
+        "unary_expression" if unary_op(at, v) == "&" => {
             let operand = v.child_by_field_name("operand")?;
             (operand.kind() == "composite_literal")
                 .then(|| value_type(at, operand))?
