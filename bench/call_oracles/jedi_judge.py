@@ -3,7 +3,7 @@ py_jedi_alias_check.py and tests/test_attr_receivers.py.
 
 `Judge(root).target(path, line, dst)` runs Jedi's `goto(follow_imports=True)` on the last name of the
 call `dst` as written on that line of `root/path` and lists what it infers as (repo-relative path or
-`EXT:…`/`builtin`, full name, line). `verdict(...)` compares it with a snapshot's answer: a target
+`EXT:…`/`builtin`, or `LOCAL` for a name bound inside a function, full name, line). `verdict(...)` compares it with a snapshot's answer: a target
 agrees when Jedi names the same file and a line inside the definition, or the same dotted name (Jedi
 answers from its bundled django-stubs, which name `django.forms.fields.Field.clean`); an unresolved
 call agrees when every Jedi definition is outside the repository (stdlib, typeshed), not a stub of the
@@ -35,7 +35,7 @@ class Judge:
         parts exactly as a name (`_`, `capi.get_ds_name`); else its receiver as written, then `.m`."""
         src = self.source(path)
         text = src.split('\n')[line - 1]
-        if whole:
+        if whole or '.' not in dst:
             parts = dst.split('.')
             pat = r'(?<![\w.])' + r'\s*\.\s*'.join(re.escape(p) for p in parts) + r'\b'
             last = parts[-1]
@@ -53,6 +53,12 @@ class Judge:
             return 'err'
         out = []
         for d in ds:
+            # A name bound inside a function (`g = trans_real.f`, a
+            # parameter, a loop variable): a local value, nothing a call
+            # graph of definitions places.
+            if d.type in ('statement', 'param') and getattr(d.parent(), 'type', None) == 'function':
+                out.append(('LOCAL', d.full_name, d.line))
+                continue
             if d.module_path is None:
                 out.append(('builtin', d.full_name, None))
                 continue
@@ -78,6 +84,8 @@ def verdict(path, start, end, jt, q=None):
         return jt
     if not jt:
         return 'jedi-none'
+    if all(p == 'LOCAL' for p, _, _ in jt):
+        return 'agree' if path is None else 'disagree'
     if path is None:
         outside = all((p.startswith('EXT:') and '/django-stubs/' not in p) or p == 'builtin' for p, _, _ in jt)
         return 'agree' if outside else 'disagree'

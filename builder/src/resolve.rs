@@ -64,6 +64,10 @@ pub struct FileFacts {
     /// of `pub type ParseStream<'a> = &'a ParseBuffer<'a>;`), by symbol
     /// index, sorted (feature 31).
     pub rust_aliases: Vec<(u32, Box<str>)>,
+    /// Python: what each module-level variable's declaration shows of its
+    /// value ([`py_value`]: `Signal()` of `request_finished = Signal()`,
+    /// `Distance` of `D = Distance`), by symbol index, sorted (feature 32).
+    pub py_values: Vec<(u32, Box<str>)>,
     pub js_callbacks: JsCallbacks,
     /// JS/TS: each function's and method's declared return type, as the
     /// class or interface it names ([`ts_return_type`]), by symbol index,
@@ -344,6 +348,7 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
     }
     // The imports that rename (feature 16), looked up by every call.
     let aliases = renaming_imports(f);
+    let py_plain = py_plain_imports(f);
     let file_imports = FileImports {
         files: &imported,
         direct,
@@ -351,6 +356,7 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
         dirs: &imported_dirs,
         named_pkgs: &named_pkgs,
         aliases: &aliases,
+        py_plain: &py_plain,
         modules,
     };
     for e in f.edges.iter().filter(|e| e.kind != "imports") {
@@ -442,10 +448,30 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
                     })
                     .flatten()
             } else {
+                // Python (feature 32): a base whose first name an import binds
+                // (`models.Manager`, `Field` of `from django.db.models import
+                // Field`), read as Python reads it, unless the file defines that
+                // name itself; a base made by a call names nothing.
+                let head = e.dst_name.split('.').next().unwrap_or("");
+                let py = (f.lang == Lang::Python && class_like)
+                    .then(|| {
+                        if e.dst_name.contains('(') {
+                            return Some(None);
+                        }
+                        let own = f.symbols.iter().any(|s| *s.qname == *head);
+                        (!own)
+                            .then(|| py_imported_class(idx, f, &e.dst_name, modules))
+                            .flatten()
+                            .map(Some)
+                    })
+                    .flatten();
                 // A base through a renaming import (`class Loader(BaseLoader)`).
-                through_alias(idx, f, &aliases, &e.dst_name, class_like, modules).unwrap_or_else(
-                    || find_symbol(idx, fi, f, name, class_like, &imported, &imported_dirs),
-                )
+                py.unwrap_or_else(|| {
+                    through_alias(idx, f, &aliases, &e.dst_name, class_like, modules)
+                        .unwrap_or_else(|| {
+                            find_symbol(idx, fi, f, name, class_like, &imported, &imported_dirs)
+                        })
+                })
             };
             match found {
                 Some((a, b)) => {
@@ -871,6 +897,8 @@ struct FileImports<'a> {
     named_pkgs: &'a [(u32, &'a str)],
     /// Its imports that rename (`edges.alias`).
     aliases: &'a [&'a RawEdge],
+    /// Python: its imports that do not rename.
+    py_plain: &'a [&'a RawEdge],
     modules: &'a Modules,
 }
 
@@ -976,7 +1004,13 @@ fn find_scoped_call(
     // it can name; a call without `!` never lands on a macro.
     let is_macro = name.ends_with('!');
     let name = name.trim_end_matches('!');
-    let all = idx.by_name.get(name)?;
+    // (Python reads modules and classes for values and class attributes,
+    // which no list by name holds: feature 32.)
+    let all: &[SymRef] = match idx.by_name.get(name) {
+        Some(v) => v,
+        None if f.lang == Lang::Python => &[],
+        None => return None,
+    };
     let cands_vec: Vec<SymRef>;
     let cands: &[SymRef] = if rust {
         cands_vec = all
@@ -997,7 +1031,36 @@ fn find_scoped_call(
         let type_only = |r: &&SymRef| {
             js && recv_type != Some(TYPE_LOOKUP) && matches!(sym(r).kind, "interface" | "type")
         };
-        let bare = |r: &&SymRef| callable(r) && !(rust && is_member(r)) && !type_only(r);
+        // Python (feature 32): a name is in sight where Python's scopes put it:
+        // the caller's own definitions and those of the functions around it
+        // (a class's body is no scope of its methods), the module's; of
+        // another file, only what it defines at module level.
+        let py_visible = |r: &&SymRef| {
+            if f.lang != Lang::Python {
+                return true;
+            }
+            let q = &*sym(r).qname;
+            if q == name {
+                return true;
+            }
+            if r.0 != fi {
+                return false;
+            }
+            let Some(scope) = q.strip_suffix(name).and_then(|p| p.strip_suffix('.')) else {
+                return false;
+            };
+            let Some(caller) = src_symbol else {
+                return false;
+            };
+            let encloses = caller == scope || caller.starts_with(&format!("{scope}."));
+            let class_body = caller != scope
+                && f.symbols
+                    .iter()
+                    .any(|s| *s.qname == *scope && kind_ok(s.kind, true));
+            encloses && !class_body
+        };
+        let bare =
+            |r: &&SymRef| callable(r) && !(rust && is_member(r)) && !type_only(r) && py_visible(r);
         if rust && RUST_PRELUDE.contains(&name) {
             // std's macros and prelude functions and variants: a crate's own
             // item of the name (a test helper, `type Ok = …`, a nested
@@ -1014,6 +1077,35 @@ fn find_scoped_call(
         };
         if let Some(r) = prefer(cands.iter().filter(bare).filter(|r| r.0 == fi).collect()) {
             return Some(r);
+        }
+        // Python (feature 32): a name an import binds is what that module
+        // holds or re-exports (`path` of `from django.urls import path`:
+        // `django/urls/conf.py`'s `path = partial(…)`), or nothing the
+        // index holds when the module is outside it.
+        if f.lang == Lang::Python {
+            // The module's own variable of the name: what module-level code
+            // calls, and what a function calls when it rebinds an import
+            // (`void_output = partial(void_output, cpl=True)`). A function's
+            // own local of the name, which the index does not hold, may hide
+            // it otherwise (a test's `FormSet = formset_factory(…)`).
+            let bound = py_bound(idx, f, imports.py_plain, name, imports.modules);
+            let own = py_module_value(f, name);
+            if let Some(i) = own.filter(|_| src_symbol.is_none() || bound.is_some()) {
+                let r = (fi, i);
+                return Some(py_class_alias(idx, r, imports.modules).unwrap_or(r));
+            }
+            match bound {
+                Some(Some((t, names))) => {
+                    if let [n] = names[..] {
+                        let found = py_defined_in(idx, imports.modules, t, n, &py_callable, 4);
+                        if let Some(r) = found {
+                            return Some(py_class_alias(idx, r, imports.modules).unwrap_or(r));
+                        }
+                    }
+                }
+                Some(None) => return None,
+                None => {}
+            }
         }
         if rust && is_macro {
             // `macro_rules!` is scoped by the crate (textual order and
@@ -1165,6 +1257,11 @@ fn find_scoped_call(
             if nf.lang != Lang::Python {
                 return None;
             }
+            // Read as Python reads it: the module the import names, its
+            // re-exports and submodules (feature 32).
+            if let Some(c) = py_imported_class(idx, nf, n, imports.modules) {
+                return Some(c);
+            }
             let first = n.split('.').next().unwrap_or(n);
             let named = if n.contains('.') { first } else { simple };
             nf.edges
@@ -1238,6 +1335,9 @@ fn find_scoped_call(
                     }) {
                         match find_class(&e.dst_name, cf, &cq) {
                             Some(b) => next.push((b.0, sym(&b).qname.to_string())),
+                            // A base written as a call (`BaseManager.from_queryset(QuerySet)`)
+                            // is a class made at run time: what it holds does not show.
+                            None if e.dst_name.contains('(') => complete = false,
                             None => {
                                 let base = simple_name(&e.dst_name);
                                 complete &= !idx.by_name.get(base).is_some_and(|v| {
@@ -1304,10 +1404,38 @@ fn find_scoped_call(
     };
     let in_class_or_bases =
         |start: u32, class_q: String, skip_own: bool| in_mro(cands, start, class_q, skip_own);
+    // Python (feature 32): the class whose instance `self` is, the nearest
+    // around the caller, which may be a function inside a method (a
+    // closure sees the method's `self`); with the method it is read in.
+    let py_self = || -> Option<(String, String)> {
+        let s = src_symbol?;
+        let mut at = s.len();
+        while let Some(i) = s[..at].rfind('.') {
+            let c = &s[..i];
+            let last = c.rsplit('.').next().unwrap_or(c);
+            let class = idx.by_name.get(last).is_some_and(|v| {
+                v.iter()
+                    .any(|r| r.0 == fi && *sym(r).qname == *c && kind_ok(sym(r).kind, true))
+            });
+            if class {
+                let method = s[i + 1..].split('.').next().unwrap_or("");
+                return Some((c.to_string(), format!("{c}.{method}")));
+            }
+            at = i;
+        }
+        None
+    };
+    let py_self_class = (f.lang == Lang::Python)
+        .then(py_self)
+        .flatten()
+        .map(|(c, _)| c);
     // The caller's own class or type: its qualified name without the method.
-    let own_type = src_symbol
-        .and_then(|s| s.rsplit_once('.'))
-        .map(|(c, _)| c.rsplit(['.', ':']).next().unwrap_or(c).to_string());
+    let own_type = match &py_self_class {
+        Some(c) => Some(c.rsplit('.').next().unwrap_or(c).to_string()),
+        None => src_symbol
+            .and_then(|s| s.rsplit_once('.'))
+            .map(|(c, _)| c.rsplit(['.', ':']).next().unwrap_or(c).to_string()),
+    };
     // JS/TS: `self` is the instance only when no binding types it (a
     // parameter `self: Ref<A>`, effect's style: feature 27).
     let js_typed_self = recv_type.is_some()
@@ -1333,7 +1461,10 @@ fn find_scoped_call(
             }
             // Python, JS/TS: the class's bases, by the `extends` edges of the
             // file defining each (the nearest definition wins, as in an MRO).
-            let class_q = src_symbol?.rsplit_once('.')?.0.to_string();
+            let class_q = match &py_self_class {
+                Some(c) => c.clone(),
+                None => src_symbol?.rsplit_once('.')?.0.to_string(),
+            };
             return in_class_or_bases(fi, class_q, is_super).0;
         }
         // `super(Cls, self).m()` names where the search starts: only the
@@ -1368,15 +1499,11 @@ fn find_scoped_call(
     // so a subclass's own `factory` wins.
     // (Asked only of `self.…` receivers and types: a scan of the file's symbols.)
     let caller_class = || {
-        src_symbol
-            .filter(|s| {
-                f.lang == Lang::Python
-                    && f.symbols
-                        .iter()
-                        .any(|x| &*x.qname == *s && x.kind == "method")
-            })
-            .and_then(|s| s.rsplit_once('.'))
-            .map(|(c, _)| c.to_string())
+        let (class, method) = py_self_class.as_ref().and(py_self())?;
+        f.symbols
+            .iter()
+            .any(|x| *x.qname == *method && x.kind == "method")
+            .then_some(class)
     };
     let py_receiver = |t: &str, tf: u32| -> Option<Option<SymRef>> {
         // A class held as a value (`type[Client]`) is no descriptor's instance.
@@ -1436,7 +1563,22 @@ fn find_scoped_call(
                     true => (None, false),
                     false => in_class_or_bases(c.0, sym(&c).qname.to_string(), false),
                 };
-                (found.is_some() || complete).then_some(found)
+                // A class whose instances answer any attribute
+                // (`__getattr__`: django's `LazyObject`) holds more than it
+                // defines (feature 32).
+                let dynamic = || {
+                    let mut any = false;
+                    mro_walk(c.0, sym(&c).qname.to_string(), false, &mut |cf, cq| {
+                        let want = format!("{cq}.__getattr__");
+                        any = idx.files[cf as usize]
+                            .symbols
+                            .iter()
+                            .any(|s| *s.qname == *want);
+                        any
+                    });
+                    any
+                };
+                (found.is_some() || (complete && !dynamic())).then_some(found)
             }
             // A function's result: its type does not show.
             Some(_) => None,
@@ -1469,6 +1611,85 @@ fn find_scoped_call(
             }
         }
     };
+    // Python (feature 32): a receiver read as Python reads it when its first
+    // name is a module an import binds (`models.Manager`,
+    // `models.signals.post_delete.connect`, `models.DateField.register_lookup`),
+    // a name imported from one (`Signal` of `from django.dispatch import
+    // Signal`, `request_finished` of `from django.core.signals import
+    // request_finished`), or a class or variable the file defines at module
+    // level (or a class of the caller's scope): module by module, class by
+    // class, a module-level variable standing for the value its
+    // declaration shows (`request_finished = Signal()`). A class's method
+    // is its own or its nearest base's. What is not found this way is left
+    // to the rules by name.
+    let py_plain = !q.is_empty() && q.split('.').all(is_word);
+    if f.lang == Lang::Python && recv_type.is_none() && py_plain && !matches!(q, "self" | "cls") {
+        let mut segs = q.split('.');
+        let head = segs.next().unwrap_or(q);
+        // The file's own module-level definition of the first name (or a
+        // class of the caller's scope), else the import binding it.
+        let own_class = || {
+            let v = idx.by_name.get(head)?;
+            let scope = src_symbol.unwrap_or("");
+            v.iter()
+                .filter(|r| r.0 == fi && kind_ok(sym(r).kind, true))
+                .filter(|r| {
+                    let q = &*sym(r).qname;
+                    q == head
+                        || q.strip_suffix(head)
+                            .and_then(|p| p.strip_suffix('.'))
+                            .is_some_and(|p| scope == p || scope.starts_with(&format!("{p}.")))
+                })
+                .max_by_key(|r| sym(r).qname.len())
+                .copied()
+        };
+        let own_value = || py_module_value(f, head).map(|i| (fi, i));
+        let start = match own_class().or_else(own_value) {
+            Some(r) => py_at_of(idx, r, imports.modules).map(|a| (a, segs.collect::<Vec<&str>>())),
+            None => match py_bound(idx, f, imports.py_plain, q, imports.modules) {
+                Some(Some((t, names))) => Some((PyAt::Module(t), names)),
+                Some(None) => return None,
+                None => None,
+            },
+        };
+        let at = start.and_then(|(at, rest)| py_walk(idx, at, &rest, imports.modules));
+        let found = match at {
+            None => None,
+            Some(PyAt::Module(m)) => py_defined_in(idx, imports.modules, m, name, &py_callable, 4)
+                .map(|r| Some(py_class_alias(idx, r, imports.modules).unwrap_or(r))),
+            // A class's attribute as Python looks it up: its own or its
+            // nearest base's, whatever it is (`get_lookups =
+            // class_or_instance_method(…)` in a class body too).
+            Some(PyAt::Class(c)) => {
+                let mut found = None;
+                let complete = mro_walk(c.0, sym(&c).qname.to_string(), false, &mut |cf, cq| {
+                    let want = format!("{cq}.{name}");
+                    found = idx.files[cf as usize]
+                        .symbols
+                        .iter()
+                        .position(|s| *s.qname == *want)
+                        .map(|i| (cf, i as u32));
+                    found.is_some()
+                });
+                (found.is_some() || complete).then_some(found)
+            }
+            // Read through the value's type, a bounded number of values deep.
+            Some(PyAt::Value(vf, t)) => {
+                let depth = PY_VALUE_DEPTH.with(|d| d.get());
+                (depth < 4)
+                    .then(|| {
+                        PY_VALUE_DEPTH.with(|d| d.set(depth + 1));
+                        let r = py_receiver(&t, vf);
+                        PY_VALUE_DEPTH.with(|d| d.set(depth));
+                        r
+                    })
+                    .flatten()
+            }
+        };
+        if let Some(r) = found {
+            return r;
+        }
+    }
     // Python: a call through an attribute of the instance its own class
     // does not type (`self.client.get()` in a subclass of the test case
     // that assigns `self.client`): the nearest class of its MRO assigning
@@ -2142,6 +2363,14 @@ fn find_scoped_call(
             return None;
         }
     }
+    // Python (feature 32): a receiver of no known type calling a method
+    // of Python's builtin types (`params.extend()`, `f.seek()`,
+    // `d.items()`) is most often a list, a dict, a str or a file: Jedi puts
+    // 3 in 4 such calls the rules by name placed outside the repository
+    // (bench/results/calls.md, stop 67).
+    if f.lang == Lang::Python && PY_BUILTIN_METHODS.binary_search(&name).is_ok() {
+        return None;
+    }
     // Any other receiver: a method of this file, or the only one of its name.
     // Rust: only the only one of its crate. A Rust file holds many impls
     // whose methods share names (`clone`, `fmt`, `next`, `to_tokens`), and
@@ -2350,6 +2579,357 @@ fn python_annotation_type(t: &str) -> Option<String> {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
     ok.then(|| one.to_string())
 }
+
+/// Python: what a module-level variable's declaration (its name and its
+/// first line) shows of its value (feature 32): a call's callee written as
+/// a constructor, `Signal()` of `request_finished = Signal()` and
+/// `template.Library()` of `register = template.Library()`; a plain name,
+/// `Distance` of `D = Distance`; the type of an annotation, `Foo` of
+/// `x: Foo = …`. Anything else (a literal, an index, an operator) none.
+pub fn py_value(name: &str, sig: &str) -> Option<String> {
+    let rest = sig.trim().strip_prefix(name)?.trim_start();
+    if let Some(ann) = rest.strip_prefix(':') {
+        let ann = ann.split_once('=').map_or(ann, |(a, _)| a);
+        return python_annotation_type(ann);
+    }
+    let value = rest.strip_prefix('=')?;
+    if value.starts_with('=') {
+        return None;
+    }
+    // `a = b = Foo()`: the value is the last.
+    let value = value.rsplit(" = ").next()?.trim();
+    let dotted =
+        |s: &str| !s.starts_with(|c: char| c.is_ascii_digit()) && s.split('.').all(is_word);
+    match value.split_once('(') {
+        Some((callee, _)) => dotted(callee.trim()).then(|| format!("{}()", callee.trim())),
+        None => dotted(value).then(|| value.to_string()),
+    }
+}
+
+/// Python: the file a dotted name's first name (`models` of
+/// `models.Manager`) is bound to by an import of `f` that does not rename,
+/// and the names left to read from it: `from django.db import models` →
+/// `django/db/models/__init__.py`, [`Manager`]; `import os.path` and
+/// `os.path.join` → that module, [`join`]; `from django.db.models import Q`
+/// and `Q.create` → `django/db/models/__init__.py`, [`Q`, `create`] (the
+/// import names a name of that module, not a module). `Some(None)`: an
+/// import of a module outside the repository binds it.
+fn py_bound<'w>(
+    idx: &Index,
+    f: &FileFacts,
+    plain: &[&RawEdge],
+    written: &'w str,
+    modules: &Modules,
+) -> Option<Option<(u32, Vec<&'w str>)>> {
+    let mut segs = written.split('.');
+    let head = segs.next()?;
+    let rest: Vec<&str> = segs.collect();
+    let imports = || plain.iter().copied();
+    // `from a.b import c`, `import c`: the last name; else `import a.b`,
+    // which binds `a` (the module `a.b` when the name goes on through it).
+    let (e, spec, names) = match imports().find(|e| e.dst_name.rsplit('.').next() == Some(head)) {
+        Some(e) => (e, e.dst_name.as_str(), rest),
+        None => {
+            let e = imports().find(|e| e.dst_name.split('.').next() == Some(head))?;
+            let whole = written.len() > e.dst_name.len()
+                && written.starts_with(e.dst_name.as_str())
+                && written.as_bytes()[e.dst_name.len()] == b'.';
+            if whole {
+                let n = e.dst_name.split('.').count();
+                (e, e.dst_name.as_str(), written.split('.').skip(n).collect())
+            } else {
+                (e, head, rest)
+            }
+        }
+    };
+    let Some(t) = import_file(idx, f, spec, modules) else {
+        return Some(None);
+    };
+    // `from django.db.models import Q` resolves to the package that holds
+    // `Q`: a name of that module, read with the rest.
+    let module = spec != e.dst_name
+        || match py_parent(spec) {
+            None => true,
+            Some(parent) => import_file(idx, f, &parent, modules) != Some(t),
+        };
+    let names = match module {
+        true => names,
+        false => std::iter::once(head).chain(names).collect(),
+    };
+    Some(Some((t, names)))
+}
+
+/// Python: the imports of `f` that do not rename ([`py_bound`] reads them).
+fn py_plain_imports(f: &FileFacts) -> Vec<&RawEdge> {
+    if f.lang != Lang::Python {
+        return Vec::new();
+    }
+    f.edges
+        .iter()
+        .filter(|e| e.kind == "imports" && e.alias.is_none())
+        .collect()
+}
+
+/// Python: module `seg` of module file `m`: a package's submodule
+/// (`pkg/seg.py`, `pkg/seg/__init__.py`), or a module `m` imports as `seg`
+/// (`from django.db.models import signals`).
+fn py_submodule(idx: &Index, m: u32, seg: &str, modules: &Modules) -> Option<u32> {
+    let mf = &idx.files[m as usize];
+    let base = mf.path.rsplit('/').next().unwrap_or(&mf.path);
+    if base == "__init__.py" {
+        let dir = dir_of(&mf.path);
+        for p in [
+            format!("{dir}/{seg}.py"),
+            format!("{dir}/{seg}/__init__.py"),
+        ] {
+            if let Some(&x) = idx.paths.get(p.trim_start_matches('/')) {
+                return Some(x);
+            }
+        }
+    }
+    mf.edges
+        .iter()
+        .filter(|e| e.kind == "imports")
+        .filter(|e| match e.alias.as_deref() {
+            Some(a) => a == seg,
+            None => e.dst_name.rsplit('.').next() == Some(seg),
+        })
+        .find_map(|e| {
+            let t = import_file(idx, mf, &e.dst_name, modules)?;
+            let named = py_parent(&e.dst_name)
+                .is_some_and(|p| import_file(idx, mf, &p, modules) == Some(t));
+            (!named && t != m).then_some(t)
+        })
+}
+
+/// Python: what a call may land on in a module: a function, a class, a
+/// module-level value (`gettext_lazy = lazy(gettext, str)`), not a field.
+fn py_callable(s: &FactSym) -> bool {
+    !matches!(s.kind, "field" | "property" | "module" | "namespace")
+}
+
+/// Python: the class a module-level variable names as its value (`D =
+/// Distance`), found where the variable is written.
+fn py_class_alias(idx: &Index, r: SymRef, modules: &Modules) -> Option<SymRef> {
+    let f = &idx.files[r.0 as usize];
+    let s = &f.symbols[r.1 as usize];
+    if !matches!(s.kind, "variable" | "constant") {
+        return None;
+    }
+    let v = py_value_of(f, r.1)?;
+    if v.ends_with("()") || v.contains('.') || *v == *s.qname {
+        return None;
+    }
+    let c = py_defined_in(
+        idx,
+        modules,
+        r.0,
+        v,
+        &|s: &FactSym| kind_ok(s.kind, true),
+        4,
+    )?;
+    Some(c)
+}
+
+/// Python: what a dotted name is read through, segment by segment (feature 32).
+enum PyAt {
+    /// A module file.
+    Module(u32),
+    /// A class.
+    Class(SymRef),
+    /// A module-level variable's value as its declaration shows it
+    /// ([`py_value`]: `Signal()`), with the file it is written in.
+    Value(u32, String),
+}
+
+/// Python: what a definition found in a module stands for when read
+/// through: a class (a variable naming one, `D = Distance`, too), or a
+/// variable whose value is a call (`request_finished = Signal()`).
+fn py_at_of(idx: &Index, r: SymRef, modules: &Modules) -> Option<PyAt> {
+    let r = py_class_alias(idx, r, modules).unwrap_or(r);
+    let f = &idx.files[r.0 as usize];
+    let s = &f.symbols[r.1 as usize];
+    if kind_ok(s.kind, true) {
+        return Some(PyAt::Class(r));
+    }
+    if !matches!(s.kind, "variable" | "constant") {
+        return None;
+    }
+    let v = py_value_of(f, r.1)?;
+    v.ends_with("()").then(|| PyAt::Value(r.0, v.to_string()))
+}
+
+/// Python: `at` read through `names` (`signals`, `post_save` of
+/// `models.signals.post_save`): a module's definition, re-export or
+/// submodule; a class's nested class. `None`: a segment not found this way
+/// (an instance's attribute, a function).
+fn py_walk(idx: &Index, mut at: PyAt, names: &[&str], modules: &Modules) -> Option<PyAt> {
+    for seg in names {
+        at = match &at {
+            PyAt::Module(m) => match py_defined_in(idx, modules, *m, seg, &py_callable, 4) {
+                Some(r) => py_at_of(idx, r, modules)?,
+                None => PyAt::Module(py_submodule(idx, *m, seg, modules)?),
+            },
+            PyAt::Class(c) => {
+                let cf = &idx.files[c.0 as usize];
+                let nested = format!("{}.{seg}", cf.symbols[c.1 as usize].qname);
+                let i = cf
+                    .symbols
+                    .iter()
+                    .position(|s| *s.qname == *nested && kind_ok(s.kind, true))?;
+                PyAt::Class((c.0, i as u32))
+            }
+            PyAt::Value(..) => return None,
+        };
+    }
+    Some(at)
+}
+
+/// Python: the class a dotted name written in file `f` names when an
+/// import binds its first name (`admin.ModelAdmin`, `Field` of `from
+/// django.db.models import Field`), read as [`py_walk`] reads it.
+fn py_imported_class(idx: &Index, f: &FileFacts, n: &str, modules: &Modules) -> Option<SymRef> {
+    let (t, names) = py_bound(idx, f, &py_plain_imports(f), n, modules)??;
+    match py_walk(idx, PyAt::Module(t), &names, modules)? {
+        PyAt::Class(c) => Some(c),
+        _ => None,
+    }
+}
+
+/// Python: the module-level variable `name` of `f` whose value
+/// [`py_value`] reads, by symbol index.
+fn py_module_value(f: &FileFacts, name: &str) -> Option<u32> {
+    f.py_values
+        .iter()
+        .find(|(i, _)| *f.symbols[*i as usize].qname == *name)
+        .map(|(i, _)| *i)
+}
+
+/// Python: the value [`py_value`] read for symbol `si` of `f`.
+fn py_value_of(f: &FileFacts, si: u32) -> Option<&str> {
+    let i = f.py_values.binary_search_by_key(&si, |(i, _)| *i).ok()?;
+    Some(&f.py_values[i].1)
+}
+
+thread_local! {
+    /// How deep [`find_scoped_call`] reads Python module-level values
+    /// within values (`a = B.c()` read through `B = D()`): bounded.
+    static PY_VALUE_DEPTH: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
+}
+
+/// The methods of Python's builtin types (`list`, `dict`, `set`, `str`,
+/// `bytes`, `int`, `float`, files), sorted: a call of one on a receiver of
+/// no known type is taken for the builtin's (feature 32).
+const PY_BUILTIN_METHODS: &[&str] = &[
+    "add",
+    "append",
+    "as_integer_ratio",
+    "bit_count",
+    "bit_length",
+    "capitalize",
+    "casefold",
+    "center",
+    "clear",
+    "close",
+    "conjugate",
+    "copy",
+    "count",
+    "decode",
+    "detach",
+    "difference",
+    "difference_update",
+    "discard",
+    "encode",
+    "endswith",
+    "expandtabs",
+    "extend",
+    "fileno",
+    "find",
+    "flush",
+    "format",
+    "format_map",
+    "from_bytes",
+    "fromhex",
+    "fromkeys",
+    "get",
+    "getbuffer",
+    "getvalue",
+    "hex",
+    "index",
+    "insert",
+    "intersection",
+    "intersection_update",
+    "is_integer",
+    "isalnum",
+    "isalpha",
+    "isascii",
+    "isatty",
+    "isdecimal",
+    "isdigit",
+    "isdisjoint",
+    "isidentifier",
+    "islower",
+    "isnumeric",
+    "isprintable",
+    "isspace",
+    "issubset",
+    "issuperset",
+    "istitle",
+    "isupper",
+    "items",
+    "join",
+    "keys",
+    "ljust",
+    "lower",
+    "lstrip",
+    "maketrans",
+    "partition",
+    "pop",
+    "popitem",
+    "read",
+    "read1",
+    "readable",
+    "readinto",
+    "readinto1",
+    "readline",
+    "readlines",
+    "reconfigure",
+    "remove",
+    "removeprefix",
+    "removesuffix",
+    "replace",
+    "reverse",
+    "rfind",
+    "rindex",
+    "rjust",
+    "rpartition",
+    "rsplit",
+    "rstrip",
+    "seek",
+    "seekable",
+    "setdefault",
+    "sort",
+    "split",
+    "splitlines",
+    "startswith",
+    "strip",
+    "swapcase",
+    "symmetric_difference",
+    "symmetric_difference_update",
+    "tell",
+    "title",
+    "to_bytes",
+    "translate",
+    "truncate",
+    "union",
+    "update",
+    "upper",
+    "values",
+    "writable",
+    "write",
+    "writelines",
+    "zfill",
+];
 
 /// Python's builtin classes: a call of one makes a value whose methods are
 /// outside the repository.
@@ -4101,6 +4681,42 @@ mod tests {
         );
         assert_eq!(t("type H = Arc<"), None);
         assert_eq!(t("pub(crate) type Result<T> ="), None);
+    }
+
+    #[test]
+    fn py_values_read_from_declarations() {
+        let v = |n: &str, s: &str| py_value(n, s);
+        assert_eq!(
+            v("request_finished", "request_finished = Signal()").as_deref(),
+            Some("Signal()")
+        );
+        assert_eq!(
+            v("pre_init", "pre_init = ModelSignal(use_caching=True)").as_deref(),
+            Some("ModelSignal()")
+        );
+        assert_eq!(
+            v("register", "register = template.Library()").as_deref(),
+            Some("template.Library()")
+        );
+        assert_eq!(v("D", "D = Distance").as_deref(), Some("Distance"));
+        assert_eq!(v("a", "a = b = Foo()").as_deref(), Some("Foo()"));
+        assert_eq!(v("x", "x: Optional[Foo] = None").as_deref(), Some("Foo"));
+        assert_eq!(v("cut", "cut = Builder(").as_deref(), Some("Builder()"));
+        for (n, s) in [
+            ("N", "N = 5"),
+            ("S", "S = 'a'"),
+            ("L", "L = [Foo()]"),
+            ("C", "C = caches[DEFAULT]"),
+            ("E", "E == 1"),
+            ("T", "T = a + b"),
+        ] {
+            assert_eq!(v(n, s), None, "{s}");
+        }
+    }
+
+    #[test]
+    fn py_builtin_methods_sorted() {
+        assert!(PY_BUILTIN_METHODS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

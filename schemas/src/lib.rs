@@ -215,6 +215,16 @@
 //!   stands for the type it names (judged by rust-analyzer: 21.7 % of
 //!   resolved Rust calls pointed elsewhere before, 3.1 % after; right
 //!   31,644 -> 32,203).
+//! - schema 1, feature 32: Python names read as Python reads them: a
+//!   receiver or base whose first name an import binds, module by module
+//!   and class by class (`models.Manager`, `signals.post_save.connect`
+//!   through the variable `post_save = ModelSignal(…)`); a bare name an
+//!   import binds through that module's re-exports (`path = partial(…)`), or
+//!   nothing when the module is outside; a nested function or class seen
+//!   only from around it; `self` in a closure is the method's; no method of
+//!   a builtin type's name (`extend`, `get`) by name on an untyped receiver;
+//!   a base made by a call is written `f()` (Jedi on a 3,000-call sample of
+//!   django: resolved elsewhere 37 -> 19, right 1,136 -> 1,192).
 
 use std::sync::Arc;
 
@@ -242,7 +252,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 31;
+pub const FEATURE_VERSION: u32 = 32;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -626,6 +626,15 @@ impl<'a> Sink<'a> {
                 }),
                 _ => Vec::new(),
             },
+            py_values: match a.file.lang {
+                Lang::Python => by_signature(syms, &["variable", "constant"], |s| {
+                    (s.qualified_name == s.name)
+                        .then(|| crate::resolve::py_value(&s.name, &s.signature))
+                        .flatten()
+                        .map(Into::into)
+                }),
+                _ => Vec::new(),
+            },
             go_types: match a.file.lang {
                 Lang::Go => by_signature(syms, &["type"], |s| {
                     crate::resolve::go_underlying(&s.name, &s.signature).map(Into::into)

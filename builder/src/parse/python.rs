@@ -269,6 +269,17 @@ fn superclasses(at: &At, e: &mut DefEdges) {
             if matches!(a.kind(), "identifier" | "attribute") {
                 e.base("extends", a);
             }
+            // `class Manager(BaseManager.from_queryset(QuerySet))`: a class
+            // made at run time, written `BaseManager.from_queryset()`
+            // (feature 32): its members do not show.
+            if a.kind() == "call" {
+                if let Some(callee) = a.child_by_field_name("function") {
+                    if matches!(callee.kind(), "identifier" | "attribute") {
+                        let name = at.text(callee).split_whitespace().collect::<String>();
+                        e.base_named("extends", a, format!("{name}()"));
+                    }
+                }
+            }
         }
     }
 }

@@ -324,6 +324,11 @@ impl<'e> DefEdges<'e> {
     /// An `extends`/`implements` edge to the type written by `n`.
     pub fn base(&mut self, kind: &'static str, n: Node) {
         let name = text(n, self.src).trim().to_string();
+        self.base_named(kind, n, name);
+    }
+
+    /// A base edge whose name is given (`from_queryset()` of a call).
+    pub fn base_named(&mut self, kind: &'static str, n: Node, name: String) {
         if !name.is_empty() {
             self.edges.push(RawEdge {
                 kind,
