@@ -87,7 +87,8 @@ def verdict(path, start, end, jt, q=None):
     if all(p == 'LOCAL' for p, _, _ in jt):
         return 'agree' if path is None else 'disagree'
     if path is None:
-        outside = all((p.startswith('EXT:') and '/django-stubs/' not in p) or p == 'builtin' for p, _, _ in jt)
+        outside = all((p.startswith('EXT:') and '/django-stubs/' not in p) or p in ('builtin', 'LOCAL')
+                      for p, _, _ in jt)
         return 'agree' if outside else 'disagree'
     full = modname(path, q)
     inside = any((p == path and ln is not None and start <= ln <= end) or fn == full for p, fn, ln in jt)

@@ -12,7 +12,7 @@ what Jedi's `goto(follow_imports=True)` says of it (jedi_judge.py):
                   same dotted name: Jedi answers Django from its bundled django-stubs)
   elsewhere       resolved, Jedi puts it on another definition of the repository
   res-but-outside resolved, Jedi puts it outside the repository (the standard library, typeshed's
-                  builtins, django-stubs of a definition we place elsewhere)
+                  builtins, django-stubs of a definition we place elsewhere) or on a local value
   missed          unresolved, Jedi puts it in the repository
   unres-agree     unresolved, Jedi puts it outside, or on a name bound inside a function (a local value)
   jedi-none / nocol / err: Jedi infers nothing / the call is not on its line as written / Jedi failed
@@ -50,7 +50,8 @@ def sample(snap, n, seed, dump):
     rows = duckdb.connect().sql(f"""
         select e.src_path, e.line, e.dst_name, e.receiver_type, s.path, s.qualified_name, s.start_line, s.end_line
         from '{snap}/edges.parquet' e left join '{snap}/symbols.parquet' s on s.symbol_id = e.dst_symbol_id
-        where e.kind = 'calls' and e.src_path like '%.py' order by e.src_path, e.line, e.dst_name""").fetchall()
+        where e.kind = 'calls' and e.src_path like '%.py'
+        order by e.src_path, e.line, e.dst_name, e.src_symbol, e.dst_symbol_id""").fetchall()
     random.seed(seed)
     drawn = random.sample(rows, min(n, len(rows)))
     judge = Judge(ROOT)

@@ -458,11 +458,14 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
                         if e.dst_name.contains('(') {
                             return Some(None);
                         }
-                        let own = f.symbols.iter().any(|s| *s.qname == *head);
+                        // (the class being defined does not count: `class Foo(Foo)`)
+                        let own = f
+                            .symbols
+                            .iter()
+                            .any(|s| *s.qname == *head && e.src_symbol.as_deref() != Some(head));
                         (!own)
                             .then(|| py_imported_class(idx, f, &e.dst_name, modules))
                             .flatten()
-                            .map(Some)
                     })
                     .flatten();
                 // A base through a renaming import (`class Loader(BaseLoader)`).
@@ -1075,7 +1078,13 @@ fn find_scoped_call(
                 .or(v.first())
                 .map(|r| **r)
         };
-        if let Some(r) = prefer(cands.iter().filter(bare).filter(|r| r.0 == fi).collect()) {
+        // Python: the innermost of the file's definitions in sight (a
+        // test's own `class BookAdmin` over the module's).
+        let own: Vec<&SymRef> = cands.iter().filter(bare).filter(|r| r.0 == fi).collect();
+        let innermost = (f.lang == Lang::Python)
+            .then(|| own.iter().max_by_key(|r| sym(r).qname.len()).map(|r| **r))
+            .flatten();
+        if let Some(r) = innermost.or_else(|| prefer(own)) {
             return Some(r);
         }
         // Python (feature 32): a name an import binds is what that module
@@ -1260,7 +1269,7 @@ fn find_scoped_call(
             // Read as Python reads it: the module the import names, its
             // re-exports and submodules (feature 32).
             if let Some(c) = py_imported_class(idx, nf, n, imports.modules) {
-                return Some(c);
+                return c;
             }
             let first = n.split('.').next().unwrap_or(n);
             let named = if n.contains('.') { first } else { simple };
@@ -1333,11 +1342,16 @@ fn find_scoped_call(
                     for e in idx.files[cf as usize].edges.iter().filter(|e| {
                         e.kind == "extends" && e.src_symbol.as_deref() == Some(cq.as_str())
                     }) {
+                        // Python: a base written as a call
+                        // (`BaseManager.from_queryset()`) is a class made at
+                        // run time: what it holds does not show (feature 32).
+                        let py = idx.files[cf as usize].lang == Lang::Python;
+                        if py && e.dst_name.contains('(') {
+                            complete = false;
+                            continue;
+                        }
                         match find_class(&e.dst_name, cf, &cq) {
                             Some(b) => next.push((b.0, sym(&b).qname.to_string())),
-                            // A base written as a call (`BaseManager.from_queryset(QuerySet)`)
-                            // is a class made at run time: what it holds does not show.
-                            None if e.dst_name.contains('(') => complete = false,
                             None => {
                                 let base = simple_name(&e.dst_name);
                                 complete &= !idx.by_name.get(base).is_some_and(|v| {
@@ -1425,10 +1439,8 @@ fn find_scoped_call(
         }
         None
     };
-    let py_self_class = (f.lang == Lang::Python)
-        .then(py_self)
-        .flatten()
-        .map(|(c, _)| c);
+    let py_self_method = (f.lang == Lang::Python).then(py_self).flatten();
+    let py_self_class = py_self_method.as_ref().map(|(c, _)| c.clone());
     // The caller's own class or type: its qualified name without the method.
     let own_type = match &py_self_class {
         Some(c) => Some(c.rsplit('.').next().unwrap_or(c).to_string()),
@@ -1499,11 +1511,11 @@ fn find_scoped_call(
     // so a subclass's own `factory` wins.
     // (Asked only of `self.…` receivers and types: a scan of the file's symbols.)
     let caller_class = || {
-        let (class, method) = py_self_class.as_ref().and(py_self())?;
+        let (class, method) = py_self_method.as_ref()?;
         f.symbols
             .iter()
-            .any(|x| *x.qname == *method && x.kind == "method")
-            .then_some(class)
+            .any(|x| *x.qname == **method && x.kind == "method")
+            .then(|| class.clone())
     };
     let py_receiver = |t: &str, tf: u32| -> Option<Option<SymRef>> {
         // A class held as a value (`type[Client]`) is no descriptor's instance.
@@ -1622,8 +1634,9 @@ fn find_scoped_call(
     // declaration shows (`request_finished = Signal()`). A class's method
     // is its own or its nearest base's. What is not found this way is left
     // to the rules by name.
-    let py_plain = !q.is_empty() && q.split('.').all(is_word);
-    if f.lang == Lang::Python && recv_type.is_none() && py_plain && !matches!(q, "self" | "cls") {
+    let dotted_names = q.split('.').all(is_word);
+    if f.lang == Lang::Python && recv_type.is_none() && dotted_names && !matches!(q, "self" | "cls")
+    {
         let mut segs = q.split('.');
         let head = segs.next().unwrap_or(q);
         // The file's own module-level definition of the first name (or a
@@ -2584,26 +2597,66 @@ fn python_annotation_type(t: &str) -> Option<String> {
 /// first line) shows of its value (feature 32): a call's callee written as
 /// a constructor, `Signal()` of `request_finished = Signal()` and
 /// `template.Library()` of `register = template.Library()`; a plain name,
-/// `Distance` of `D = Distance`; the type of an annotation, `Foo` of
-/// `x: Foo = …`. Anything else (a literal, an index, an operator) none.
+/// `Distance` of `D = Distance`; an instance of an annotation's type,
+/// `Foo()` of `x: Foo = …`. A call that is not the whole value (`Foo(a).b`,
+/// `Foo()[0]`, `Foo() or None`), a literal, an index or an operator: none.
 pub fn py_value(name: &str, sig: &str) -> Option<String> {
     let rest = sig.trim().strip_prefix(name)?.trim_start();
     if let Some(ann) = rest.strip_prefix(':') {
+        // `x: Foo = …`: an instance of `Foo`.
         let ann = ann.split_once('=').map_or(ann, |(a, _)| a);
-        return python_annotation_type(ann);
+        return python_annotation_type(ann).map(|t| format!("{t}()"));
     }
     let value = rest.strip_prefix('=')?;
     if value.starts_with('=') {
         return None;
     }
-    // `a = b = Foo()`: the value is the last.
-    let value = value.rsplit(" = ").next()?.trim();
+    // `a = b = Foo()`: the value is the last, `=` outside brackets.
+    let mut depth = 0i32;
+    let mut from = 0;
+    let bytes = value.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'=' if depth == 0
+                && bytes.get(i + 1) != Some(&b'=')
+                && !matches!(
+                    bytes.get(i.wrapping_sub(1)),
+                    Some(b'=' | b'!' | b'<' | b'>')
+                ) =>
+            {
+                from = i + 1
+            }
+            _ => {}
+        }
+    }
+    let value = value[from..].trim();
     let dotted =
         |s: &str| !s.starts_with(|c: char| c.is_ascii_digit()) && s.split('.').all(is_word);
-    match value.split_once('(') {
-        Some((callee, _)) => dotted(callee.trim()).then(|| format!("{}()", callee.trim())),
-        None => dotted(value).then(|| value.to_string()),
+    let Some((callee, args)) = value.split_once('(') else {
+        return dotted(value).then(|| value.to_string());
+    };
+    // The call must be the whole value (`Foo(a).bar()`, `Foo()[0]`, `Foo()
+    // or None` are not a `Foo`), or the line must end inside it.
+    let mut depth = 1i32;
+    for (i, c) in args.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    let after = args[i + 1..].trim();
+                    if !(after.is_empty() || after.starts_with('#')) {
+                        return None;
+                    }
+                    break;
+                }
+            }
+            _ => {}
+        }
     }
+    dotted(callee.trim()).then(|| format!("{}()", callee.trim()))
 }
 
 /// Python: the file a dotted name's first name (`models` of
@@ -2627,7 +2680,12 @@ fn py_bound<'w>(
     let imports = || plain.iter().copied();
     // `from a.b import c`, `import c`: the last name; else `import a.b`,
     // which binds `a` (the module `a.b` when the name goes on through it).
-    let (e, spec, names) = match imports().find(|e| e.dst_name.rsplit('.').next() == Some(head)) {
+    // (The parser writes `import a.b` as `from a import b` is written: of
+    // two imports binding the name, the later, as at run time.)
+    let named = imports()
+        .rev()
+        .find(|e| e.dst_name.rsplit('.').next() == Some(head));
+    let (e, spec, names) = match named {
         Some(e) => (e, e.dst_name.as_str(), rest),
         None => {
             let e = imports().find(|e| e.dst_name.split('.').next() == Some(head))?;
@@ -2647,16 +2705,27 @@ fn py_bound<'w>(
     };
     // `from django.db.models import Q` resolves to the package that holds
     // `Q`: a name of that module, read with the rest.
-    let module = spec != e.dst_name
-        || match py_parent(spec) {
-            None => true,
-            Some(parent) => import_file(idx, f, &parent, modules) != Some(t),
-        };
+    let module = spec != e.dst_name || py_names_module(idx, f, spec, t, modules);
+    // The name read from the module, as `written` spells it.
+    let last = match written.get(..spec.len()) {
+        Some(w) if w == spec => w.rsplit('.').next().unwrap_or(head),
+        _ => head,
+    };
     let names = match module {
         true => names,
-        false => std::iter::once(head).chain(names).collect(),
+        false => std::iter::once(last).chain(names).collect(),
     };
     Some(Some((t, names)))
+}
+
+/// Python: whether import `spec` of `f`, resolved to file `t`, names a
+/// module rather than a name the module holds (`from django.apps import
+/// apps` names `apps` of the package: its parent resolves to the same file).
+fn py_names_module(idx: &Index, f: &FileFacts, spec: &str, t: u32, modules: &Modules) -> bool {
+    match py_parent(spec) {
+        None => true,
+        Some(parent) => import_file(idx, f, &parent, modules) != Some(t),
+    }
 }
 
 /// Python: the imports of `f` that do not rename ([`py_bound`] reads them).
@@ -2696,9 +2765,7 @@ fn py_submodule(idx: &Index, m: u32, seg: &str, modules: &Modules) -> Option<u32
         })
         .find_map(|e| {
             let t = import_file(idx, mf, &e.dst_name, modules)?;
-            let named = py_parent(&e.dst_name)
-                .is_some_and(|p| import_file(idx, mf, &p, modules) == Some(t));
-            (!named && t != m).then_some(t)
+            (py_names_module(idx, mf, &e.dst_name, t, modules) && t != m).then_some(t)
         })
 }
 
@@ -2788,10 +2855,19 @@ fn py_walk(idx: &Index, mut at: PyAt, names: &[&str], modules: &Modules) -> Opti
 /// Python: the class a dotted name written in file `f` names when an
 /// import binds its first name (`admin.ModelAdmin`, `Field` of `from
 /// django.db.models import Field`), read as [`py_walk`] reads it.
-fn py_imported_class(idx: &Index, f: &FileFacts, n: &str, modules: &Modules) -> Option<SymRef> {
-    let (t, names) = py_bound(idx, f, &py_plain_imports(f), n, modules)??;
+/// (A base written as a call names none: the caller checks.)
+/// `Some(None)`: an import of a module outside the repository binds it.
+fn py_imported_class(
+    idx: &Index,
+    f: &FileFacts,
+    n: &str,
+    modules: &Modules,
+) -> Option<Option<SymRef>> {
+    let Some((t, names)) = py_bound(idx, f, &py_plain_imports(f), n, modules)? else {
+        return Some(None);
+    };
     match py_walk(idx, PyAt::Module(t), &names, modules)? {
-        PyAt::Class(c) => Some(c),
+        PyAt::Class(c) => Some(Some(c)),
         _ => None,
     }
 }
@@ -2996,11 +3072,7 @@ fn through_alias(
     // `import * as ns`, `import a.b as c`, `from a import b as c` of module
     // `b`: the alias is the module. `from django.apps import apps as x`
     // names `apps` in the package (its parent resolves to the same file).
-    let module = f.lang != Lang::Python
-        || match py_parent(&e.dst_name) {
-            None => true,
-            Some(parent) => import_file(idx, f, &parent, modules) != Some(t),
-        };
+    let module = f.lang != Lang::Python || py_names_module(idx, f, &e.dst_name, t, modules);
     let names: Vec<&str> = if module {
         rest
     } else {
@@ -3012,7 +3084,7 @@ fn through_alias(
         } else {
             // A module-level value may be what is called (`gettext_lazy =
             // lazy(gettext, str)`).
-            !matches!(s.kind, "field" | "property" | "module" | "namespace")
+            py_callable(s)
         }
     };
     let defined_in =
@@ -4700,7 +4772,9 @@ mod tests {
         );
         assert_eq!(v("D", "D = Distance").as_deref(), Some("Distance"));
         assert_eq!(v("a", "a = b = Foo()").as_deref(), Some("Foo()"));
-        assert_eq!(v("x", "x: Optional[Foo] = None").as_deref(), Some("Foo"));
+        assert_eq!(v("x", "x: Optional[Foo] = None").as_deref(), Some("Foo()"));
+        assert_eq!(v("f", "f = Foo(default = Bar())").as_deref(), Some("Foo()"));
+        assert_eq!(v("g", "g = Foo()  # the default").as_deref(), Some("Foo()"));
         assert_eq!(v("cut", "cut = Builder(").as_deref(), Some("Builder()"));
         for (n, s) in [
             ("N", "N = 5"),
@@ -4709,6 +4783,11 @@ mod tests {
             ("C", "C = caches[DEFAULT]"),
             ("E", "E == 1"),
             ("T", "T = a + b"),
+            ("P", "P = struct.Struct(\">B\").pack"),
+            ("I", "I = Foo()[0]"),
+            ("O", "O = Foo() or None"),
+            ("V", "V = Cmd().version if x else None"),
+            ("Q", "Q = a == Foo()"),
         ] {
             assert_eq!(v(n, s), None, "{s}");
         }
