@@ -997,6 +997,17 @@ fn find_scoped_call(
     // The first path segment: a crate's directory in a workspace of crates.
     let top = |p: &str| p.split('/').next().unwrap_or("").to_string();
     let (qual, name) = match written.rsplit_once("::") {
+        // `Foo::new(x).m`: the method `m` of that value (feature 33).
+        Some(_)
+            if rust
+                && written.rsplit_once('.').is_some_and(|(q, n)| {
+                    n.chars().all(|c| c.is_alphanumeric() || c == '_')
+                        && (q.ends_with(')') || q.ends_with(")?"))
+                }) =>
+        {
+            let (q, n) = written.rsplit_once('.')?;
+            (Some(q), n)
+        }
         Some((q, n)) if rust => (Some(q), n),
         _ => match written.rsplit_once('.') {
             Some((q, n)) => (Some(q), n),
@@ -1920,6 +1931,24 @@ fn find_scoped_call(
     }
     // (`<T>` types a JS/TS receiver's first name only: read above.)
     let recv_type = recv_type.filter(|t| !(js && t.starts_with(['<', '='])));
+    // Rust (feature 33): a receiver that is an associated function's call
+    // (`ThreadPoolBuilder::new().num_threads(…)`, `Finder::new(n)?.find(…)`)
+    // is typed as a local bound to it is (`Foo::new()`, `Foo::new()?`).
+    // A path through a module (`nfa::Inner::default()`) only when the
+    // module is one the index places (`aho_corasick::Input::new()`,
+    // `thread::Builder::new()` are another crate's).
+    let value_ctor = (rust && recv_type.is_none())
+        .then(|| rust_value_ctor(q))
+        .flatten()
+        .filter(|c| {
+            let segs: Vec<&str> = c.split("::").collect();
+            let head = segs[0];
+            let module = segs[..segs.len() - 2].join("::");
+            head.starts_with(|c: char| c.is_ascii_uppercase())
+                || matches!(head, "crate" | "self" | "super" | "Self")
+                || rust_module_of(idx, f, &module, imports.modules).is_some()
+        });
+    let recv_type = recv_type.or(value_ctor.as_deref());
     // `x.m()` through a local name whose binding names a type (feature 15):
     // the method of that type (Python: or of its nearest base); a type the
     // repository does not define (std's `Vec`, a library's class) owns
@@ -2565,6 +2594,35 @@ fn rust_receiver_type(t: &str) -> Option<String> {
         return None;
     }
     Some(t.to_string())
+}
+
+/// Rust: the form a local bound to a receiver that is an associated
+/// function's call would record (feature 33): `Foo::new(x)` → `Foo::new()`,
+/// `Finder::new(n)?` → `Finder::new()?`, `Sender::<i32>::new()` →
+/// `Sender::new()`; none for anything else (a method's call, `(…)`).
+fn rust_value_ctor(q: &str) -> Option<String> {
+    let (body, tried) = match q.strip_suffix('?') {
+        Some(b) => (b, true),
+        None => (q, false),
+    };
+    let body = body.strip_suffix(')')?;
+    let mut depth = 0u32;
+    let mut open = None;
+    for (i, c) in body.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' if depth == 0 => {
+                open = Some(i);
+                break;
+            }
+            '(' => depth -= 1,
+            _ => {}
+        }
+    }
+    let callee = body[..open?].trim();
+    let path: Vec<&str> = callee.split("::").filter(|s| !s.starts_with('<')).collect();
+    (path.len() > 1 && path.iter().all(|s| is_word(s)))
+        .then(|| format!("{}(){}", path.join("::"), if tried { "?" } else { "" }))
 }
 
 /// The class a Python annotation names (`Form`, `forms.Form`, `"Form"`,
@@ -4753,6 +4811,32 @@ mod tests {
         );
         assert_eq!(t("type H = Arc<"), None);
         assert_eq!(t("pub(crate) type Result<T> ="), None);
+    }
+
+    #[test]
+    fn rust_value_ctors_read_from_receivers() {
+        let v = |q: &str| rust_value_ctor(q);
+        assert_eq!(
+            v("ThreadPoolBuilder::new()").as_deref(),
+            Some("ThreadPoolBuilder::new()")
+        );
+        assert_eq!(v("Finder::new(n)?").as_deref(), Some("Finder::new()?"));
+        assert_eq!(v("Usage::new(self.cmd)").as_deref(), Some("Usage::new()"));
+        assert_eq!(v("Sender::<i32>::new()").as_deref(), Some("Sender::new()"));
+        assert_eq!(
+            v("crate::tests::Runner::new(f(3), (a, b))").as_deref(),
+            Some("crate::tests::Runner::new()")
+        );
+        for q in [
+            "self.x()",
+            "foo(3)",
+            "(…)",
+            "a.b::c()",
+            "Foo::new(x).m()",
+            "Foo::new",
+        ] {
+            assert_eq!(v(q), None, "{q}");
+        }
     }
 
     #[test]
