@@ -51,12 +51,21 @@ impl PoolBuilder {
     pub fn num_threads(self, n: usize) -> Self {
         self
     }
+    pub fn stack(self, n: usize) -> Self {
+        self
+    }
+    pub fn size(&self) -> usize {
+        self.n
+    }
 }
 
 pub struct Other;
 
 impl Other {
     pub fn num_threads(self, n: usize) -> Self {
+        self
+    }
+    pub fn stack(self, n: usize) -> Self {
         self
     }
 }
@@ -66,6 +75,8 @@ pub fn start() -> Result<(), ()> {
     let _ = PoolBuilder::make()?.num_threads(3);
     let _ = elsewhere::Input::new(1).num_threads(4);
     let _ = Other::num_threads.call(5);
+    let _ = PoolBuilder::new().num_threads(2).stack(6);
+    let _ = PoolBuilder::new().size().stack(7);
     Ok(())
 }
 """,
@@ -255,12 +266,16 @@ WANT = {
     # a function and a type of one name: the call names the function
     ("show", "Lite", 11): ("demo/src/lite.rs", "Lite"),
     # the value an associated function returns (`Self`, `Result<Self, _>` with `?`): its method
-    ("start", "PoolBuilder::new().num_threads", 26): ("demo/src/build.rs", "PoolBuilder.num_threads"),
-    ("start", "PoolBuilder::make()?.num_threads", 27): ("demo/src/build.rs", "PoolBuilder.num_threads"),
+    ("start", "PoolBuilder::new().num_threads", 35): ("demo/src/build.rs", "PoolBuilder.num_threads"),
+    ("start", "PoolBuilder::make()?.num_threads", 36): ("demo/src/build.rs", "PoolBuilder.num_threads"),
     # a path through a module the index does not place: another crate's type
-    ("start", "elsewhere::Input::new(1).num_threads", 28): (None, None),
+    ("start", "elsewhere::Input::new(1).num_threads", 37): (None, None),
     # not a call's value: no method of `Other`'s
-    ("start", "Other::num_threads.call", 29): (None, None),
+    ("start", "Other::num_threads.call", 38): (None, None),
+    # a builder's method returning `Self`: the next call is the same type's
+    ("start", "PoolBuilder::new().num_threads(2).stack", 39): ("demo/src/build.rs", "PoolBuilder.stack"),
+    # a method returning something else: not `PoolBuilder`'s nor `Other`'s
+    ("start", "PoolBuilder::new().size().stack", 40): (None, None),
 }
 
 

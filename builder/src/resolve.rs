@@ -1698,17 +1698,7 @@ fn find_scoped_call(
                 (found.is_some() || complete).then_some(found)
             }
             // Read through the value's type, a bounded number of values deep.
-            Some(PyAt::Value(vf, t)) => {
-                let depth = PY_VALUE_DEPTH.with(|d| d.get());
-                (depth < 4)
-                    .then(|| {
-                        PY_VALUE_DEPTH.with(|d| d.set(depth + 1));
-                        let r = py_receiver(&t, vf);
-                        PY_VALUE_DEPTH.with(|d| d.set(depth));
-                        r
-                    })
-                    .flatten()
-            }
+            Some(PyAt::Value(vf, t)) => deeper(|| py_receiver(&t, vf)),
         };
         if let Some(r) = found {
             return r;
@@ -1949,6 +1939,52 @@ fn find_scoped_call(
                 || rust_module_of(idx, f, &module, imports.modules).is_some()
         });
     let recv_type = recv_type.or(value_ctor.as_deref());
+    // Rust (feature 33): a receiver that is a method's call whose signature
+    // returns `Self` (a builder: `Arg::new(n).long(l).action(a)`;
+    // `Result<Self, _>` with `?`): the type of that method's `impl`, and
+    // `m` its method, found beside the one called (its file, else its
+    // crate); not found there, the rules by name decide.
+    if rust && recv_type.is_none() {
+        let chained = deeper(|| {
+            let (body, tried) = match q.strip_suffix('?') {
+                Some(b) => (b, true),
+                None => (q, false),
+            };
+            let callee = body.strip_suffix(')').and_then(|b| {
+                let mut depth = 0u32;
+                for (i, c) in b.char_indices().rev() {
+                    match c {
+                        ')' => depth += 1,
+                        '(' if depth == 0 => return Some(&b[..i]),
+                        '(' => depth -= 1,
+                        _ => {}
+                    }
+                }
+                None
+            })?;
+            let (inner, _) = callee.rsplit_once('.')?;
+            if inner.is_empty() {
+                return None;
+            }
+            let r = find_scoped_call(idx, fi, f, callee.trim(), src_symbol, imports, None)?;
+            let s = sym(&r);
+            let ret_ok = (s.ret == RET_SELF && !tried) || (s.ret == RET_SELF_RESULT && tried);
+            if s.kind != "method" || !ret_ok {
+                return None;
+            }
+            let (owner, _) = s.qname.rsplit_once('.')?;
+            let owner = owner.rsplit(['.', ':']).next().unwrap_or(owner);
+            let mine = cands.iter().filter(|x| member_of(owner, x));
+            let rf = &file(&r).path;
+            mine.clone()
+                .find(|x| x.0 == r.0)
+                .or_else(|| mine.clone().find(|x| top(&file(x).path) == top(rf)))
+                .copied()
+        });
+        if chained.is_some() {
+            return chained;
+        }
+    }
     // `x.m()` through a local name whose binding names a type (feature 15):
     // the method of that type (Python: or of its nearest base); a type the
     // repository does not define (std's `Vec`, a library's class) owns
@@ -2946,9 +2982,22 @@ fn py_value_of(f: &FileFacts, si: u32) -> Option<&str> {
 }
 
 thread_local! {
-    /// How deep [`find_scoped_call`] reads Python module-level values
-    /// within values (`a = B.c()` read through `B = D()`): bounded.
-    static PY_VALUE_DEPTH: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
+    /// How deep [`find_scoped_call`] reads values within values (Python:
+    /// `a = B.c()` read through `B = D()`; Rust: a builder chain,
+    /// `Arg::new(n).long(l).action(a)`): bounded.
+    static VALUE_DEPTH: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
+}
+
+/// `f()` one value deeper, or `None` past [`VALUE_DEPTH`]'s bound.
+fn deeper<T>(f: impl FnOnce() -> Option<T>) -> Option<T> {
+    let depth = VALUE_DEPTH.with(|d| d.get());
+    if depth >= 8 {
+        return None;
+    }
+    VALUE_DEPTH.with(|d| d.set(depth + 1));
+    let r = f();
+    VALUE_DEPTH.with(|d| d.set(depth));
+    r
 }
 
 /// The methods of Python's builtin types (`list`, `dict`, `set`, `str`,
