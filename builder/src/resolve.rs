@@ -68,6 +68,9 @@ pub struct FileFacts {
     /// value ([`py_value`]: `Signal()` of `request_finished = Signal()`,
     /// `Distance` of `D = Distance`), by symbol index, sorted (feature 32).
     pub py_values: Vec<(u32, Box<str>)>,
+    /// Rust: each function's and method's declared return type
+    /// ([`rust_return_type`]), by symbol index, sorted (feature 33).
+    pub rust_rets: Vec<(u32, Box<str>)>,
     pub js_callbacks: JsCallbacks,
     /// JS/TS: each function's and method's declared return type, as the
     /// class or interface it names ([`ts_return_type`]), by symbol index,
@@ -1921,6 +1924,21 @@ fn find_scoped_call(
     }
     // (`<T>` types a JS/TS receiver's first name only: read above.)
     let recv_type = recv_type.filter(|t| !(js && t.starts_with(['<', '='])));
+    // Rust: whether the path to a function (`nfa::Inner::default`,
+    // `Foo::new`) starts at a type, `crate`/`self`/`super`, or a module the
+    // index places (`aho_corasick::Input::new`, `thread::Builder::new` are
+    // another crate's).
+    let rust_path_placed = |p: &str| {
+        let segs: Vec<&str> = p.split("::").filter(|s| !s.starts_with('<')).collect();
+        let head = segs[0];
+        segs.len() < 2
+            || head.starts_with(|c: char| c.is_ascii_uppercase())
+            || matches!(head, "crate" | "self" | "super" | "Self")
+            || (segs.len() > 2
+                && rust_module_of(idx, f, &segs[..segs.len() - 2].join("::"), imports.modules)
+                    .is_some())
+            || (segs.len() == 2 && rust_module_of(idx, f, head, imports.modules).is_some())
+    };
     // Rust (feature 33): a receiver that is an associated function's call
     // (`ThreadPoolBuilder::new().num_threads(…)`, `Finder::new(n)?.find(…)`)
     // is typed as a local bound to it is (`Foo::new()`, `Foo::new()?`).
@@ -1930,14 +1948,7 @@ fn find_scoped_call(
     let value_ctor = (rust && recv_type.is_none())
         .then(|| rust_value_ctor(q))
         .flatten()
-        .filter(|c| {
-            let segs: Vec<&str> = c.split("::").collect();
-            let head = segs[0];
-            let module = segs[..segs.len() - 2].join("::");
-            head.starts_with(|c: char| c.is_ascii_uppercase())
-                || matches!(head, "crate" | "self" | "super" | "Self")
-                || rust_module_of(idx, f, &module, imports.modules).is_some()
-        });
+        .filter(|c| rust_path_placed(c.trim_end_matches('?').trim_end_matches("()")));
     let recv_type = recv_type.or(value_ctor.as_deref());
     // Rust (feature 33): a receiver that is a method's call whose signature
     // returns `Self` (a builder: `Arg::new(n).long(l).action(a)`;
@@ -1962,15 +1973,37 @@ fn find_scoped_call(
                 }
                 None
             })?;
-            let (inner, _) = callee.rsplit_once('.')?;
-            if inner.is_empty() {
+            if callee
+                .rsplit_once('.')
+                .is_some_and(|(inner, _)| inner.is_empty())
+            {
+                return None;
+            }
+            // (a path through another crate's module: `thread::Builder::new()`)
+            if !callee.contains('.') && !rust_path_placed(callee) {
                 return None;
             }
             let r = find_scoped_call(idx, fi, f, callee.trim(), src_symbol, imports, None)?;
             let s = sym(&r);
-            let ret_ok = (s.ret == RET_SELF && !tried) || (s.ret == RET_SELF_RESULT && tried);
-            if s.kind != "method" || !ret_ok {
+            if !matches!(s.kind, "method" | "function") {
                 return None;
+            }
+            let ret_ok = (s.ret == RET_SELF && !tried) || (s.ret == RET_SELF_RESULT && tried);
+            if !ret_ok {
+                // Another type the signature declares (`fn build(&self) ->
+                // Ignore`; `-> Result<Ignore, Error>` with `?`): `m` of that
+                // type, looked up as for a local of that type.
+                // Read where the signature writes it (regex-syntax's
+                // `Parser` is not its `ast::parse::Parser`), in the caller's
+                // crate only: another crate's names its own types.
+                let rf = file(&r);
+                if top(&rf.path) != top(&f.path) {
+                    return None;
+                }
+                let at = rf.rust_rets.binary_search_by_key(&r.1, |x| x.0).ok()?;
+                let t = rust_declared_value(&rf.rust_rets[at].1, tried)?;
+                let v = format!("_v.{name}");
+                return find_scoped_call(idx, r.0, rf, &v, None, imports, Some(&t));
             }
             let (owner, _) = s.qname.rsplit_once('.')?;
             let owner = owner.rsplit(['.', ':']).next().unwrap_or(owner);
@@ -2545,6 +2578,43 @@ pub fn rust_returns(sig: &str, own: &str) -> u8 {
         "Result" | "Option" if is_own(first) => RET_SELF_RESULT,
         _ => 0,
     }
+}
+
+/// Rust: a function's declared return type as its signature writes it
+/// (`Ignore` of `pub fn build(&self) -> Ignore {`), for [`rust_declared_value`].
+pub fn rust_return_type(sig: &str) -> Option<String> {
+    let (_, ret) = sig.rsplit_once("->")?;
+    let ret = ret.split(" where").next().unwrap_or(ret);
+    let ret = ret.trim().trim_end_matches('{').trim();
+    (!ret.is_empty()).then(|| ret.to_string())
+}
+
+/// Rust: the type a call's value has when the function declares `ret`
+/// (`tried`: the call ends in `?`, which takes `T` of `Result<T, _>` or
+/// `Option<T>`); none for `Self`-relative, generic, `impl`/`dyn`, tuple
+/// and std container types, which name no type of the repository here.
+fn rust_declared_value(ret: &str, tried: bool) -> Option<String> {
+    let mut t = ret.trim();
+    let outer = t
+        .split('<')
+        .next()
+        .unwrap_or(t)
+        .rsplit("::")
+        .next()
+        .unwrap_or("");
+    let wrapped = matches!(outer, "Result" | "Option") && t.ends_with('>');
+    match (tried, wrapped) {
+        (true, true) => {
+            let inner = &t[t.find('<')? + 1..t.len() - 1];
+            t = ts_split_top_at(inner, b',').first().copied()?.trim();
+        }
+        (false, false) => {}
+        _ => return None,
+    }
+    if t.contains("Self") || t.starts_with("impl ") || t.starts_with("dyn ") || t.starts_with('(') {
+        return None;
+    }
+    rust_receiver_type(t)
 }
 
 /// Is `name` one of [`RUST_STD_METHODS`]?
@@ -4860,6 +4930,35 @@ mod tests {
         );
         assert_eq!(t("type H = Arc<"), None);
         assert_eq!(t("pub(crate) type Result<T> ="), None);
+    }
+
+    #[test]
+    fn rust_declared_values_read_from_signatures() {
+        let r = |sig: &str| rust_return_type(sig);
+        assert_eq!(
+            r("pub fn build(&self) -> Ignore {").as_deref(),
+            Some("Ignore")
+        );
+        assert_eq!(
+            r("fn parse<T: Parse>(self) -> Result<T> where T: Sized {").as_deref(),
+            Some("Result<T>")
+        );
+        assert_eq!(r("pub fn go(&self)"), None);
+        let v = |ret: &str, tried: bool| rust_declared_value(ret, tried);
+        assert_eq!(v("Ignore", false).as_deref(), Some("Ignore"));
+        assert_eq!(v("&mut Builder", false).as_deref(), Some("Builder"));
+        assert_eq!(v("Result<Parser, Error>", true).as_deref(), Some("Parser"));
+        assert_eq!(v("Option<Box<Node<'a>>>", true).as_deref(), Some("Node"));
+        for (ret, tried) in [
+            ("Result<Parser, Error>", false),
+            ("Parser", true),
+            ("Self", false),
+            ("Self::Output", false),
+            ("impl Iterator<Item = u8>", false),
+            ("(A, B)", false),
+        ] {
+            assert_eq!(v(ret, tried), None, "{ret}");
+        }
     }
 
     #[test]

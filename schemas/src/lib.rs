@@ -227,10 +227,11 @@
 //!   django: resolved elsewhere 37 -> 19, right 1,136 -> 1,192).
 //! - schema 1, feature 33: a Rust receiver that is an associated function's
 //!   call (`ThreadPoolBuilder::new().num_threads(…)`, `Finder::new(n)?.find(…)`)
-//!   is typed as a local bound to it is, and a builder's next call is the
-//!   same type's when the method returns `Self`; a path through a module
-//!   another crate holds is not (rust-analyzer on rust-crates: right
-//!   32,203 -> 32,938, elsewhere 394 -> 397).
+//!   is typed as a local bound to it is, and a receiver that is a method's
+//!   or function's call by the type its signature declares (`Self`, `Ignore`,
+//!   `T` of `Result<T, _>` with `?`); a path through a module another crate
+//!   holds is not (rust-analyzer on rust-crates: right 32,203 -> 33,206,
+//!   elsewhere 394 -> 397).
 
 use std::sync::Arc;
 

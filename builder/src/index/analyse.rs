@@ -626,6 +626,12 @@ impl<'a> Sink<'a> {
                 }),
                 _ => Vec::new(),
             },
+            rust_rets: match a.file.lang {
+                Lang::Rust => by_signature(syms, &["function", "method"], |s| {
+                    crate::resolve::rust_return_type(&s.signature).map(Into::into)
+                }),
+                _ => Vec::new(),
+            },
             py_values: match a.file.lang {
                 Lang::Python => by_signature(syms, &["variable", "constant"], |s| {
                     (s.qualified_name == s.name)
