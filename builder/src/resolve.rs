@@ -1701,7 +1701,7 @@ fn find_scoped_call(
                 (found.is_some() || complete).then_some(found)
             }
             // Read through the value's type, a bounded number of values deep.
-            Some(PyAt::Value(vf, t)) => deeper(|| py_receiver(&t, vf)),
+            Some(PyAt::Value(vf, t)) => deeper(4, || py_receiver(&t, vf)),
         };
         if let Some(r) = found {
             return r;
@@ -1930,10 +1930,12 @@ fn find_scoped_call(
     // another crate's).
     let rust_path_placed = |p: &str| {
         let segs: Vec<&str> = p.split("::").filter(|s| !s.starts_with('<')).collect();
-        let head = segs[0];
+        let Some(&head) = segs.first() else {
+            return false;
+        };
         segs.len() < 2
             || head.starts_with(|c: char| c.is_ascii_uppercase())
-            || matches!(head, "crate" | "self" | "super" | "Self")
+            || matches!(head, "crate" | "self" | "super")
             || (segs.len() > 2
                 && rust_module_of(idx, f, &segs[..segs.len() - 2].join("::"), imports.modules)
                     .is_some())
@@ -1950,32 +1952,22 @@ fn find_scoped_call(
         .flatten()
         .filter(|c| rust_path_placed(c.trim_end_matches('?').trim_end_matches("()")));
     let recv_type = recv_type.or(value_ctor.as_deref());
-    // Rust (feature 33): a receiver that is a method's call whose signature
-    // returns `Self` (a builder: `Arg::new(n).long(l).action(a)`;
-    // `Result<Self, _>` with `?`): the type of that method's `impl`, and
-    // `m` its method, found beside the one called (its file, else its
-    // crate); not found there, the rules by name decide.
+    // Rust (feature 33): any other receiver that is a call (`b.long(l)`,
+    // `builder.build()`, `make(x)`, `f(x)?`; an associated function's,
+    // `Foo::new(x)`, was typed above) has the type the
+    // called function's signature declares: `Self` (an associated
+    // function's, a builder's: the type of its `impl`, and `m` its member
+    // beside it, its file, else its crate), or another type (`fn build(&self)
+    // -> Ignore`; `-> Result<T, _>` with `?`: `T`), read where the signature
+    // is written, in the caller's crate only. `m` must be that type's own:
+    // no rule by name decides here.
     if rust && recv_type.is_none() {
-        let chained = deeper(|| {
-            let (body, tried) = match q.strip_suffix('?') {
-                Some(b) => (b, true),
-                None => (q, false),
-            };
-            let callee = body.strip_suffix(')').and_then(|b| {
-                let mut depth = 0u32;
-                for (i, c) in b.char_indices().rev() {
-                    match c {
-                        ')' => depth += 1,
-                        '(' if depth == 0 => return Some(&b[..i]),
-                        '(' => depth -= 1,
-                        _ => {}
-                    }
-                }
-                None
-            })?;
-            if callee
-                .rsplit_once('.')
-                .is_some_and(|(inner, _)| inner.is_empty())
+        let chained = deeper(8, || {
+            let (callee, tried) = rust_split_call(q)?;
+            if callee.is_empty()
+                || callee
+                    .rsplit_once('.')
+                    .is_some_and(|(inner, _)| inner.is_empty())
             {
                 return None;
             }
@@ -1983,36 +1975,37 @@ fn find_scoped_call(
             if !callee.contains('.') && !rust_path_placed(callee) {
                 return None;
             }
-            let r = find_scoped_call(idx, fi, f, callee.trim(), src_symbol, imports, None)?;
+            let r = find_scoped_call(idx, fi, f, callee, src_symbol, imports, None)?;
             let s = sym(&r);
             if !matches!(s.kind, "method" | "function") {
                 return None;
             }
-            let ret_ok = (s.ret == RET_SELF && !tried) || (s.ret == RET_SELF_RESULT && tried);
-            if !ret_ok {
-                // Another type the signature declares (`fn build(&self) ->
-                // Ignore`; `-> Result<Ignore, Error>` with `?`): `m` of that
-                // type, looked up as for a local of that type.
-                // Read where the signature writes it (regex-syntax's
-                // `Parser` is not its `ast::parse::Parser`), in the caller's
-                // crate only: another crate's names its own types.
-                let rf = file(&r);
-                if top(&rf.path) != top(&f.path) {
-                    return None;
-                }
-                let at = rf.rust_rets.binary_search_by_key(&r.1, |x| x.0).ok()?;
-                let t = rust_declared_value(&rf.rust_rets[at].1, tried)?;
-                let v = format!("_v.{name}");
-                return find_scoped_call(idx, r.0, rf, &v, None, imports, Some(&t));
+            let rf = file(&r);
+            if (s.ret == RET_SELF && !tried) || (s.ret == RET_SELF_RESULT && tried) {
+                let (owner, _) = s.qname.rsplit_once('.')?;
+                let owner = owner.rsplit(['.', ':']).next().unwrap_or(owner);
+                let mine = cands.iter().filter(|x| member_of(owner, x) && is_member(x));
+                return mine
+                    .clone()
+                    .find(|x| x.0 == r.0)
+                    .or_else(|| mine.clone().find(|x| top(&file(x).path) == top(&rf.path)))
+                    .copied();
             }
-            let (owner, _) = s.qname.rsplit_once('.')?;
-            let owner = owner.rsplit(['.', ':']).next().unwrap_or(owner);
-            let mine = cands.iter().filter(|x| member_of(owner, x));
-            let rf = &file(&r).path;
-            mine.clone()
-                .find(|x| x.0 == r.0)
-                .or_else(|| mine.clone().find(|x| top(&file(x).path) == top(rf)))
-                .copied()
+            if top(&rf.path) != top(&f.path) {
+                return None;
+            }
+            let at = rf.rust_rets.binary_search_by_key(&r.1, |x| x.0).ok()?;
+            let t = rust_declared_value(&rf.rust_rets[at].1, tried)?;
+            let last = t.rsplit("::").next().unwrap_or(&t).to_string();
+            // The callee's file's own renaming imports read its type.
+            let aliases = renaming_imports(rf);
+            let theirs = FileImports {
+                aliases: &aliases,
+                ..*imports
+            };
+            let v = format!("_v.{name}");
+            find_scoped_call(idx, r.0, rf, &v, None, &theirs, Some(&t))
+                .filter(|x| is_member(x) && member_of(&last, x))
         });
         if chained.is_some() {
             return chained;
@@ -2557,12 +2550,13 @@ pub const RET_SELF_RESULT: u8 = 2;
 /// What a Rust function's signature returns, as [`RET_SELF`] or
 /// [`RET_SELF_RESULT`] (0: anything else); `own` is its type's name.
 pub fn rust_returns(sig: &str, own: &str) -> u8 {
-    let Some((_, ret)) = sig.rsplit_once("->") else {
+    let Some(ret) = rust_return_type(sig) else {
         return 0;
     };
-    let ret = ret.split(" where ").next().unwrap_or(ret).trim();
+    let ret = ret.as_str();
+    // (`&mut Self` too: a builder's `fn worker_threads(&mut self, …) -> &mut Self`)
     let is_own = |t: &str| {
-        let t = t.trim();
+        let t = rust_unref(t);
         t == "Self" || (!own.is_empty() && t.split('<').next() == Some(own))
     };
     if is_own(ret) {
@@ -2583,16 +2577,44 @@ pub fn rust_returns(sig: &str, own: &str) -> u8 {
 /// Rust: a function's declared return type as its signature writes it
 /// (`Ignore` of `pub fn build(&self) -> Ignore {`), for [`rust_declared_value`].
 pub fn rust_return_type(sig: &str) -> Option<String> {
-    let (_, ret) = sig.rsplit_once("->")?;
-    let ret = ret.split(" where").next().unwrap_or(ret);
+    // The first `->` outside the parameters and generics (`F: Fn() -> X`,
+    // `f: impl Fn(u8) -> W` are a bound's and a parameter's).
+    let b = sig.as_bytes();
+    let (mut paren, mut angle) = (0i32, 0i32);
+    let mut at = None;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' => paren += 1,
+            b')' | b']' => paren -= 1,
+            b'-' if b.get(i + 1) == Some(&b'>') => {
+                if paren == 0 && angle == 0 {
+                    at = Some(i + 2);
+                    break;
+                }
+                i += 2;
+                continue;
+            }
+            b'<' => angle += 1,
+            b'>' => angle -= 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    let ret = &sig[at?..];
+    let ret = match ret.find(" where") {
+        Some(w) if ret[w + 6..].is_empty() || ret[w + 6..].starts_with([' ', '\n']) => &ret[..w],
+        _ => ret,
+    };
     let ret = ret.trim().trim_end_matches('{').trim();
     (!ret.is_empty()).then(|| ret.to_string())
 }
 
 /// Rust: the type a call's value has when the function declares `ret`
 /// (`tried`: the call ends in `?`, which takes `T` of `Result<T, _>` or
-/// `Option<T>`); none for `Self`-relative, generic, `impl`/`dyn`, tuple
-/// and std container types, which name no type of the repository here.
+/// `Option<T>`); none for `Self`-relative, `impl`/`dyn` and tuple types (a
+/// one-letter generic or a type the repository does not define names no
+/// type at the lookup).
 fn rust_declared_value(ret: &str, tried: bool) -> Option<String> {
     let mut t = ret.trim();
     let outer = t
@@ -2702,30 +2724,32 @@ fn rust_receiver_type(t: &str) -> Option<String> {
     Some(t.to_string())
 }
 
-/// Rust: the form a local bound to a receiver that is an associated
-/// function's call would record (feature 33): `Foo::new(x)` → `Foo::new()`,
-/// `Finder::new(n)?` → `Finder::new()?`, `Sender::<i32>::new()` →
-/// `Sender::new()`; none for anything else (a method's call, `(…)`).
-fn rust_value_ctor(q: &str) -> Option<String> {
+/// Rust: a receiver written as a call, `callee(args)` or `callee(args)?`:
+/// the callee as written and whether `?` follows.
+fn rust_split_call(q: &str) -> Option<(&str, bool)> {
     let (body, tried) = match q.strip_suffix('?') {
         Some(b) => (b, true),
         None => (q, false),
     };
     let body = body.strip_suffix(')')?;
     let mut depth = 0u32;
-    let mut open = None;
     for (i, c) in body.char_indices().rev() {
         match c {
             ')' => depth += 1,
-            '(' if depth == 0 => {
-                open = Some(i);
-                break;
-            }
+            '(' if depth == 0 => return Some((body[..i].trim(), tried)),
             '(' => depth -= 1,
             _ => {}
         }
     }
-    let callee = body[..open?].trim();
+    None
+}
+
+/// Rust: the form a local bound to a receiver that is an associated
+/// function's call would record (feature 33): `Foo::new(x)` → `Foo::new()`,
+/// `Finder::new(n)?` → `Finder::new()?`, `Sender::<i32>::new()` →
+/// `Sender::new()`; none for anything else (a method's call, `(…)`).
+fn rust_value_ctor(q: &str) -> Option<String> {
+    let (callee, tried) = rust_split_call(q)?;
     let path: Vec<&str> = callee.split("::").filter(|s| !s.starts_with('<')).collect();
     (path.len() > 1 && path.iter().all(|s| is_word(s)))
         .then(|| format!("{}(){}", path.join("::"), if tried { "?" } else { "" }))
@@ -3058,16 +3082,22 @@ thread_local! {
     static VALUE_DEPTH: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
 }
 
-/// `f()` one value deeper, or `None` past [`VALUE_DEPTH`]'s bound.
-fn deeper<T>(f: impl FnOnce() -> Option<T>) -> Option<T> {
+/// `f()` one value deeper, or `None` at depth `bound` (Python's module
+/// values: 4; Rust's chains: 8).
+fn deeper<T>(bound: u8, f: impl FnOnce() -> Option<T>) -> Option<T> {
+    struct Restore(u8);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            VALUE_DEPTH.with(|d| d.set(self.0));
+        }
+    }
     let depth = VALUE_DEPTH.with(|d| d.get());
-    if depth >= 8 {
+    if depth >= bound {
         return None;
     }
+    let _restore = Restore(depth);
     VALUE_DEPTH.with(|d| d.set(depth + 1));
-    let r = f();
-    VALUE_DEPTH.with(|d| d.set(depth));
-    r
+    f()
 }
 
 /// The methods of Python's builtin types (`list`, `dict`, `set`, `str`,
@@ -4944,6 +4974,17 @@ mod tests {
             Some("Result<T>")
         );
         assert_eq!(r("pub fn go(&self)"), None);
+        // the return's arrow, not a bound's or a parameter's
+        assert_eq!(
+            r("pub fn with<F>(self, f: F) -> Pool where F: FnOnce() -> Other").as_deref(),
+            Some("Pool")
+        );
+        assert_eq!(r("fn b<F: Fn() -> X>(f: F) -> Y").as_deref(), Some("Y"));
+        assert_eq!(r("fn on(&mut self, f: impl Fn(u8) -> Widget)"), None);
+        assert_eq!(
+            rust_returns("fn name(&mut self, n: &str) -> &mut Self", "B"),
+            RET_SELF
+        );
         let v = |ret: &str, tried: bool| rust_declared_value(ret, tried);
         assert_eq!(v("Ignore", false).as_deref(), Some("Ignore"));
         assert_eq!(v("&mut Builder", false).as_deref(), Some("Builder"));
