@@ -95,6 +95,26 @@ def verdict(path, start, end, jt, q=None):
     return 'agree' if inside else 'disagree'
 
 
+def paired_calls(old, new, where='true'):
+    """The Python calls of snapshot NEW matching `where` (SQL over `n`, NEW's edge; `os`/`ns`: the
+    old and new targets), each joined with the same call of OLD (file, caller, name, line; a
+    module-level call's NULL caller counts as equal), as rows (src, line, dst, receiver_type, old
+    path, old qname, old start, old end, new path, new qname, new start, new end) for `compare`."""
+    import duckdb
+    c = duckdb.connect()
+    for k, d in [('o', old), ('n', new)]:
+        c.execute(f"create view {k}e as select * from '{d}/edges.parquet' where kind = 'calls'")
+        c.execute(f"create view {k}s as select * from '{d}/symbols.parquet'")
+    return c.sql("""
+        select n.src_path, n.line, n.dst_name, n.receiver_type,
+               os.path, os.qualified_name, os.start_line, os.end_line,
+               ns.path, ns.qualified_name, ns.start_line, ns.end_line
+        from ne n join oe o on o.src_path = n.src_path and o.line = n.line and o.dst_name = n.dst_name
+            and o.src_symbol is not distinct from n.src_symbol
+        left join os on os.symbol_id = o.dst_symbol_id left join ns on ns.symbol_id = n.dst_symbol_id
+        where n.src_path like '%.py' and (""" + where + ")").fetchall()
+
+
 def category(r):
     """What changed for a row (src, line, dst, extra, old path, old qname, old start, old end,
     new path, new qname, new start, new end): new, changed, lost, same-res or same-unres."""

@@ -29,7 +29,7 @@ import time
 
 import duckdb
 
-from jedi_judge import Judge, compare, verdict
+from jedi_judge import Judge, compare, paired_calls, verdict
 
 ROOT = '~/.cache/code-index/corpora/django'
 
@@ -74,20 +74,8 @@ def sample(snap, n, seed, dump):
 
 
 def diff(old, new, n):
-    c = duckdb.connect()
-    for k, d in [('o', old), ('n', new)]:
-        c.execute(f"create view {k}e as select * from '{d}/edges.parquet' where kind = 'calls'")
-        c.execute(f"create view {k}s as select * from '{d}/symbols.parquet'")
-    rows = c.sql("""
-        select n.src_path, n.line, n.dst_name, n.receiver_type,
-               os.path, os.qualified_name, os.start_line, os.end_line,
-               ns.path, ns.qualified_name, ns.start_line, ns.end_line
-        from ne n join oe o on o.src_path = n.src_path and o.line = n.line and o.dst_name = n.dst_name
-            and o.src_symbol is not distinct from n.src_symbol
-        left join os on os.symbol_id = o.dst_symbol_id left join ns on ns.symbol_id = n.dst_symbol_id
-        where n.src_path like '%.py'
-          and (os.path is distinct from ns.path or os.qualified_name is distinct from ns.qualified_name)
-        """).fetchall()
+    rows = paired_calls(old, new, "os.path is distinct from ns.path "
+                                  "or os.qualified_name is distinct from ns.qualified_name")
     compare(rows, ['new', 'changed', 'lost'], n, Judge(ROOT), examples=12)
 
 
