@@ -378,10 +378,28 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             })
         });
         // A call through a field of `self` (Rust): the field's declared type.
-        let field_type = (e.kind == "calls" && f.lang == Lang::Rust && e.recv_type.is_none())
-            .then(|| self_field_type(idx, f, &e.dst_name, e.src_symbol.as_deref()))
-            .flatten();
-        let recv_type = e.recv_type.as_deref().or(field_type);
+        // (`where C: Consumer<T>; …`: the generic parameters in sight, and
+        // a field of one of those types is what its bounds name, feature 35.)
+        let bounds = e
+            .recv_type
+            .as_deref()
+            .and_then(|t| t.strip_prefix("where "));
+        let field_type = (e.kind == "calls"
+            && f.lang == Lang::Rust
+            && (e.recv_type.is_none() || bounds.is_some()))
+        .then(|| self_field_type(idx, f, &e.dst_name, e.src_symbol.as_deref()))
+        .flatten();
+        let bound = field_type.zip(bounds).and_then(|(t, b)| {
+            let t = rust_unref(t);
+            b.split("; ").find_map(|p| {
+                let (n, b) = p.split_once(": ")?;
+                (n == t).then(|| format!("impl {b}"))
+            })
+        });
+        let recv_type = match bounds {
+            Some(_) => bound.as_deref().or(field_type),
+            None => e.recv_type.as_deref().or(field_type),
+        };
         let (dst_path, dst_symbol_id) = if e.kind == "contains" {
             (Some(f.path.clone()), own.get(e.dst_name.as_str()).copied())
         } else if e.kind == "attribute" {
@@ -1005,7 +1023,10 @@ fn find_scoped_call(
             if rust
                 && written.rsplit_once('.').is_some_and(|(q, n)| {
                     n.chars().all(|c| c.is_alphanumeric() || c == '_')
-                        && (q.ends_with(')') || q.ends_with(")?"))
+                        && (q.ends_with(')')
+                            || q.ends_with(")?")
+                            || q.ends_with(".await")
+                            || q.ends_with(".await?"))
                 }) =>
         {
             let (q, n) = written.rsplit_once('.')?;
@@ -1947,8 +1968,29 @@ fn find_scoped_call(
     // A path through a module (`nfa::Inner::default()`) only when the
     // module is one the index places (`aho_corasick::Input::new()`,
     // `thread::Builder::new()` are another crate's).
+    // Rust (feature 34): `=expr`, a local bound to a call's result or a
+    // receiver that is one: the receiver is that expression (`=<T>expr`: its
+    // first name, a local, of type `T`), its `.unwrap()`, `.expect(…)`,
+    // `.unwrap_or…(…)` read as `?` and its `.await` as nothing.
+    let rust_expr = recv_type
+        .filter(|_| rust)
+        .and_then(|t| t.strip_prefix('='))
+        .map(|e| {
+            let (head, e) = rust_head_type(e);
+            (rust_settle(e), head)
+        });
+    let recv_type = recv_type.filter(|t| !(rust && t.starts_with('=')));
+    let rq: String = match &rust_expr {
+        Some((e, _)) => e.clone(),
+        None if rust => rust_settle(q),
+        None => q.to_string(),
+    };
+    let rq = rq.as_str();
+    let rhead = rust_expr.as_ref().and_then(|(_, h)| *h);
+    // (The expression is its first name alone, `x.unwrap()`: `x`'s type.)
+    let recv_type = recv_type.or(rhead.filter(|_| is_word(rq)));
     let value_ctor = (rust && recv_type.is_none())
-        .then(|| rust_value_ctor(q))
+        .then(|| rust_value_ctor(rq))
         .flatten()
         .filter(|c| rust_path_placed(c.trim_end_matches('?').trim_end_matches("()")));
     let recv_type = recv_type.or(value_ctor.as_deref());
@@ -1963,7 +2005,7 @@ fn find_scoped_call(
     // no rule by name decides here.
     if rust && recv_type.is_none() {
         let chained = deeper(8, || {
-            let (callee, tried) = rust_split_call(q)?;
+            let (callee, tried) = rust_split_call(rq)?;
             if callee.is_empty()
                 || callee
                     .rsplit_once('.')
@@ -1975,7 +2017,18 @@ fn find_scoped_call(
             if !callee.contains('.') && !rust_path_placed(callee) {
                 return None;
             }
-            let r = find_scoped_call(idx, fi, f, callee, src_symbol, imports, None)?;
+            // The call on the first name, a local of type `T`, is typed by
+            // it; a call further on, by `T` through what comes before.
+            let inner = rhead.and_then(|t| {
+                let (recv, _) = callee.rsplit_once('.')?;
+                let head = rq.split(['.', '(', '?', ':', '<', '[', '!']).next()?;
+                if recv == head {
+                    Some(t.to_string())
+                } else {
+                    recv.starts_with(head).then(|| format!("=<{t}>{recv}"))
+                }
+            });
+            let r = find_scoped_call(idx, fi, f, callee, src_symbol, imports, inner.as_deref())?;
             let s = sym(&r);
             if !matches!(s.kind, "method" | "function") {
                 return None;
@@ -2022,6 +2075,18 @@ fn find_scoped_call(
                     .any(|r| kind_ok(sym(r).kind, true) && same_family(r))
             })
         };
+        // Rust: `impl A + B`, a generic's bounds (feature 35): the method of
+        // the first bound that holds it.
+        if let Some(parts) = t.strip_prefix("impl ").filter(|p| rust && p.contains('+')) {
+            for p in ts_split_top_at(parts, b'+') {
+                let one = format!("impl {}", p.trim());
+                let r = find_scoped_call(idx, fi, f, written, src_symbol, imports, Some(&one));
+                if r.is_some() {
+                    return r;
+                }
+            }
+            return None;
+        }
         if rust {
             let crate_of = top(&f.path);
             // Where the type a path names is defined: through the path as
@@ -2104,8 +2169,12 @@ fn find_scoped_call(
                         .or_else(|| v.iter().find(|r| top(&file(r).path) == tc))
                         .map(|r| **r);
                 }
+                // (A glob's, `use super::*;` in a module's `test.rs`: its
+                // directory's before the crate's.)
+                let here = dir_of(&f.path);
                 v.iter()
                     .find(|r| r.0 == fi)
+                    .or_else(|| v.iter().find(|r| dir_of(&file(r).path) == here))
                     .or_else(|| v.iter().find(|r| top(&file(r).path) == crate_of))
                     .map(|r| **r)
             };
@@ -2280,11 +2349,54 @@ fn find_scoped_call(
                     Some(at) => at.map(|at| member_at(&ty, name, at)),
                     None => member(&ty, name),
                 };
+                // A trait's method may be its supertraits' (`trait
+                // UnindexedConsumer<I>: Consumer<I>`): the trait's `extends`
+                // edges, read in its file, nearest first (feature 35).
+                let last = ty.rsplit("::").next().unwrap_or(&ty);
+                let supertraits = || -> Option<SymRef> {
+                    let tr = match home(&ty) {
+                        Ok(Some(r)) => Some(r),
+                        Ok(None) => {
+                            let mut v = idx.by_name.get(last).into_iter().flatten().filter(|r| {
+                                sym(r).kind == "trait" && top(&file(r).path) == crate_of
+                            });
+                            match (v.next(), v.next()) {
+                                (Some(r), None) => Some(*r),
+                                _ => None,
+                            }
+                        }
+                        Err(()) => None,
+                    }
+                    .filter(|r| sym(r).kind == "trait")?;
+                    let tf = file(&tr);
+                    let tq = &*sym(&tr).qname;
+                    let aliases = renaming_imports(tf);
+                    let theirs = FileImports {
+                        aliases: &aliases,
+                        ..*imports
+                    };
+                    let v = format!("_v.{name}");
+                    tf.edges
+                        .iter()
+                        .filter(|e| e.kind == "extends" && e.src_symbol.as_deref() == Some(tq))
+                        .find_map(|e| {
+                            let one = format!("impl {}", e.dst_name);
+                            deeper(8, || {
+                                find_scoped_call(idx, tr.0, tf, &v, None, &theirs, Some(&one))
+                            })
+                        })
+                };
                 match found {
                     Err(()) => return None,
                     Ok(Some(r)) => return Some(r),
-                    Ok(None) if !defined(ty.rsplit("::").next().unwrap_or(&ty)) => return None,
-                    Ok(None) => {}
+                    Ok(None) => {
+                        if let Some(r) = supertraits() {
+                            return Some(r);
+                        }
+                        if !defined(last) {
+                            return None;
+                        }
+                    }
                 }
             }
         } else if f.lang == Lang::Python {
@@ -2742,6 +2854,88 @@ fn rust_split_call(q: &str) -> Option<(&str, bool)> {
         }
     }
     None
+}
+
+/// Rust (feature 34): `<T>expr` → (`T`, `expr`), the type of the
+/// expression's first name written in front; `expr` alone → (none, it).
+fn rust_head_type(e: &str) -> (Option<&str>, &str) {
+    let Some(r) = e.strip_prefix('<') else {
+        return (None, e);
+    };
+    let mut depth = 1u32;
+    let b = r.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'<' => depth += 1,
+            // (not a function type's `->`)
+            b'>' if i == 0 || b[i - 1] != b'-' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (Some(&r[..i]), &r[i + 1..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    (None, "")
+}
+
+/// Rust (feature 34): a receiver expression with what passes its value
+/// through taken as `?` does (`.unwrap()`, `.expect(…)`, `.unwrap_or(…)`,
+/// `.unwrap_or_else(…)`, `.unwrap_or_default()`: `T` of a `Result<T, _>` or
+/// `Option<T>`), and `.await` dropped (an `async fn`'s declared type is
+/// what awaiting its call gives).
+fn rust_settle(q: &str) -> String {
+    const TAKES: &[&str] = &[
+        "unwrap",
+        "expect",
+        "unwrap_or",
+        "unwrap_or_else",
+        "unwrap_or_default",
+    ];
+    let b = q.as_bytes();
+    let mut out = String::with_capacity(q.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'.' {
+            let name_end = b[i + 1..]
+                .iter()
+                .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+                .map_or(b.len(), |p| i + 1 + p);
+            let name = &q[i + 1..name_end];
+            if name == "await" {
+                i = name_end;
+                continue;
+            }
+            if TAKES.contains(&name) && b.get(name_end) == Some(&b'(') {
+                // The call's closing parenthesis.
+                let mut depth = 0u32;
+                let mut end = None;
+                for (j, &c) in b.iter().enumerate().skip(name_end) {
+                    match c {
+                        b'(' => depth += 1,
+                        b')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = Some(j + 1);
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if let Some(end) = end {
+                    out.push('?');
+                    i = end;
+                    continue;
+                }
+            }
+        }
+        let c = q[i..].chars().next().unwrap_or(' ');
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
 }
 
 /// Rust: the form a local bound to a receiver that is an associated
@@ -5000,6 +5194,34 @@ mod tests {
         ] {
             assert_eq!(v(ret, tried), None, "{ret}");
         }
+    }
+
+    #[test]
+    fn rust_receivers_settled_and_headed() {
+        // (feature 34)
+        let s = |q: &str| rust_settle(q);
+        assert_eq!(s("Foo::open(p).unwrap()"), "Foo::open(p)?");
+        assert_eq!(s("open().await?"), "open()?");
+        assert_eq!(s("open().await.unwrap()"), "open()?");
+        assert_eq!(
+            s("b.try_build().expect(f(\"x\")).stack(1)"),
+            "b.try_build()?.stack(1)"
+        );
+        assert_eq!(s("m.get(k).unwrap_or_default()"), "m.get(k)?");
+        assert_eq!(s("x.unwrap_or_else(|| f(1)).go()"), "x?.go()");
+        // not a method of that name: `unwrapped()`, a field `.awaited`, `unwrap` not called
+        assert_eq!(s("a.unwrapped().awaited"), "a.unwrapped().awaited");
+        assert_eq!(s("a.unwrap"), "a.unwrap");
+        // unbalanced: kept as written
+        assert_eq!(s("a.expect(b"), "a.expect(b");
+        let h = rust_head_type;
+        assert_eq!(h("<Vec<u8>>v.iter()"), (Some("Vec<u8>"), "v.iter()"));
+        assert_eq!(
+            h("<impl Fn(u8) -> X>f.call()"),
+            (Some("impl Fn(u8) -> X"), "f.call()")
+        );
+        assert_eq!(h("f(x).g()"), (None, "f(x).g()"));
+        assert_eq!(h("<Vec<u8"), (None, ""));
     }
 
     #[test]

@@ -232,6 +232,20 @@
 //!   `T` of `Result<T, _>` with `?`); a path through a module another crate
 //!   holds is not (rust-analyzer on rust-crates: right 32,203 -> 33,218,
 //!   elsewhere 394 -> 397).
+//! - schema 1, feature 34: a Rust local bound to a call's result (`let rt =
+//!   rt();`, `let p = Builder::new().build().unwrap();`, `let s =
+//!   open(a).await?;`) and a receiver that is one, over however many lines,
+//!   are `=expr` (`=<T>expr` when its first name is a local typed `T`),
+//!   typed at resolution by the declared return types of what it calls
+//!   (`.unwrap()`, `.expect(…)`, `.unwrap_or…(…)` read as `?`, `.await`
+//!   dropped); a `let`'s name is in sight after its statement (`let e =
+//!   e.build();`).
+//! - schema 1, feature 35: a Rust generic parameter (`t: T`, `&mut S`, a
+//!   field `self.base` of type `C`) is what its bounds name (`<T: Runner>`,
+//!   `where C: Consumer<T>`; `impl A + B`, std's markers and `Fn` traits
+//!   left out), its trait's method or a supertrait's (rust-analyzer on
+//!   rust-crates with features 34 and 35, serde_core read as serde: right
+//!   33,222 -> 36,145, elsewhere 431 -> 393).
 
 use std::sync::Arc;
 
@@ -259,7 +273,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 33;
+pub const FEATURE_VERSION: u32 = 35;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

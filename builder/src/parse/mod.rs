@@ -541,6 +541,46 @@ impl<'s> Walk<'s> {
         None
     }
 
+    /// Rust (feature 34): a value written `=expr` (a call's result) as
+    /// resolution reads it. A first name that is a local bound to `=…` is
+    /// replaced by that expression (`let a = f(); a.g()` → `=f().g()`); one
+    /// of another type has it written in front (`=<T>x.f()`); a local of
+    /// no type, or one called (a closure), shows none. A first name that is
+    /// no local stays: a function's call (`rt()`), a path (`Foo::f()`),
+    /// `self`; a name read as a value (a `static`) shows none.
+    fn rust_value(&self, ty: Option<String>) -> Option<String> {
+        let t = ty?;
+        let Some(expr) = t.strip_prefix('=') else {
+            return Some(t);
+        };
+        let head = expr
+            .split(['.', '(', '?', ':', '<', '[', '!'])
+            .next()
+            .unwrap_or("");
+        let rest = &expr[head.len()..];
+        let word = !head.is_empty()
+            && head.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            && !head.starts_with(|c: char| c.is_ascii_digit());
+        if !word {
+            return None;
+        }
+        if head == "self" {
+            return Some(t);
+        }
+        if !self.is_local(head) {
+            return matches!(rest.chars().next(), Some('(' | ':')).then_some(t);
+        }
+        if !rest.starts_with(['.', '?']) {
+            return None;
+        }
+        let bound = self.local_type(head)?;
+        let out = match bound.strip_prefix('=') {
+            Some(e) => format!("={e}{rest}"),
+            None => format!("=<{bound}>{expr}"),
+        };
+        (out.len() <= 300).then_some(out)
+    }
+
     /// A Go value's type as the bindings write it, read through the
     /// walk's locals: `@x.f` (`v := x.f`, feature 20) is the local's or
     /// its field's type; `x.M()` of a typed local `x` is `(T).M()`, and of
@@ -809,8 +849,9 @@ impl<'s> Walk<'s> {
     fn visit<'t>(&mut self, node: Node<'t>, kind: &'static str, anc: &[Node<'t>]) {
         let rules = self.rules;
         // Go: the names of blocks the walk has left are out of sight
-        // (feature 30).
-        if self.lang == Lang::Go {
+        // (feature 30). Go and Rust: a name is in sight from after the
+        // statement binding it (`let x = x.m();` calls the earlier `x`'s `m`).
+        if matches!(self.lang, Lang::Go | Lang::Rust) {
             let at = node.start_byte();
             for s in self.scopes.iter_mut() {
                 while s.ends.last().is_some_and(|&e| e <= at) {
@@ -888,6 +929,13 @@ impl<'s> Walk<'s> {
                     *ty = self.go_value(ty.take());
                 }
             }
+            // Rust: `=expr`, a call's result (feature 34), read through the
+            // walk's locals.
+            if self.lang == Lang::Rust {
+                for (_, ty) in b.iter_mut() {
+                    *ty = self.rust_value(ty.take());
+                }
+            }
             // JS/TS: a callback typed by the function it is passed to
             // (`g(#i).#j`, feature 27) names that function as the file or
             // its imports do; a parameter or local of that name that is no
@@ -934,6 +982,10 @@ impl<'s> Walk<'s> {
                     let (from, end) = go_binding_span(node, anc);
                     s.pending
                         .extend(b.into_iter().map(|(n, t)| (from, n, t, end)));
+                } else if self.lang == Lang::Rust && kind == "let_declaration" {
+                    let from = node.end_byte();
+                    s.pending
+                        .extend(b.into_iter().map(|(n, t)| (from, n, t, usize::MAX)));
                 } else {
                     s.ends.extend(b.iter().map(|_| usize::MAX));
                     s.locals.extend(b);
@@ -1014,6 +1066,23 @@ impl<'s> Walk<'s> {
                         .and_then(|f| f.child_by_field_name("operand"));
                     if let Some(op) = operand {
                         recv_type = self.go_value((rules.receiver_value)(&at, op));
+                    }
+                }
+                // Rust: a receiver that is a call's result (`f(x).m()`,
+                // `x.build().unwrap().m()`, however many lines it spans):
+                // `=expr`, as a local bound to it records (feature 34).
+                if recv_type.is_none() && self.lang == Lang::Rust {
+                    let operand = at
+                        .field("function")
+                        .filter(|f| f.kind() == "field_expression")
+                        .and_then(|f| f.child_by_field_name("value"));
+                    if let Some(op) = operand {
+                        recv_type = self.rust_value((rules.receiver_value)(&at, op));
+                    }
+                    // `self.base.m()`: the bounds of the generic parameters
+                    // in sight, for a field whose type is one (feature 35).
+                    if recv_type.is_none() {
+                        recv_type = rust::self_field_bounds(&at, &dst_name);
                     }
                 }
                 self.out.edges.push(RawEdge {

@@ -60,6 +60,7 @@ pub static RULES: LangRules = LangRules {
     },
     doc: Doc::CommentsAbove,
     bindings,
+    receiver_value: value_expr,
     ..LangRules::NONE
 };
 
@@ -94,31 +95,232 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
     };
     let name = name_of(pattern)?;
     let ty = match ty {
-        Some(t) => written_type(at.text(t)),
+        Some(t) => written_type(at.text(t)).map(|w| generic_bound(at, &w).unwrap_or(w)),
         None => at.field("value").and_then(|v| value_type(at, v)),
     };
     Some(vec![(name, ty)])
 }
 
-/// The type a `let` value shows: `Foo { … }`, `Foo::f(…)`, `Foo::f(…)?`.
-fn value_type(at: &At, v: Node) -> Option<String> {
-    match v.kind() {
-        "struct_expression" => written_type(at.text(v.child_by_field_name("name")?)),
-        "call_expression" => {
-            let f = v.child_by_field_name("function")?;
-            let f = match f.kind() {
-                "generic_function" => f.child_by_field_name("function")?,
-                _ => f,
+/// Std's traits that name no methods a receiver is called for (markers,
+/// and the closures' `Fn` traits, called as `f(…)`).
+const MARKER_TRAITS: &[&str] = &[
+    "Copy",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Send",
+    "Sized",
+    "Sync",
+    "Unpin",
+    "UnwindSafe",
+    "RefUnwindSafe",
+];
+
+/// Feature 35: a type written as a generic parameter (`V`, `&mut S`, `FB`)
+/// of the nearest function, `impl` or trait declaring it is what its bounds
+/// name: `<V: Visitor<'de>>` / `where V: Visitor<'de> + Send` → `impl
+/// Visitor<'de>` (several: `impl A + B`); std's markers and `Fn` traits, a
+/// lifetime or `?Sized` are no bound. None when the name is no parameter or
+/// has no other bound.
+fn generic_bound(at: &At, written: &str) -> Option<String> {
+    let mut t = written.trim_start_matches('&').trim_start();
+    if t.starts_with('\'') {
+        t = t.split_once(' ')?.1;
+    }
+    let t = t.strip_prefix("mut ").unwrap_or(t).trim();
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return None;
+    }
+    generic_bounds(at)
+        .into_iter()
+        .find(|(n, _)| n == t)
+        .map(|(_, b)| format!("impl {}", b.join(" + ")))
+}
+
+/// Feature 35: a call through a field of `self` (`self.base.consume(…)`)
+/// in a function or `impl` with bounded generic parameters: `where C:
+/// Consumer<T>; I: Iterator`, which resolution reads when the field's
+/// declared type is one of them.
+pub fn self_field_bounds(at: &At, dst_name: &str) -> Option<String> {
+    let (field, m) = dst_name.strip_prefix("self.")?.split_once('.')?;
+    let word = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !word(field) || !word(m) {
+        return None;
+    }
+    let all = generic_bounds(at);
+    let w: Vec<String> = all
+        .iter()
+        .map(|(n, b)| format!("{n}: {}", b.join(" + ")))
+        .collect();
+    (!w.is_empty()).then(|| format!("where {}", w.join("; ")))
+}
+
+/// The bounded type parameters of the functions, `impl`s and traits around
+/// `at`, innermost first (a name declared twice: the inner one), each with
+/// its bounds from its declaration and its item's `where` clause.
+fn generic_bounds(at: &At) -> Vec<(String, Vec<String>)> {
+    let take = |b: Node, bounds: &mut Vec<String>| {
+        let mut c = b.walk();
+        for k in b.named_children(&mut c) {
+            let k = match k.kind() {
+                "higher_ranked_trait_bound" => match k.child_by_field_name("type") {
+                    Some(t) => t,
+                    None => continue,
+                },
+                "type_identifier" | "generic_type" | "scoped_type_identifier" => k,
+                _ => continue,
             };
-            (f.kind() == "scoped_identifier")
-                .then(|| written_type(at.text(f)))?
-                .map(|f| format!("{f}()"))
+            let Some(w) = written_type(at.text(k)) else {
+                continue;
+            };
+            let head = w.split('<').next().unwrap_or(&w);
+            let head = head.rsplit("::").next().unwrap_or(head).trim();
+            if !MARKER_TRAITS.contains(&head) && !bounds.contains(&w) && !w.contains(';') {
+                bounds.push(w);
+            }
         }
-        "try_expression" => value_type(at, v.named_child(0)?)
-            .filter(|t| t.ends_with("()"))
+    };
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for &item in at.anc.iter().rev() {
+        if !matches!(
+            item.kind(),
+            "function_item" | "function_signature_item" | "impl_item" | "trait_item"
+        ) {
+            continue;
+        }
+        let Some(tp) = item.child_by_field_name("type_parameters") else {
+            continue;
+        };
+        let mut here: Vec<(String, Vec<String>)> = Vec::new();
+        let mut c = tp.walk();
+        for p in tp.named_children(&mut c) {
+            if p.kind() != "type_parameter" {
+                continue;
+            }
+            let Some(n) = p
+                .child_by_field_name("name")
+                .map(|n| at.text(n).to_string())
+            else {
+                continue;
+            };
+            if seen.contains(&n) {
+                continue;
+            }
+            seen.push(n.clone());
+            let mut bounds = Vec::new();
+            if let Some(b) = p.child_by_field_name("bounds") {
+                take(b, &mut bounds);
+            }
+            here.push((n, bounds));
+        }
+        let mut c = item.walk();
+        for w in item.children(&mut c).filter(|w| w.kind() == "where_clause") {
+            let mut c2 = w.walk();
+            for p in w.named_children(&mut c2) {
+                let left = p.child_by_field_name("left").map(|l| at.text(l));
+                if let Some(h) = here.iter_mut().find(|(n, _)| Some(n.as_str()) == left) {
+                    if let Some(b) = p.child_by_field_name("bounds") {
+                        take(b, &mut h.1);
+                    }
+                }
+            }
+        }
+        out.extend(here.into_iter().filter(|(_, b)| !b.is_empty()));
+    }
+    out
+}
+
+/// The type a `let` value shows: `Foo { … }`, `Foo::f(…)`, `Foo::f(…)?`;
+/// any other call's result as [`value_expr`] writes it.
+fn value_type(at: &At, v: Node) -> Option<String> {
+    // `Foo::f(…)` → `Foo::f()`.
+    let path_call = |c: Node| -> Option<String> {
+        let f = c.child_by_field_name("function")?;
+        let f = match f.kind() {
+            "generic_function" => f.child_by_field_name("function")?,
+            _ => f,
+        };
+        (f.kind() == "scoped_identifier")
+            .then(|| written_type(at.text(f)))?
+            .map(|f| format!("{f}()"))
+    };
+    let shown = match v.kind() {
+        "struct_expression" => return written_type(at.text(v.child_by_field_name("name")?)),
+        "call_expression" => path_call(v),
+        "try_expression" => v
+            .named_child(0)
+            .filter(|c| c.kind() == "call_expression")
+            .and_then(path_call)
             .map(|t| format!("{t}?")),
         _ => None,
+    };
+    shown.or_else(|| value_expr(at, v))
+}
+
+/// Feature 34: a value that is some other call's result (`rt()`,
+/// `Builder::new_multi_thread().build().unwrap()`, `input.fork()`,
+/// `UdpSocket::bind(a).await?`, `&mut Foo::new(x).unwrap()`): `=` and the
+/// expression on one line ([`flat_text`]), which resolution types by the
+/// declared return types of what it calls.
+pub fn value_expr(at: &At, v: Node) -> Option<String> {
+    let mut v = v;
+    loop {
+        v = match v.kind() {
+            "parenthesized_expression" => v.named_child(0)?,
+            "reference_expression" => v.child_by_field_name("value")?,
+            _ => break,
+        };
     }
+    matches!(
+        v.kind(),
+        "call_expression" | "try_expression" | "await_expression"
+    )
+    .then(|| flat_text(v, at.src))?
+    .map(|w| format!("={w}"))
+}
+
+/// Rust: an expression's text on one line, for [`value_expr`]: each line
+/// trimmed and the lines joined, string and character literals emptied
+/// (`""`, `' '`: a parenthesis in one would unbalance the scan of a call),
+/// comments dropped; none over 200 bytes.
+pub fn flat_text(v: Node, src: &[u8]) -> Option<String> {
+    let (from, to) = (v.start_byte(), v.end_byte());
+    if to - from > 2000 {
+        return None;
+    }
+    // The literals and comments, in order.
+    let mut cut: Vec<(usize, usize, &str)> = Vec::new();
+    let mut stack = vec![v];
+    while let Some(n) = stack.pop() {
+        let put = match n.kind() {
+            "string_literal" | "raw_string_literal" => "\"\"",
+            "char_literal" => "' '",
+            "line_comment" | "block_comment" => "",
+            _ => {
+                let mut c = n.walk();
+                let kids: Vec<Node> = n.children(&mut c).collect();
+                stack.extend(kids.into_iter().rev());
+                continue;
+            }
+        };
+        cut.push((n.start_byte(), n.end_byte(), put));
+    }
+    cut.sort_unstable();
+    let mut raw = Vec::with_capacity(to - from);
+    let mut at = from;
+    for (s, e, put) in cut {
+        if s < at {
+            continue;
+        }
+        raw.extend_from_slice(&src[at..s]);
+        raw.extend_from_slice(put.as_bytes());
+        at = e;
+    }
+    raw.extend_from_slice(&src[at..to]);
+    let raw = std::str::from_utf8(&raw).ok()?;
+    let out: String = raw.lines().map(str::trim).collect();
+    (!out.is_empty() && out.len() <= 200).then_some(out)
 }
 
 /// Supertraits (`trait A: B + C`) are extended; `mod x;` imports `x`.
