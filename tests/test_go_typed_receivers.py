@@ -448,5 +448,5 @@ def test_go_stdlib_method_calls_agree_with_go_types(go_snapshot, tmp_path):
     # puts them; most of the rest are a function-typed field or a package-level variable of an
     # inline struct type, which the index cannot place and the rules by name then decide.
     elems = con.execute("""SELECT count(*), sum((path = dpath AND name_line = dline)::int)
-        FROM m WHERE regexp_matches(receiver_type, '\)\[(key)?\]')""").fetchone()
+        FROM m WHERE regexp_matches(receiver_type, '\\)\\[(key)?\\]')""").fetchone()
     assert elems[0] > 4_000 and elems[1] > 0.96 * elems[0], elems

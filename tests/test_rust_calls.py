@@ -128,6 +128,11 @@ impl<R: Runner> Wrap<R> {
         self.inner.go();
     }
 }
+
+pub fn assoc_other() {
+    let b = Pool::builder();
+    b.stack(3);
+}
 """,
     # A receiver that is an associated function's call (feature 33).
     "demo/src/build.rs": """pub struct PoolBuilder {
@@ -417,9 +422,8 @@ WANT = {
     # return, not a where-clause bound's `-> Other`)
     ("start", "PoolBuilder::new().build().run", 76): ("demo/src/build.rs", "Pool.run"),
     ("start", "PoolBuilder::new().try_build()?.run", 77): ("demo/src/build.rs", "Pool.run"),
-    # (an associated function returning another type is not followed: which `Pool` the path
-    # names is placed by name alone)
-    ("start", "Pool::builder().stack", 79): (None, None),
+    # an associated function returning another type: that type's method (feature 36)
+    ("start", "Pool::builder().stack", 79): ("demo/src/build.rs", "PoolBuilder.stack"),
     ("start", "PoolBuilder::new().with(|| Other).run", 81): ("demo/src/build.rs", "Pool.run"),
     # a `Result` itself: no `run` of the repository's
     ("start", "PoolBuilder::new().try_build().run", 78): (None, None),
@@ -447,6 +451,7 @@ WANT = {
     ("through_supertrait", "t.zoom", 73): ("demo/src/flow.rs", "Fast.zoom"),
     ("std_bound_only", "t.go", 77): (None, None),
     ("Wrap.go_inner", "self.inner.go", 86): ("demo/src/flow.rs", "Runner.go"),
+    ("assoc_other", "b.stack", 92): ("demo/src/build.rs", "PoolBuilder.stack"),
 }
 
 

@@ -2226,8 +2226,50 @@ fn find_scoped_call(
                             Err(()) => return None,
                             Ok(Some(r)) => {
                                 let ret = sym(&r).ret;
-                                ((ret == RET_SELF && !tried) || (ret == RET_SELF_RESULT && tried))
-                                    .then_some(ty)
+                                if (ret == RET_SELF && !tried) || (ret == RET_SELF_RESULT && tried)
+                                {
+                                    Some(ty)
+                                } else {
+                                    // Another type its signature declares
+                                    // (`DFA::config() -> Config`, `Pool::builder()
+                                    // -> PoolBuilder`): `m` is that type's own,
+                                    // the type read where the signature is
+                                    // written (feature 36).
+                                    let rf = file(&r);
+                                    let t = (top(&rf.path) == crate_of)
+                                        .then(|| {
+                                            rf.rust_rets.binary_search_by_key(&r.1, |x| x.0).ok()
+                                        })
+                                        .flatten()
+                                        .and_then(|at| {
+                                            rust_declared_value(&rf.rust_rets[at].1, tried)
+                                        });
+                                    if let Some(t) = t {
+                                        let last = t.rsplit("::").next().unwrap_or(&t).to_string();
+                                        let aliases = renaming_imports(rf);
+                                        let theirs = FileImports {
+                                            aliases: &aliases,
+                                            ..*imports
+                                        };
+                                        let v = format!("_v.{name}");
+                                        let found = deeper(8, || {
+                                            find_scoped_call(
+                                                idx,
+                                                r.0,
+                                                rf,
+                                                &v,
+                                                None,
+                                                &theirs,
+                                                Some(&t),
+                                            )
+                                        })
+                                        .filter(|x| is_member(x) && member_of(&last, x));
+                                        if found.is_some() {
+                                            return found;
+                                        }
+                                    }
+                                    None
+                                }
                             }
                             Ok(None) if !defined(ty.rsplit("::").next().unwrap_or(&ty)) => {
                                 return None
