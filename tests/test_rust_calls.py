@@ -133,6 +133,29 @@ pub fn assoc_other() {
     let b = Pool::builder();
     b.stack(3);
 }
+
+pub struct Shared {
+    pub pool: Pool,
+    pub list: Vec<u32>,
+}
+
+pub struct Hub {
+    pub shared: Shared,
+}
+
+impl Hub {
+    pub fn run_all(&self) {
+        self.shared.pool.run();
+        let s = &self.shared;
+        s.pool.run();
+        self.shared.list.push(1);
+    }
+}
+
+pub fn through_fields(h: &Hub) {
+    h.shared.pool.run();
+    h.shared.pool.clone().run();
+}
 """,
     # A receiver that is an associated function's call (feature 33).
     "demo/src/build.rs": """pub struct PoolBuilder {
@@ -452,6 +475,14 @@ WANT = {
     ("std_bound_only", "t.go", 77): (None, None),
     ("Wrap.go_inner", "self.inner.go", 86): ("demo/src/flow.rs", "Runner.go"),
     ("assoc_other", "b.stack", 92): ("demo/src/build.rs", "PoolBuilder.stack"),
+    # feature 37: a receiver that reads fields on the way, from `self`, a local bound to a field,
+    # a typed parameter; a std type's field (`Vec`) and a std trait's method (`clone`) are not the
+    # crate's
+    ("Hub.run_all", "self.shared.pool.run", 106): ("demo/src/build.rs", "Pool.run"),
+    ("Hub.run_all", "s.pool.run", 108): ("demo/src/build.rs", "Pool.run"),
+    ("Hub.run_all", "self.shared.list.push", 109): (None, None),
+    ("through_fields", "h.shared.pool.run", 114): ("demo/src/build.rs", "Pool.run"),
+    ("through_fields", "h.shared.pool.clone().run", 115): (None, None),
 }
 
 
@@ -483,6 +514,8 @@ def test_rust_calls_are_not_guessed_from_the_file(indexer, tmp_path):
     assert rt[("bounded_where", "t.go", 68)] == "impl Runner"
     assert rt[("std_bound_only", "t.go", 77)] == "impl Clone"
     assert rt[("Wrap.go_inner", "self.inner.go", 86)] == "impl Runner"
+    assert rt[("Hub.run_all", "s.pool.run", 108)] == "=self.shared.pool"
+    assert rt[("through_fields", "h.shared.pool.run", 114)] == "=<&Hub>h.shared.pool"
 
 
 def _rust_analyzer() -> str | None:

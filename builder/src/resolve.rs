@@ -2063,6 +2063,34 @@ fn find_scoped_call(
         if chained.is_some() {
             return chained;
         }
+        // Rust (feature 37): a receiver that reads a field on the way
+        // (`self.shared.inject.push(…)`, `path.segments.first()`,
+        // `self.raw.header().state.load()`): typed left to right; a first
+        // name bound to an associated function's call (`Foo::new()`) is
+        // that call.
+        let word = rq
+            .split(['.', '(', '?', ':', '<', '[', '!'])
+            .next()
+            .unwrap_or("");
+        let (fq, fhead) = match rhead {
+            Some(h) if h.ends_with(')') || h.ends_with(")?") => {
+                (format!("{h}{}", &rq[word.len()..]), None)
+            }
+            other => (rq.to_string(), other),
+        };
+        let folded = rust_fold(
+            idx,
+            fi,
+            f,
+            src_symbol,
+            imports,
+            &fq,
+            fhead,
+            own_type.as_deref(),
+        );
+        if let Some(r) = folded.and_then(|st| rust_method_in(idx, imports, &st, name)) {
+            return Some(r);
+        }
     }
     // `x.m()` through a local name whose binding names a type (feature 15):
     // the method of that type (Python: or of its nearest base); a type the
@@ -2077,10 +2105,17 @@ fn find_scoped_call(
         };
         // Rust: `impl A + B`, a generic's bounds (feature 35): the method of
         // the first bound that holds it.
-        if let Some(parts) = t.strip_prefix("impl ").filter(|p| rust && p.contains('+')) {
-            for p in ts_split_top_at(parts, b'+') {
-                let one = format!("impl {}", p.trim());
-                let r = find_scoped_call(idx, fi, f, written, src_symbol, imports, Some(&one));
+        let bounds = t
+            .strip_prefix("impl ")
+            .filter(|_| rust)
+            .map(rust_bounds)
+            .filter(|b| b.len() > 1);
+        if let Some(parts) = bounds {
+            for p in parts {
+                let one = format!("impl {p}");
+                let r = deeper(8, || {
+                    find_scoped_call(idx, fi, f, written, src_symbol, imports, Some(&one))
+                });
                 if r.is_some() {
                     return r;
                 }
@@ -2896,6 +2931,258 @@ fn rust_split_call(q: &str) -> Option<(&str, bool)> {
         }
     }
     None
+}
+
+/// Rust (feature 35): the bounds of `A + B<C + D> + Fn(u8) -> X + 'a`, split at
+/// the `+` outside brackets (`->` is no bracket): `A`, `B<C + D>`, `Fn(u8) -> X`,
+/// `'a`.
+fn rust_bounds(s: &str) -> Vec<&str> {
+    let b = s.as_bytes();
+    let (mut depth, mut from) = (0i32, 0);
+    let mut out = Vec::new();
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'<' | b'(' | b'[' => depth += 1,
+            b'>' if i > 0 && b[i - 1] == b'-' => {}
+            b'>' | b')' | b']' => depth -= 1,
+            b'+' if depth == 0 => {
+                out.push(s[from..i].trim());
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[from..].trim());
+    out.retain(|p| !p.is_empty());
+    out
+}
+
+/// Rust (feature 37): an expression's segments, left to right: its first
+/// name or path (`self`, `input`, `Foo::new`, `Vec::<u8>::new`), then each
+/// `.name` (a field: `.0` too) or `.name(…)` (a method's call), each with
+/// whether it is called and whether `?` follows; none for anything else (an
+/// index, a cast, a block, a macro, a closure).
+fn rust_segments(q: &str) -> Option<Vec<(&str, bool, bool)>> {
+    let b = q.as_bytes();
+    let ident = |i: usize| {
+        let mut j = i;
+        while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+            j += 1;
+        }
+        j
+    };
+    // The end of a balanced group opened at `i` (`(…)`, `<…>`), after it.
+    let close = |i: usize, open: u8, shut: u8| {
+        let mut depth = 0u32;
+        for (k, &c) in b.iter().enumerate().skip(i) {
+            if c == open {
+                depth += 1;
+            } else if c == shut && !(shut == b'>' && k > 0 && b[k - 1] == b'-') {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(k + 1);
+                }
+            }
+        }
+        None
+    };
+    let mut j = ident(0);
+    if j == 0 {
+        return None;
+    }
+    // A path and its turbofish (`Foo::<T>::new`).
+    loop {
+        if q[j..].starts_with("::<") {
+            j = close(j + 2, b'<', b'>')?;
+        } else if q[j..].starts_with("::") {
+            let k = ident(j + 2);
+            if k == j + 2 {
+                return None;
+            }
+            j = k;
+        } else {
+            break;
+        }
+    }
+    let mut segs = vec![(&q[..j], false, false)];
+    let mut i = j;
+    while i < b.len() {
+        let last = segs.last_mut()?;
+        match b[i] {
+            b'(' if !last.1 => {
+                last.1 = true;
+                i = close(i, b'(', b')')?;
+            }
+            b'?' if !last.2 => {
+                last.2 = true;
+                i += 1;
+            }
+            b'.' => {
+                let k = ident(i + 1);
+                if k == i + 1 {
+                    return None;
+                }
+                segs.push((&q[i + 1..k], false, false));
+                i = k;
+                // A method's turbofish (`.collect::<Vec<_>>()`).
+                if q[i..].starts_with("::<") {
+                    i = close(i + 2, b'<', b'>')?;
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(segs)
+}
+
+/// Rust (feature 37): the declared type of field `field` of the struct a
+/// type `t` written in file `tf` names (references, `Box`, `Arc` … taken
+/// off), with the struct's file: the struct of that name in `tf`, else in
+/// its directory, else the only one of its crate.
+fn rust_field_type(idx: &Index, tf: u32, t: &str, field: &str) -> Option<(String, u32)> {
+    let ty = rust_receiver_type(t)?;
+    let last = ty.rsplit("::").next().unwrap_or(&ty);
+    let file = |r: &SymRef| &idx.files[r.0 as usize];
+    let v: Vec<&SymRef> = idx
+        .by_name
+        .get(last)?
+        .iter()
+        .filter(|r| {
+            file(r).lang == Lang::Rust
+                && matches!(file(r).symbols[r.1 as usize].kind, "struct" | "union")
+        })
+        .collect();
+    let tpath = &idx.files[tf as usize].path;
+    let top = |p: &str| p.split('/').next().unwrap_or("").to_string();
+    let in_crate: Vec<&&SymRef> = v
+        .iter()
+        .filter(|r| top(&file(r).path) == top(tpath))
+        .collect();
+    let r = v
+        .iter()
+        .find(|r| r.0 == tf)
+        .or_else(|| v.iter().find(|r| dir_of(&file(r).path) == dir_of(tpath)))
+        .or_else(|| (in_crate.len() == 1).then(|| in_crate[0]))?;
+    let sf = file(r);
+    let want = format!("{}.{field}", sf.symbols[r.1 as usize].qname);
+    sf.fields
+        .iter()
+        .find(|(q, _)| **q == *want)
+        .map(|(_, t)| (t.to_string(), r.0))
+}
+
+/// Rust (feature 37): the type of an expression that reads a field on the
+/// way (`self.shared.inject`, `path.segments`, `self.raw.header().state`),
+/// typed left to right from its first name: `self` (the caller's type
+/// `own`), a local of type `head` or a path's or function's call, then each
+/// field by its struct's declaration and each method's call by its
+/// signature (`Self`; another type in the caller's crate), with the file
+/// each type is written in. None for an expression of calls only (feature
+/// 33 types those) or one any step of which does not show.
+#[allow(clippy::too_many_arguments)]
+fn rust_fold(
+    idx: &Index,
+    fi: u32,
+    f: &FileFacts,
+    src_symbol: Option<&str>,
+    imports: &FileImports,
+    q: &str,
+    head: Option<&str>,
+    own: Option<&str>,
+) -> Option<(String, u32)> {
+    let segs = rust_segments(q)?;
+    if !segs.iter().skip(1).any(|s| !s.1) {
+        return None;
+    }
+    let top = |p: &str| p.split('/').next().unwrap_or("").to_string();
+    let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
+    // What a call of `r` gives.
+    let value_of = |r: SymRef, tried: bool| -> Option<(String, u32)> {
+        let s = sym(&r);
+        if !matches!(s.kind, "method" | "function") {
+            return None;
+        }
+        if (s.ret == RET_SELF && !tried) || (s.ret == RET_SELF_RESULT && tried) {
+            let (owner, _) = s.qname.rsplit_once('.')?;
+            let owner = owner.rsplit(['.', ':']).next().unwrap_or(owner);
+            return Some((owner.to_string(), r.0));
+        }
+        let rf = &idx.files[r.0 as usize];
+        if top(&rf.path) != top(&f.path) {
+            return None;
+        }
+        let at = rf.rust_rets.binary_search_by_key(&r.1, |x| x.0).ok()?;
+        Some((rust_declared_value(&rf.rust_rets[at].1, tried)?, r.0))
+    };
+    let (h, hcall, htried) = segs[0];
+    let mut state = if hcall {
+        let r = deeper(8, || {
+            find_scoped_call(idx, fi, f, h, src_symbol, imports, None)
+        })?;
+        value_of(r, htried)?
+    } else if h == "self" {
+        (own?.to_string(), fi)
+    } else {
+        (head?.to_string(), fi)
+    };
+    for &(name, call, tried) in &segs[1..] {
+        state = if call {
+            let r = rust_method_in(idx, imports, &state, name)?;
+            value_of(r, tried)?
+        } else if tried {
+            return None;
+        } else {
+            rust_field_type(idx, state.1, &state.0, name)?
+        };
+    }
+    Some(state)
+}
+
+/// Rust (feature 37): the method `name` of the type `t` written in file
+/// `tf`, as a local of that type there would call it; that type's own.
+fn rust_method_in(
+    idx: &Index,
+    imports: &FileImports,
+    (t, tf): &(String, u32),
+    name: &str,
+) -> Option<SymRef> {
+    let tfile = &idx.files[*tf as usize];
+    let last = rust_receiver_type(t)?;
+    let last = last.rsplit("::").next().unwrap_or(&last).to_string();
+    let aliases = renaming_imports(tfile);
+    let theirs = FileImports {
+        aliases: &aliases,
+        ..*imports
+    };
+    let v = format!("_v.{name}");
+    let r = deeper(8, || {
+        find_scoped_call(idx, *tf, tfile, &v, None, &theirs, Some(t))
+    })?;
+    let s = &idx.files[r.0 as usize].symbols[r.1 as usize];
+    let owner = s.qname.rsplit_once('.').map(|(o, _)| o)?;
+    let owner = owner.rsplit(['.', ':']).next().unwrap_or(owner);
+    // (a trait's method, through a bound: its trait is the owner)
+    let bound = t.trim_start().starts_with("impl ");
+    if s.kind != "method" || !(owner == last || bound) {
+        return None;
+    }
+    // A type name the crate gives several types (tokio's `Mutex`: its own,
+    // and loom's two): only the one beside `tf`.
+    let top = |p: &str| p.split('/').next().unwrap_or("").to_string();
+    let types = idx.by_name.get(last.as_str()).map_or(0, |v| {
+        v.iter()
+            .filter(|x| {
+                let xf = &idx.files[x.0 as usize];
+                xf.lang == Lang::Rust
+                    && top(&xf.path) == top(&tfile.path)
+                    && matches!(
+                        xf.symbols[x.1 as usize].kind,
+                        "struct" | "enum" | "union" | "trait" | "type"
+                    )
+            })
+            .count()
+    });
+    (bound || types <= 1 || r.0 == *tf).then_some(r)
 }
 
 /// Rust (feature 34): `<T>expr` → (`T`, `expr`), the type of the
@@ -5264,6 +5551,55 @@ mod tests {
         );
         assert_eq!(h("f(x).g()"), (None, "f(x).g()"));
         assert_eq!(h("<Vec<u8"), (None, ""));
+    }
+
+    #[test]
+    fn rust_bounds_split_outside_brackets() {
+        assert_eq!(
+            rust_bounds("A + B<Box<dyn Send + Sync>> + Fn(u8) -> X + 'a"),
+            vec!["A", "B<Box<dyn Send + Sync>>", "Fn(u8) -> X", "'a"]
+        );
+        assert_eq!(
+            rust_bounds("Conv<Box<dyn Send + Sync>>"),
+            vec!["Conv<Box<dyn Send + Sync>>"]
+        );
+    }
+
+    #[test]
+    fn rust_expressions_read_segment_by_segment() {
+        // (feature 37)
+        let g = rust_segments;
+        assert_eq!(
+            g("self.raw.header().state"),
+            Some(vec![
+                ("self", false, false),
+                ("raw", false, false),
+                ("header", true, false),
+                ("state", false, false)
+            ])
+        );
+        assert_eq!(
+            g("Foo::<u8>::open(p, (a, b))?.inner.0"),
+            Some(vec![
+                ("Foo::<u8>::open", true, true),
+                ("inner", false, false),
+                ("0", false, false)
+            ])
+        );
+        assert_eq!(
+            g("v.iter().collect::<Vec<_>>().len"),
+            Some(vec![
+                ("v", false, false),
+                ("iter", true, false),
+                ("collect", true, false),
+                ("len", false, false)
+            ])
+        );
+        for q in [
+            "a[0].b", "(a).b", "a.b(", "a..b", "*a.b", "a as B", "", "a.b()()",
+        ] {
+            assert_eq!(g(q), None, "{q}");
+        }
     }
 
     #[test]

@@ -255,7 +255,7 @@ fn value_type(at: &At, v: Node) -> Option<String> {
             .map(|t| format!("{t}?")),
         _ => None,
     };
-    shown.or_else(|| value_expr(at, v))
+    shown.or_else(|| read_value(at, v, true))
 }
 
 /// Feature 34: a value that is some other call's result (`rt()`,
@@ -264,6 +264,14 @@ fn value_type(at: &At, v: Node) -> Option<String> {
 /// expression on one line ([`flat_text`]), which resolution types by the
 /// declared return types of what it calls.
 pub fn value_expr(at: &At, v: Node) -> Option<String> {
+    read_value(at, v, false)
+}
+
+/// [`value_expr`]; feature 37: a value that reads a field on the way
+/// (`x.inner.shared`, `self.raw.header().state`; a `let`'s `&self.shared`
+/// when `self_fields`: a receiver `self.a` is feature 31's, `self.a.b` is
+/// read as written) too, when its first name is a name.
+fn read_value(at: &At, v: Node, self_fields: bool) -> Option<String> {
     let mut v = v;
     loop {
         v = match v.kind() {
@@ -272,10 +280,28 @@ pub fn value_expr(at: &At, v: Node) -> Option<String> {
             _ => break,
         };
     }
-    matches!(
-        v.kind(),
-        "call_expression" | "try_expression" | "await_expression"
-    )
+    let fields = v.kind() == "field_expression" && {
+        // The first name, through fields, calls, `?` and `.await`.
+        let mut h = v;
+        while let Some(inner) = match h.kind() {
+            "field_expression" => h.child_by_field_name("value"),
+            "call_expression" => h.child_by_field_name("function"),
+            "try_expression" | "await_expression" => h.named_child(0),
+            _ => None,
+        } {
+            h = inner;
+        }
+        match h.kind() {
+            "identifier" => true,
+            "self" => self_fields,
+            _ => false,
+        }
+    };
+    (fields
+        || matches!(
+            v.kind(),
+            "call_expression" | "try_expression" | "await_expression"
+        ))
     .then(|| flat_text(v, at.src))?
     .map(|w| format!("={w}"))
 }
