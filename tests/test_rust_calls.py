@@ -37,6 +37,110 @@ pub mod parse;
 pub mod item;
 pub mod build;
 pub mod flow;
+pub mod more;
+pub mod gl;
+""",
+    # Review cases (stop 68): bounds with a `+` inside one, a trait's declared return, block
+    # scopes, a module's function, `unwrap_or_else`, a typed local's `unwrap()`/`?`, an `impl`
+    # naming the struct's parameters otherwise, a `where` clause on the `impl`, a glob's `Finder`.
+    "demo/src/more.rs": """use crate::build::{Pool, PoolBuilder};
+use crate::flow::{Fast, Runner};
+
+pub trait Conv<T> {
+    fn conv(&self);
+}
+
+pub trait Maker {
+    fn make(&self) -> Pool;
+}
+
+pub struct Finder;
+
+impl Finder {
+    pub fn new() -> Self {
+        Finder
+    }
+    pub fn hit(&self) {}
+}
+
+pub fn two_bounds<T: Clone + Runner>(t: T) {
+    t.go();
+}
+
+pub fn nested_plus<E: Conv<Box<dyn Send + Sync>>>(e: E, cb: impl Fn(u8) -> bool + Runner) {
+    e.conv();
+    cb.go();
+}
+
+pub fn declared(m: impl Maker) {
+    m.make().run();
+}
+
+pub fn scopes(o: Option<Pool>) {
+    let x = PoolBuilder::new();
+    {
+        let x = Pool::builder().build();
+        x.run();
+    }
+    x.stack(1);
+    if let Some(x) = o {
+        x.run();
+    }
+    let p = crate::flow::make_pool();
+    p.run();
+    PoolBuilder::make().unwrap_or_else(|_| PoolBuilder::new()).stack(2);
+}
+
+pub fn unwrapped(o: Option<Pool>, r: Result<Pool, ()>) -> Result<(), ()> {
+    let a = o.unwrap();
+    a.run();
+    let b = r?;
+    b.run();
+    Ok(())
+}
+
+pub struct Pair<A1, B1> {
+    first: A1,
+    second: B1,
+}
+
+impl<B1: Fast, A1: Runner> Pair<B1, A1> {
+    pub fn both(&self) {
+        self.first.zoom();
+    }
+}
+
+pub struct Held<R> {
+    inner: R,
+}
+
+impl<R> Held<R>
+where
+    R: Runner,
+{
+    pub fn go_held(&self) {
+        self.inner.go();
+    }
+}
+""",
+    "demo/src/gl/mod.rs": """pub struct Finder;
+
+impl Finder {
+    pub fn new() -> Self {
+        Finder
+    }
+    pub fn hit(&self) {}
+}
+
+#[cfg(test)]
+mod test;
+""",
+    "demo/src/gl/test.rs": """use super::*;
+
+fn finds() {
+    let f = Finder::new();
+    f.hit();
+}
 """,
     # Locals bound to a call's result, receivers spanning lines, `.unwrap()`/`.expect()`/`.await`
     # (feature 34); generic parameters read as their bounds (feature 35).
@@ -57,7 +161,7 @@ impl Decoy {
     pub fn zoom(&self) {}
 }
 
-fn make_pool() -> Pool {
+pub fn make_pool() -> Pool {
     Pool
 }
 
@@ -483,6 +587,26 @@ WANT = {
     ("Hub.run_all", "self.shared.list.push", 109): (None, None),
     ("through_fields", "h.shared.pool.run", 114): ("demo/src/build.rs", "Pool.run"),
     ("through_fields", "h.shared.pool.clone().run", 115): (None, None),
+    # review mends: the method of the bound that has it (`Clone + Runner`); a `+` inside one bound
+    # or after a closure's `-> bool` (before, endless recursion); a trait method's declared return
+    # (`fn make(&self) -> Pool;`); an inner block's `let` ends with its block; an `if let Some(x) = o`'s
+    # `x` is what `o?` gives; a module's function (`crate::flow::make_pool()`); `unwrap_or_else`; a
+    # typed local's `unwrap()` and `?`; the `impl`'s `B1` is the struct's `A1` (by position); an
+    # `impl`'s `where`; a `use super::*;` glob's type, the module's, not the crate's other `Finder`
+    ("two_bounds", "t.go", 22): ("demo/src/flow.rs", "Runner.go"),
+    ("nested_plus", "e.conv", 26): ("demo/src/more.rs", "Conv.conv"),
+    ("nested_plus", "cb.go", 27): ("demo/src/flow.rs", "Runner.go"),
+    ("declared", "m.make().run", 31): ("demo/src/build.rs", "Pool.run"),
+    ("scopes", "x.run", 38): ("demo/src/build.rs", "Pool.run"),
+    ("scopes", "x.stack", 40): ("demo/src/build.rs", "PoolBuilder.stack"),
+    ("scopes", "x.run", 42): ("demo/src/build.rs", "Pool.run"),
+    ("scopes", "p.run", 45): ("demo/src/build.rs", "Pool.run"),
+    ("scopes", "PoolBuilder::make().unwrap_or_else(|_| PoolBuilder::new()).stack", 46): ("demo/src/build.rs", "PoolBuilder.stack"),
+    ("unwrapped", "a.run", 51): ("demo/src/build.rs", "Pool.run"),
+    ("unwrapped", "b.run", 53): ("demo/src/build.rs", "Pool.run"),
+    ("Pair.both", "self.first.zoom", 64): ("demo/src/flow.rs", "Fast.zoom"),
+    ("Held.go_held", "self.inner.go", 77): ("demo/src/flow.rs", "Runner.go"),
+    ("finds", "f.hit", 5): ("demo/src/gl/mod.rs", "Finder.hit"),
 }
 
 
@@ -516,6 +640,9 @@ def test_rust_calls_are_not_guessed_from_the_file(indexer, tmp_path):
     assert rt[("Wrap.go_inner", "self.inner.go", 86)] == "impl Runner"
     assert rt[("Hub.run_all", "s.pool.run", 108)] == "=self.shared.pool"
     assert rt[("through_fields", "h.shared.pool.run", 114)] == "=<&Hub>h.shared.pool"
+    # no `where …` (the bounds the parser hands resolution) is ever written
+    assert not duckdb.connect().execute(f"""SELECT count(*) FROM read_parquet('{snap.dir}/edges.parquet')
+        WHERE starts_with(receiver_type, 'where ')""").fetchone()[0]
 
 
 def _rust_analyzer() -> str | None:

@@ -390,7 +390,16 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
         .then(|| self_field_type(idx, f, &e.dst_name, e.src_symbol.as_deref()))
         .flatten();
         let bound = field_type.zip(bounds).and_then(|(t, b)| {
-            let t = rust_unref(t);
+            let mut t = rust_unref(t).to_string();
+            // `@B1,A1`: the `impl`'s arguments of its type; the field's type is
+            // the struct's parameter at some position, the `impl`'s
+            // name for it the argument there (`struct Pair<A1, B1>`, `impl<B1:
+            // Walker, A1: Runner> Pair<B1, A1>`: `first: A1` is `B1`).
+            if let Some(args) = b.split("; ").next().and_then(|p| p.strip_prefix('@')) {
+                let params = self_field_params(idx, f, &e.dst_name, e.src_symbol.as_deref())?;
+                let pos = params.split(',').position(|p| p == t)?;
+                t = args.split(',').nth(pos)?.trim().to_string();
+            }
             b.split("; ").find_map(|p| {
                 let (n, b) = p.split_once(": ")?;
                 (n == t).then(|| format!("impl {b}"))
@@ -1987,8 +1996,14 @@ fn find_scoped_call(
     };
     let rq = rq.as_str();
     let rhead = rust_expr.as_ref().and_then(|(_, h)| *h);
-    // (The expression is its first name alone, `x.unwrap()`: `x`'s type.)
-    let recv_type = recv_type.or(rhead.filter(|_| is_word(rq)));
+    // (The expression is its first name alone, `x.clone()`... `x.await`:
+    // `x`'s type; `x.unwrap()`, `x?`: `T` of its `Option<T>`/`Result<T, _>`.)
+    let unwrapped = rhead
+        .filter(|_| rq.strip_suffix('?').is_some_and(is_word))
+        .and_then(|h| rust_declared_value(h, true));
+    let recv_type = recv_type
+        .or(rhead.filter(|_| is_word(rq)))
+        .or(unwrapped.as_deref());
     let value_ctor = (rust && recv_type.is_none())
         .then(|| rust_value_ctor(rq))
         .flatten()
@@ -2433,7 +2448,9 @@ fn find_scoped_call(
                 let supertraits = || -> Option<SymRef> {
                     let tr = match home(&ty) {
                         Ok(Some(r)) => Some(r),
-                        Ok(None) => {
+                        // (a plain name only: a path that no `use` places is
+                        // another crate's)
+                        Ok(None) if !ty.contains("::") => {
                             let mut v = idx.by_name.get(last).into_iter().flatten().filter(|r| {
                                 sym(r).kind == "trait" && top(&file(r).path) == crate_of
                             });
@@ -2442,7 +2459,7 @@ fn find_scoped_call(
                                 _ => None,
                             }
                         }
-                        Err(()) => None,
+                        _ => None,
                     }
                     .filter(|r| sym(r).kind == "trait")?;
                     let tf = file(&tr);
@@ -2453,9 +2470,11 @@ fn find_scoped_call(
                         ..*imports
                     };
                     let v = format!("_v.{name}");
+                    // (`trait Foo: ext::Foo` is not its own supertrait)
                     tf.edges
                         .iter()
                         .filter(|e| e.kind == "extends" && e.src_symbol.as_deref() == Some(tq))
+                        .filter(|e| simple_name(&e.dst_name) != last)
                         .find_map(|e| {
                             let one = format!("impl {}", e.dst_name);
                             deeper(8, || {
@@ -2731,6 +2750,44 @@ fn self_field_type<'f>(
         .map(|(_, t)| &**t)
 }
 
+/// The generic parameters (`A1,B1`, [`rust_type_params`]) of the struct a
+/// call `self.f.m` reads `f` of, found as [`self_field_type`] finds it.
+fn self_field_params<'f>(
+    idx: &'f Index,
+    f: &'f FileFacts,
+    dst_name: &str,
+    src: Option<&str>,
+) -> Option<&'f str> {
+    let rest = dst_name.strip_prefix("self.")?;
+    let (field, _) = rest.split_once('.')?;
+    let (own, _) = src?.rsplit_once('.')?;
+    let want = format!("{own}.{field}");
+    let params = |ff: &'f FileFacts, q: &str| {
+        let key = format!("{q}.<>");
+        ff.fields
+            .iter()
+            .find(|(k, _)| **k == *key)
+            .map(|(_, p)| &**p)
+    };
+    if f.fields.iter().any(|(q, _)| **q == *want) {
+        return params(f, own);
+    }
+    let name = own.rsplit('.').next().unwrap_or(own);
+    let crate_of = f.path.split('/').next().unwrap_or("");
+    let mut structs = idx.by_name.get(name)?.iter().filter(|r| {
+        let sf = &idx.files[r.0 as usize];
+        sf.lang == Lang::Rust
+            && sf.symbols[r.1 as usize].kind == "struct"
+            && sf.path.split('/').next() == Some(crate_of)
+    });
+    let r = structs.next()?;
+    if structs.next().is_some() {
+        return None;
+    }
+    let sf = &idx.files[r.0 as usize];
+    params(sf, &sf.symbols[r.1 as usize].qname)
+}
+
 /// A function's return type, for `let x = Foo::f(…)`: `Self`/`Foo`.
 pub const RET_SELF: u8 = 1;
 /// … `Result<Self, …>` / `Option<Self>` (unwrapped by `?`).
@@ -2795,7 +2852,8 @@ pub fn rust_return_type(sig: &str) -> Option<String> {
         Some(w) if ret[w + 6..].is_empty() || ret[w + 6..].starts_with([' ', '\n']) => &ret[..w],
         _ => ret,
     };
-    let ret = ret.trim().trim_end_matches('{').trim();
+    // (a trait's declaration ends in `;`: `fn make(&self) -> Alpha;`)
+    let ret = ret.trim().trim_end_matches(['{', ';']).trim();
     (!ret.is_empty()).then(|| ret.to_string())
 }
 
@@ -2931,6 +2989,43 @@ fn rust_split_call(q: &str) -> Option<(&str, bool)> {
         }
     }
     None
+}
+
+/// Rust (feature 35): a generic type's parameters as its declaration writes
+/// them (`pub struct Pair<'a, A1: Clone, B1 = u8> {` → `'a,A1,B1`), for
+/// matching its fields' types with an `impl`'s arguments by position.
+pub fn rust_type_params(name: &str, sig: &str) -> Option<String> {
+    let at = sig
+        .match_indices(name)
+        .map(|(i, _)| i + name.len())
+        .find(|&e| sig[e..].starts_with('<'))?;
+    let b = sig.as_bytes();
+    let mut depth = 0i32;
+    let mut end = None;
+    for (i, &c) in b.iter().enumerate().skip(at) {
+        match c {
+            b'<' => depth += 1,
+            b'>' if b[i - 1] != b'-' => {
+                depth -= 1;
+                if depth == 0 {
+                    end = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let inner = &sig[at + 1..end?];
+    let names: Vec<&str> = ts_split_top_at(inner, b',')
+        .into_iter()
+        .map(|p| {
+            let p = p.trim();
+            let p = p.strip_prefix("const ").unwrap_or(p);
+            p.split([':', '=']).next().unwrap_or(p).trim()
+        })
+        .collect();
+    (!names.is_empty() && names.iter().all(|n| !n.is_empty() && !n.contains(' ')))
+        .then(|| names.join(","))
 }
 
 /// Rust (feature 35): the bounds of `A + B<C + D> + Fn(u8) -> X + 'a`, split at
@@ -3274,7 +3369,10 @@ fn rust_settle(q: &str) -> String {
 fn rust_value_ctor(q: &str) -> Option<String> {
     let (callee, tried) = rust_split_call(q)?;
     let path: Vec<&str> = callee.split("::").filter(|s| !s.starts_with('<')).collect();
-    (path.len() > 1 && path.iter().all(|s| is_word(s)))
+    // (a type's function: `util::make()` is a module's, typed as any call)
+    let of_type =
+        path.len() > 1 && path[path.len() - 2].starts_with(|c: char| c.is_ascii_uppercase());
+    (of_type && path.iter().all(|s| is_word(s)))
         .then(|| format!("{}(){}", path.join("::"), if tried { "?" } else { "" }))
 }
 
@@ -5551,6 +5649,28 @@ mod tests {
         );
         assert_eq!(h("f(x).g()"), (None, "f(x).g()"));
         assert_eq!(h("<Vec<u8"), (None, ""));
+    }
+
+    #[test]
+    fn rust_type_params_read_from_declarations() {
+        let p = rust_type_params;
+        assert_eq!(
+            p("Pair", "pub struct Pair<'a, A1: Clone, B1 = u8> {").as_deref(),
+            Some("'a,A1,B1")
+        );
+        assert_eq!(
+            p(
+                "Map",
+                "pub(crate) struct Map<I, F: Fn(u8) -> X> where I: Iterator {"
+            )
+            .as_deref(),
+            Some("I,F")
+        );
+        assert_eq!(
+            p("Arr", "struct Arr<const N: usize>;").as_deref(),
+            Some("N")
+        );
+        assert_eq!(p("Plain", "pub struct Plain {"), None);
     }
 
     #[test]

@@ -257,6 +257,14 @@
 //!   &self.shared;` → `=self.shared`); a type name the crate gives several
 //!   types only where the field's struct is written (right 36,254 ->
 //!   36,522, elsewhere 393 -> 396).
+//! - schema 1, feature 38: Rust names in sight as Rust scopes them: a
+//!   `let`'s to the end of its block, a pattern's names (`let (a, b)`, a
+//!   `match` arm's, `if let`, a closure's) untyped and hiding an outer one,
+//!   `if let Some(x) = v` binding `x` to `v?`; a module's function's value
+//!   (`util::make()`) typed as any call's, a trait method's declared return
+//!   read past its `;`, `x.unwrap()` of a typed local, a generic field's
+//!   bound matched with the `impl`'s arguments by position (right 36,522 ->
+//!   36,588, elsewhere 396 -> 395).
 
 use std::sync::Arc;
 
@@ -284,7 +292,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 37;
+pub const FEATURE_VERSION: u32 = 38;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

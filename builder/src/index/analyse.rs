@@ -562,16 +562,24 @@ impl<'a> Sink<'a> {
                 .collect(),
             // Rust struct fields' declared types (`inner: Mutex<Inner>`),
             // for calls through `self.inner`.
+            // (and each generic type's parameters, `Pair.<>` → `A1,B1`, which
+            // a field's type is matched with an `impl`'s arguments by, feature 35)
             fields: match a.file.lang {
                 Lang::Rust => a
                     .parsed
                     .symbols
                     .iter()
-                    .filter(|s| s.kind == "field")
-                    .filter_map(|s| {
-                        let (_, ty) = s.signature.split_once(':')?;
-                        let ty = ty.trim();
-                        (!ty.is_empty()).then(|| (s.qualified_name.as_str().into(), ty.into()))
+                    .filter_map(|s| match s.kind {
+                        "field" => {
+                            let (_, ty) = s.signature.split_once(':')?;
+                            let ty = ty.trim();
+                            (!ty.is_empty()).then(|| (s.qualified_name.as_str().into(), ty.into()))
+                        }
+                        "struct" | "enum" | "union" => {
+                            let p = crate::resolve::rust_type_params(&s.name, &s.signature)?;
+                            Some((format!("{}.<>", s.qualified_name).into(), p.into()))
+                        }
+                        _ => None,
                     })
                     .collect(),
                 // Go struct fields (`a, b *Conn` gives both), for calls

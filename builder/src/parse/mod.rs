@@ -982,10 +982,10 @@ impl<'s> Walk<'s> {
                     let (from, end) = go_binding_span(node, anc);
                     s.pending
                         .extend(b.into_iter().map(|(n, t)| (from, n, t, end)));
-                } else if self.lang == Lang::Rust && kind == "let_declaration" {
-                    let from = node.end_byte();
+                } else if self.lang == Lang::Rust {
+                    let (from, end) = rust::binding_span(node, kind, anc);
                     s.pending
-                        .extend(b.into_iter().map(|(n, t)| (from, n, t, usize::MAX)));
+                        .extend(b.into_iter().map(|(n, t)| (from, n, t, end)));
                 } else {
                     s.ends.extend(b.iter().map(|_| usize::MAX));
                     s.locals.extend(b);

@@ -69,6 +69,10 @@ pub static RULES: LangRules = LangRules {
 /// type when it shows: a struct literal (`Foo { … }` → `Foo`) or the result
 /// of an associated function (`Foo::new(…)` → `Foo::new()`, `Foo::open(…)?`
 /// → `Foo::open()?`), which resolution reads by that function's return type.
+/// The names a pattern binds (`let (a, b)`, `if let Some(x)`, a `match`
+/// arm's, `for (k, v) in …`, a closure's `|x|`) show no type: they hide an
+/// outer name of theirs (feature 34; where each is in sight:
+/// [`binding_span`]).
 fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
     let name_of = |p: Node| -> Option<String> {
         let p = match p.kind() {
@@ -77,15 +81,45 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         };
         (p.kind() == "identifier").then(|| at.text(p).to_string())
     };
+    let untyped = |p: Node| -> Option<Vec<(String, Option<String>)>> {
+        let mut names = Vec::new();
+        pattern_names(at, p, &mut names);
+        (!names.is_empty()).then(|| names.into_iter().map(|n| (n, None)).collect())
+    };
     let (pattern, ty) = match at.kind {
-        // `for x in …` and a closure's untyped `|x|` rebind `x`: no type shows.
-        "for_expression" => return Some(vec![(name_of(at.field("pattern")?)?, None)]),
+        "for_expression" => return untyped(at.field("pattern")?),
+        // `if let Some(x) = v` / `Ok(x)`: `x` is what `v?` gives (`=v?`).
+        "let_condition" => {
+            let p = at.field("pattern")?;
+            let ty = p.child_by_field_name("type");
+            let one = (p.kind() == "tuple_struct_pattern")
+                .then(|| {
+                    let mut c = p.walk();
+                    let inner: Vec<Node> = p
+                        .named_children(&mut c)
+                        .filter(|k| Some(k.id()) != ty.map(|t| t.id()))
+                        .collect();
+                    (inner.len() == 1 && inner[0].kind() == "identifier").then(|| inner[0])
+                })
+                .flatten()
+                .filter(|_| ty.is_some_and(|t| matches!(at.text(t), "Some" | "Ok")));
+            if let Some(x) = one {
+                let w = at
+                    .field("value")
+                    .and_then(|v| flat_text(v, at.src))
+                    .map(|w| format!("={w}?"));
+                return Some(vec![(at.text(x).to_string(), w)]);
+            }
+            return untyped(p);
+        }
+        "match_arm" => return untyped(at.field("pattern")?),
         "closure_parameters" => {
             let mut c = at.node.walk();
             let names: Vec<_> = at
                 .node
                 .named_children(&mut c)
-                .filter_map(|p| name_of(p).map(|n| (n, None)))
+                .filter(|p| p.kind() != "parameter")
+                .flat_map(|p| untyped(p).unwrap_or_default())
                 .collect();
             return (!names.is_empty()).then_some(names);
         }
@@ -93,12 +127,82 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         "let_declaration" => (at.field("pattern")?, at.field("type")),
         _ => return None,
     };
-    let name = name_of(pattern)?;
+    let Some(name) = name_of(pattern) else {
+        return untyped(pattern);
+    };
     let ty = match ty {
         Some(t) => written_type(at.text(t)).map(|w| generic_bound(at, &w).unwrap_or(w)),
         None => at.field("value").and_then(|v| value_type(at, v)),
     };
     Some(vec![(name, ty)])
+}
+
+/// The names a Rust pattern binds: `x`, `mut x`, `ref x`, `x @ …`, inside
+/// tuples, slices, `Some(x)`, `Foo { a, b: c }`, `A(x) | B(x)`; not the
+/// path a tuple-struct or struct pattern names.
+fn pattern_names(at: &At, p: Node, out: &mut Vec<String>) {
+    match p.kind() {
+        "identifier" | "shorthand_field_identifier" => {
+            let n = at.text(p).to_string();
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+        "field_pattern" => match p.child_by_field_name("pattern") {
+            Some(q) => pattern_names(at, q, out),
+            None => {
+                if let Some(n) = p.child_by_field_name("name") {
+                    pattern_names(at, n, out);
+                }
+            }
+        },
+        "tuple_struct_pattern"
+        | "struct_pattern"
+        | "tuple_pattern"
+        | "slice_pattern"
+        | "or_pattern"
+        | "ref_pattern"
+        | "mut_pattern"
+        | "captured_pattern"
+        | "match_pattern"
+        | "reference_pattern" => {
+            let ty = p.child_by_field_name("type").map(|t| t.id());
+            let cond = p.child_by_field_name("condition").map(|t| t.id());
+            let mut c = p.walk();
+            for k in p.named_children(&mut c) {
+                if Some(k.id()) != ty && Some(k.id()) != cond {
+                    pattern_names(at, k, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Where a Rust binding made at `node` is in sight (feature 34): from after
+/// a `let` (or an `if let`'s / `while let`'s condition) to the end of its
+/// block (of the `if`, `while` or arm); a `match` arm's, a closure's or a
+/// `for`'s names within it; a function's parameters to its end.
+pub fn binding_span(node: Node, kind: &str, anc: &[Node]) -> (usize, usize) {
+    let up = |kinds: &[&str]| {
+        anc.iter()
+            .rev()
+            .find(|a| kinds.contains(&a.kind()))
+            .map_or(usize::MAX, |a| a.end_byte())
+    };
+    match kind {
+        "let_declaration" => (node.end_byte(), up(&["block"])),
+        "let_condition" => (
+            node.end_byte(),
+            up(&["if_expression", "while_expression", "match_arm"]),
+        ),
+        "match_arm" | "for_expression" => (node.start_byte(), node.end_byte()),
+        "closure_parameters" => (node.start_byte(), up(&["closure_expression"])),
+        "parameter" if anc.last().is_some_and(|p| p.kind() == "closure_parameters") => {
+            (node.start_byte(), up(&["closure_expression"]))
+        }
+        _ => (node.start_byte(), usize::MAX),
+    }
 }
 
 /// Std's traits that name no methods a receiver is called for (markers,
@@ -148,11 +252,33 @@ pub fn self_field_bounds(at: &At, dst_name: &str) -> Option<String> {
         return None;
     }
     let all = generic_bounds(at);
-    let w: Vec<String> = all
+    let mut w: Vec<String> = all
         .iter()
         .map(|(n, b)| format!("{n}: {}", b.join(" + ")))
         .collect();
-    (!w.is_empty()).then(|| format!("where {}", w.join("; ")))
+    if w.is_empty() {
+        return None;
+    }
+    // The `impl`'s arguments of its type (`impl<B1, A1> Pair<B1, A1>` →
+    // `@B1,A1`), which resolution matches with the struct's parameters.
+    let args = at
+        .anc
+        .iter()
+        .rev()
+        .find(|a| a.kind() == "impl_item")
+        .and_then(|i| i.child_by_field_name("type"))
+        .and_then(|t| t.child_by_field_name("type_arguments"));
+    if let Some(args) = args {
+        let mut c = args.walk();
+        let a: Vec<String> = args
+            .named_children(&mut c)
+            .map(|k| at.text(k).split_whitespace().collect::<String>())
+            .collect();
+        if a.iter().all(|x| !x.contains([';', ','])) {
+            w.insert(0, format!("@{}", a.join(",")));
+        }
+    }
+    Some(format!("where {}", w.join("; ")))
 }
 
 /// The bounded type parameters of the functions, `impl`s and traits around
@@ -241,7 +367,15 @@ fn value_type(at: &At, v: Node) -> Option<String> {
             "generic_function" => f.child_by_field_name("function")?,
             _ => f,
         };
-        (f.kind() == "scoped_identifier")
+        // (a type's function, `Foo::new`, `Self::open`; `util::make()` is a
+        // module's, written as any call's value)
+        let of_type = f.kind() == "scoped_identifier"
+            && f.child_by_field_name("path").is_some_and(|p| {
+                let w = at.text(p);
+                let last = w.rsplit("::").next().unwrap_or(w);
+                last.starts_with(|c: char| c.is_ascii_uppercase()) || last.starts_with('<')
+            });
+        of_type
             .then(|| written_type(at.text(f)))?
             .map(|f| format!("{f}()"))
     };
