@@ -122,6 +122,64 @@ where
         self.inner.go();
     }
 }
+
+pub struct Opt {
+    pub pool: Option<Pool>,
+}
+
+pub fn scoped_more(o: Option<Pool>, h: &Opt) {
+    let x = PoolBuilder::new();
+    if let Some(x) = o {
+        x.run();
+    } else {
+        x.stack(1);
+    }
+    for x in x.stack(2).items() {}
+    let Some(p) = h.pool else { return };
+    p.run();
+    let a = std::sync::Arc::new(PoolBuilder::new());
+    a.stack(3);
+    a.clone().stack(4);
+}
+
+pub struct Wrapper {
+    inner: PoolBuilder,
+}
+
+impl Wrapper {
+    pub fn poll(&mut self) {
+        std::pin::Pin::new(&mut self.inner).stack(5);
+    }
+}
+
+pub mod v1 {
+    pub struct Inner {
+        pub db: crate::build::Other,
+    }
+}
+
+pub mod v2 {
+    pub struct Inner {
+        pub db: crate::build::PoolBuilder,
+    }
+
+    impl Inner {
+        pub fn one(&self) {
+            self.db.stack(6);
+        }
+    }
+}
+
+pub struct Map2<F, G> {
+    f: F,
+    g: G,
+}
+
+impl<F: Fn(u8) -> u8, G: Runner> Map2<F, G> {
+    pub fn call_g(&self) {
+        self.g.go();
+    }
+}
 """,
     "demo/src/gl/mod.rs": """pub struct Finder;
 
@@ -581,12 +639,13 @@ WANT = {
     ("assoc_other", "b.stack", 92): ("demo/src/build.rs", "PoolBuilder.stack"),
     # feature 37: a receiver that reads fields on the way, from `self`, a local bound to a field,
     # a typed parameter; a std type's field (`Vec`) and a std trait's method (`clone`) are not the
-    # crate's
+    # crate's, and `.clone()` gives its receiver's type (feature 39)
     ("Hub.run_all", "self.shared.pool.run", 106): ("demo/src/build.rs", "Pool.run"),
     ("Hub.run_all", "s.pool.run", 108): ("demo/src/build.rs", "Pool.run"),
     ("Hub.run_all", "self.shared.list.push", 109): (None, None),
     ("through_fields", "h.shared.pool.run", 114): ("demo/src/build.rs", "Pool.run"),
-    ("through_fields", "h.shared.pool.clone().run", 115): (None, None),
+    ("through_fields", "h.shared.pool.clone", 115): (None, None),
+    ("through_fields", "h.shared.pool.clone().run", 115): ("demo/src/build.rs", "Pool.run"),
     # review mends: the method of the bound that has it (`Clone + Runner`); a `+` inside one bound
     # or after a closure's `-> bool` (before, endless recursion); a trait method's declared return
     # (`fn make(&self) -> Pool;`); an inner block's `let` ends with its block; an `if let Some(x) = o`'s
@@ -607,6 +666,19 @@ WANT = {
     ("Pair.both", "self.first.zoom", 64): ("demo/src/flow.rs", "Fast.zoom"),
     ("Held.go_held", "self.inner.go", 77): ("demo/src/flow.rs", "Runner.go"),
     ("finds", "f.hit", 5): ("demo/src/gl/mod.rs", "Finder.hit"),
+    # a second review (feature 39): an `if let`'s name is not the `else`'s; a `for`'s is not its
+    # iterator's; a let-else's `Some(p)` of a field `Option<Pool>`; what `Arc::new(…)` and
+    # `Pin::new(&mut …)` hold; `.clone()` of it; two `Inner` structs of one file declaring `db`
+    # with two types: neither; a bound with `->` in the `impl`'s parameters, matched by position
+    ("scoped_more", "x.run", 88): ("demo/src/build.rs", "Pool.run"),
+    ("scoped_more", "x.stack", 90): ("demo/src/build.rs", "PoolBuilder.stack"),
+    ("scoped_more", "x.stack", 92): ("demo/src/build.rs", "PoolBuilder.stack"),
+    ("scoped_more", "p.run", 94): ("demo/src/build.rs", "Pool.run"),
+    ("scoped_more", "a.stack", 96): ("demo/src/build.rs", "PoolBuilder.stack"),
+    ("scoped_more", "a.clone().stack", 97): ("demo/src/build.rs", "PoolBuilder.stack"),
+    ("Wrapper.poll", "std::pin::Pin::new(&mut self.inner).stack", 106): ("demo/src/build.rs", "PoolBuilder.stack"),
+    ("Inner.one", "self.db.stack", 123): (None, None),
+    ("Map2.call_g", "self.g.go", 135): ("demo/src/flow.rs", "Runner.go"),
 }
 
 

@@ -46,7 +46,9 @@ pub struct FileFacts {
     pub lang: Lang,
     pub symbols: Vec<FactSym>,
     pub edges: Vec<RawEdge>,
-    /// Rust: each struct field's qualified name and declared type.
+    /// Rust: each struct field's qualified name and declared type; and each
+    /// generic struct's, enum's or union's parameters under `Type.<>`
+    /// (`A1,B1`, feature 38). Go: each struct field's.
     pub fields: Vec<(Box<str>, Box<str>)>,
     /// Go: each function's and method's first result type as its signature
     /// writes it (`*File` of `func Open(name string) (*File, error)`), by
@@ -395,10 +397,13 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             // the struct's parameter at some position, the `impl`'s
             // name for it the argument there (`struct Pair<A1, B1>`, `impl<B1:
             // Walker, A1: Runner> Pair<B1, A1>`: `first: A1` is `B1`).
+            // (Parameters that do not show, a declaration cut short: by name.)
             if let Some(args) = b.split("; ").next().and_then(|p| p.strip_prefix('@')) {
-                let params = self_field_params(idx, f, &e.dst_name, e.src_symbol.as_deref())?;
-                let pos = params.split(',').position(|p| p == t)?;
-                t = args.split(',').nth(pos)?.trim().to_string();
+                let params = self_field_params(idx, f, &e.dst_name, e.src_symbol.as_deref());
+                if let Some(params) = params {
+                    let pos = params.split(',').position(|p| p == t)?;
+                    t = args.split(',').nth(pos)?.trim().to_string();
+                }
             }
             b.split("; ").find_map(|p| {
                 let (n, b) = p.split_once(": ")?;
@@ -1994,6 +1999,12 @@ fn find_scoped_call(
         None if rust => rust_settle(q),
         None => q.to_string(),
     };
+    // (`Pin::new(&mut self.io)`, `Arc::new(Semaphore::new(1))`: what the
+    // pointer holds, whose methods it is called for.)
+    let rq = match rust {
+        true => rust_unpointer(&rq),
+        false => rq,
+    };
     let rq = rq.as_str();
     let rhead = rust_expr.as_ref().and_then(|(_, h)| *h);
     // (The expression is its first name alone, `x.clone()`... `x.await`:
@@ -2093,6 +2104,11 @@ fn find_scoped_call(
             }
             other => (rq.to_string(), other),
         };
+        // (`self`: the caller's type as its qualified name places it, `bytes::RegexBuilder`
+        // where a file's `mod string` and `mod bytes` each define one)
+        let own_q = src_symbol
+            .and_then(|s| s.rsplit_once('.'))
+            .map(|(c, _)| c.replace('.', "::"));
         let folded = rust_fold(
             idx,
             fi,
@@ -2101,7 +2117,7 @@ fn find_scoped_call(
             imports,
             &fq,
             fhead,
-            own_type.as_deref(),
+            own_q.as_deref(),
         );
         if let Some(r) = folded.and_then(|st| rust_method_in(idx, imports, &st, name)) {
             return Some(r);
@@ -3016,7 +3032,7 @@ pub fn rust_type_params(name: &str, sig: &str) -> Option<String> {
         }
     }
     let inner = &sig[at + 1..end?];
-    let names: Vec<&str> = ts_split_top_at(inner, b',')
+    let names: Vec<&str> = rust_split_top(inner, b',')
         .into_iter()
         .map(|p| {
             let p = p.trim();
@@ -3028,10 +3044,60 @@ pub fn rust_type_params(name: &str, sig: &str) -> Option<String> {
         .then(|| names.join(","))
 }
 
+/// Rust (feature 39): a smart pointer made around a value (`Box::new(x)`,
+/// `Arc::new(Semaphore::new(1))`, `Pin::new(&mut self.io)`, `Box::pin(f)`,
+/// `Arc::clone(&a)`) is called for the value's methods: the value's
+/// expression (references taken off), as many times as it is wrapped; any
+/// other expression as it is.
+fn rust_unpointer(q: &str) -> String {
+    let mut q = q.trim();
+    for _ in 0..4 {
+        let Some((callee, false)) = rust_split_call(q) else {
+            break;
+        };
+        let path: Vec<&str> = callee.split("::").filter(|s| !s.starts_with('<')).collect();
+        let n = path.len();
+        let wraps = n >= 2
+            && matches!(path[n - 2], "Box" | "Arc" | "Rc" | "Pin")
+            && matches!(path[n - 1], "new" | "pin" | "clone" | "new_unchecked");
+        if !wraps {
+            break;
+        }
+        let arg = q[callee.len()..].trim();
+        let Some(arg) = arg.strip_prefix('(').and_then(|a| a.strip_suffix(')')) else {
+            break;
+        };
+        if ts_split_top_at(arg, b',').len() != 1 {
+            break;
+        }
+        let mut a = arg.trim();
+        loop {
+            let before = a;
+            a = a.strip_prefix('&').unwrap_or(a).trim_start();
+            a = a.strip_prefix("mut ").unwrap_or(a).trim_start();
+            a = a.strip_prefix('*').unwrap_or(a).trim_start();
+            if a == before {
+                break;
+            }
+        }
+        if a.is_empty() {
+            break;
+        }
+        q = a;
+    }
+    q.to_string()
+}
+
 /// Rust (feature 35): the bounds of `A + B<C + D> + Fn(u8) -> X + 'a`, split at
 /// the `+` outside brackets (`->` is no bracket): `A`, `B<C + D>`, `Fn(u8) -> X`,
 /// `'a`.
 fn rust_bounds(s: &str) -> Vec<&str> {
+    rust_split_top(s, b'+')
+}
+
+/// Rust: `s` split at `sep` outside `<>`, `()` and `[]` (the `>` of `->` closes
+/// nothing), each part trimmed, empty ones dropped.
+fn rust_split_top(s: &str, sep: u8) -> Vec<&str> {
     let b = s.as_bytes();
     let (mut depth, mut from) = (0i32, 0);
     let mut out = Vec::new();
@@ -3040,7 +3106,7 @@ fn rust_bounds(s: &str) -> Vec<&str> {
             b'<' | b'(' | b'[' => depth += 1,
             b'>' if i > 0 && b[i - 1] == b'-' => {}
             b'>' | b')' | b']' => depth -= 1,
-            b'+' if depth == 0 => {
+            c if c == sep && depth == 0 => {
                 out.push(s[from..i].trim());
                 from = i + 1;
             }
@@ -3132,9 +3198,18 @@ fn rust_segments(q: &str) -> Option<Vec<(&str, bool, bool)>> {
 
 /// Rust (feature 37): the declared type of field `field` of the struct a
 /// type `t` written in file `tf` names (references, `Box`, `Arc` … taken
-/// off), with the struct's file: the struct of that name in `tf`, else in
-/// its directory, else the only one of its crate.
-fn rust_field_type(idx: &Index, tf: u32, t: &str, field: &str) -> Option<(String, u32)> {
+/// off), with the struct's file: the struct the file's `use` of that name
+/// leads to, else those of that name in `tf`, else in its directory, else
+/// in its crate, the nearest that hold any; several only when they all
+/// declare the field with one type (two `struct Inner` in a file's `mod v1`
+/// and `mod v2` with `db: DbA` and `db: DbB`: none).
+fn rust_field_type(
+    idx: &Index,
+    imports: &FileImports,
+    tf: u32,
+    t: &str,
+    field: &str,
+) -> Option<(String, u32)> {
     let ty = rust_receiver_type(t)?;
     let last = ty.rsplit("::").next().unwrap_or(&ty);
     let file = |r: &SymRef| &idx.files[r.0 as usize];
@@ -3147,23 +3222,46 @@ fn rust_field_type(idx: &Index, tf: u32, t: &str, field: &str) -> Option<(String
                 && matches!(file(r).symbols[r.1 as usize].kind, "struct" | "union")
         })
         .collect();
-    let tpath = &idx.files[tf as usize].path;
+    let tfile = &idx.files[tf as usize];
     let top = |p: &str| p.split('/').next().unwrap_or("").to_string();
-    let in_crate: Vec<&&SymRef> = v
-        .iter()
-        .filter(|r| top(&file(r).path) == top(tpath))
-        .collect();
-    let r = v
-        .iter()
-        .find(|r| r.0 == tf)
-        .or_else(|| v.iter().find(|r| dir_of(&file(r).path) == dir_of(tpath)))
-        .or_else(|| (in_crate.len() == 1).then(|| in_crate[0]))?;
-    let sf = file(r);
-    let want = format!("{}.{field}", sf.symbols[r.1 as usize].qname);
-    sf.fields
-        .iter()
-        .find(|(q, _)| **q == *want)
-        .map(|(_, t)| (t.to_string(), r.0))
+    let field_of = |r: &SymRef| -> Option<(String, u32)> {
+        let sf = file(r);
+        let want = format!("{}.{field}", sf.symbols[r.1 as usize].qname);
+        sf.fields
+            .iter()
+            .find(|(q, _)| **q == *want)
+            .map(|(_, t)| (t.to_string(), r.0))
+    };
+    // The candidates `keep` accepts: none; the field of the one, or of
+    // several when they all declare it with one type (regex's `string` and
+    // `bytes` modules each hold a `RegexBuilder { builder: Builder }`); else
+    // no answer at all (`Some(None)`).
+    let one = |keep: &dyn Fn(&&&SymRef) -> bool| -> Option<Option<(String, u32)>> {
+        let c: Vec<&&SymRef> = v.iter().filter(keep).collect();
+        let first = c.first()?;
+        let t = field_of(first);
+        Some(t.filter(|t| c.iter().all(|r| field_of(r).is_some_and(|x| x.0 == t.0))))
+    };
+    // The module a path or the file's `use` names it from.
+    let path = if ty.contains("::") {
+        ty.rsplit_once("::").map(|(m, _)| m.to_string())
+    } else {
+        tfile
+            .edges
+            .iter()
+            .filter(|e| e.kind == "imports" && e.alias.is_none())
+            .find_map(|e| {
+                let (m, n) = e.dst_name.rsplit_once("::")?;
+                (n == last).then(|| m.to_string())
+            })
+    };
+    let placed = path
+        .and_then(|m| rust_module_of(idx, tfile, &m, imports.modules))
+        .and_then(|mf| one(&|r| r.0 == mf));
+    placed
+        .or_else(|| one(&|r| r.0 == tf))
+        .or_else(|| one(&|r| dir_of(&file(r).path) == dir_of(&tfile.path)))
+        .or_else(|| one(&|r| top(&file(r).path) == top(&tfile.path)))?
 }
 
 /// Rust (feature 37): the type of an expression that reads a field on the
@@ -3224,10 +3322,13 @@ fn rust_fold(
         state = if call {
             let r = rust_method_in(idx, imports, &state, name)?;
             value_of(r, tried)?
-        } else if tried {
-            return None;
         } else {
-            rust_field_type(idx, state.1, &state.0, name)?
+            // (`h.bar?` of a field `bar: Option<Bar>`: `Bar`)
+            let st = rust_field_type(idx, imports, state.1, &state.0, name)?;
+            match tried {
+                true => (rust_declared_value(&st.0, true)?, st.1),
+                false => st,
+            }
         };
     }
     Some(state)
@@ -3307,8 +3408,8 @@ fn rust_head_type(e: &str) -> (Option<&str>, &str) {
 /// Rust (feature 34): a receiver expression with what passes its value
 /// through taken as `?` does (`.unwrap()`, `.expect(…)`, `.unwrap_or(…)`,
 /// `.unwrap_or_else(…)`, `.unwrap_or_default()`: `T` of a `Result<T, _>` or
-/// `Option<T>`), and `.await` dropped (an `async fn`'s declared type is
-/// what awaiting its call gives).
+/// `Option<T>`), `.await` dropped (an `async fn`'s declared type is
+/// what awaiting its call gives), and `.clone()` dropped but after `self`.
 fn rust_settle(q: &str) -> String {
     const TAKES: &[&str] = &[
         "unwrap",
@@ -3327,8 +3428,11 @@ fn rust_settle(q: &str) -> String {
                 .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
                 .map_or(b.len(), |p| i + 1 + p);
             let name = &q[i + 1..name_end];
-            if name == "await" {
-                i = name_end;
+            // (`.clone()` gives its receiver's type, `Arc`'s and `&T`'s too;
+            // `self.clone()` stays, which `self` alone would not type)
+            let cloned = name == "clone" && q[name_end..].starts_with("()") && out != "self";
+            if name == "await" || cloned {
+                i = if cloned { name_end + 2 } else { name_end };
                 continue;
             }
             if TAKES.contains(&name) && b.get(name_end) == Some(&b'(') {
@@ -5636,6 +5740,9 @@ mod tests {
         );
         assert_eq!(s("m.get(k).unwrap_or_default()"), "m.get(k)?");
         assert_eq!(s("x.unwrap_or_else(|| f(1)).go()"), "x?.go()");
+        assert_eq!(s("Arc::new(s).clone().acquire()"), "Arc::new(s).acquire()");
+        assert_eq!(s("self.clone().go()"), "self.clone().go()");
+        assert_eq!(s("self.a.clone()"), "self.a");
         // not a method of that name: `unwrapped()`, a field `.awaited`, `unwrap` not called
         assert_eq!(s("a.unwrapped().awaited"), "a.unwrapped().awaited");
         assert_eq!(s("a.unwrap"), "a.unwrap");
@@ -5671,6 +5778,23 @@ mod tests {
             Some("N")
         );
         assert_eq!(p("Plain", "pub struct Plain {"), None);
+    }
+
+    #[test]
+    fn rust_pointers_stand_for_their_values() {
+        let u = rust_unpointer;
+        assert_eq!(u("Pin::new(&mut self.io)"), "self.io");
+        assert_eq!(u("Arc::new(Semaphore::new(1))"), "Semaphore::new(1)");
+        assert_eq!(u("std::sync::Arc::clone(&shared)"), "shared");
+        assert_eq!(u("Box::pin(Box::new(make(a, b)))"), "make(a, b)");
+        assert_eq!(u("Pin::new(&mut *self)"), "self");
+        // two arguments, not a pointer's constructor, a method after it: as written
+        assert_eq!(u("Arc::new_in(a, b)"), "Arc::new_in(a, b)");
+        assert_eq!(u("Mutex::new(x)"), "Mutex::new(x)");
+        assert_eq!(
+            u("Pin::new(&mut x).get_mut()"),
+            "Pin::new(&mut x).get_mut()"
+        );
     }
 
     #[test]

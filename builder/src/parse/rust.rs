@@ -91,19 +91,7 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         // `if let Some(x) = v` / `Ok(x)`: `x` is what `v?` gives (`=v?`).
         "let_condition" => {
             let p = at.field("pattern")?;
-            let ty = p.child_by_field_name("type");
-            let one = (p.kind() == "tuple_struct_pattern")
-                .then(|| {
-                    let mut c = p.walk();
-                    let inner: Vec<Node> = p
-                        .named_children(&mut c)
-                        .filter(|k| Some(k.id()) != ty.map(|t| t.id()))
-                        .collect();
-                    (inner.len() == 1 && inner[0].kind() == "identifier").then(|| inner[0])
-                })
-                .flatten()
-                .filter(|_| ty.is_some_and(|t| matches!(at.text(t), "Some" | "Ok")));
-            if let Some(x) = one {
+            if let Some(x) = some_or_ok(at, p) {
                 let w = at
                     .field("value")
                     .and_then(|v| flat_text(v, at.src))
@@ -128,6 +116,14 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         _ => return None,
     };
     let Some(name) = name_of(pattern) else {
+        // `let Some(y) = o else { … }`: `y` is what `o?` gives.
+        if let Some(x) = some_or_ok(at, pattern) {
+            let w = at
+                .field("value")
+                .and_then(|v| flat_text(v, at.src))
+                .map(|w| format!("={w}?"));
+            return Some(vec![(at.text(x).to_string(), w)]);
+        }
         return untyped(pattern);
     };
     let ty = match ty {
@@ -135,6 +131,23 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         None => at.field("value").and_then(|v| value_type(at, v)),
     };
     Some(vec![(name, ty)])
+}
+
+/// `Some(x)` / `Ok(x)`: the name `x`.
+fn some_or_ok<'t>(at: &At, p: Node<'t>) -> Option<Node<'t>> {
+    if p.kind() != "tuple_struct_pattern" {
+        return None;
+    }
+    let ty = p.child_by_field_name("type")?;
+    if !matches!(at.text(ty), "Some" | "Ok") {
+        return None;
+    }
+    let mut c = p.walk();
+    let inner: Vec<Node> = p
+        .named_children(&mut c)
+        .filter(|k| k.id() != ty.id())
+        .collect();
+    (inner.len() == 1 && inner[0].kind() == "identifier").then(|| inner[0])
 }
 
 /// The names a Rust pattern binds: `x`, `mut x`, `ref x`, `x @ …`, inside
@@ -179,10 +192,11 @@ fn pattern_names(at: &At, p: Node, out: &mut Vec<String>) {
     }
 }
 
-/// Where a Rust binding made at `node` is in sight (feature 34): from after
-/// a `let` (or an `if let`'s / `while let`'s condition) to the end of its
-/// block (of the `if`, `while` or arm); a `match` arm's, a closure's or a
-/// `for`'s names within it; a function's parameters to its end.
+/// Where a Rust binding made at `node` is in sight (feature 38): from after
+/// a `let` to the end of its block; an `if let`'s / `while let`'s names in
+/// the `if`'s block (not its `else`) or the loop's body; a `match` arm's and
+/// a closure's names within it, a `for`'s in its body; a function's
+/// parameters to its end.
 pub fn binding_span(node: Node, kind: &str, anc: &[Node]) -> (usize, usize) {
     let up = |kinds: &[&str]| {
         anc.iter()
@@ -192,11 +206,28 @@ pub fn binding_span(node: Node, kind: &str, anc: &[Node]) -> (usize, usize) {
     };
     match kind {
         "let_declaration" => (node.end_byte(), up(&["block"])),
-        "let_condition" => (
+        // (an `if let`'s names are the `if`'s block's, not its `else`'s; a
+        // `while let`'s its body's; a guard's its arm's)
+        "let_condition" => {
+            let owner = anc
+                .iter()
+                .rev()
+                .find(|a| matches!(a.kind(), "if_expression" | "while_expression" | "match_arm"));
+            let end = owner.map_or(usize::MAX, |o| {
+                o.child_by_field_name("consequence")
+                    .or_else(|| o.child_by_field_name("body"))
+                    .unwrap_or(*o)
+                    .end_byte()
+            });
+            (node.end_byte(), end)
+        }
+        // (a `for`'s names are its body's: `for x in x.iter()` reads the outer `x`)
+        "for_expression" => (
+            node.child_by_field_name("body")
+                .map_or(node.start_byte(), |b| b.start_byte()),
             node.end_byte(),
-            up(&["if_expression", "while_expression", "match_arm"]),
         ),
-        "match_arm" | "for_expression" => (node.start_byte(), node.end_byte()),
+        "match_arm" => (node.start_byte(), node.end_byte()),
         "closure_parameters" => (node.start_byte(), up(&["closure_expression"])),
         "parameter" if anc.last().is_some_and(|p| p.kind() == "closure_parameters") => {
             (node.start_byte(), up(&["closure_expression"]))
@@ -369,11 +400,15 @@ fn value_type(at: &At, v: Node) -> Option<String> {
         };
         // (a type's function, `Foo::new`, `Self::open`; `util::make()` is a
         // module's, written as any call's value)
+        // (a smart pointer's, `Arc::new(Semaphore::new(1))`: written out,
+        // resolution reads what it holds, feature 39)
         let of_type = f.kind() == "scoped_identifier"
             && f.child_by_field_name("path").is_some_and(|p| {
                 let w = at.text(p);
                 let last = w.rsplit("::").next().unwrap_or(w);
-                last.starts_with(|c: char| c.is_ascii_uppercase()) || last.starts_with('<')
+                let pointer = matches!(last, "Box" | "Arc" | "Rc" | "Pin");
+                !pointer
+                    && (last.starts_with(|c: char| c.is_ascii_uppercase()) || last.starts_with('<'))
             });
         of_type
             .then(|| written_type(at.text(f)))?
