@@ -752,8 +752,9 @@ def test_rust_crates_calls_agree_with_rust_analyzer(snapshots, corpora):
     # Stop 65's resolver: 21 % of what it resolved wrong; stop 66: 3 % (bench/results/calls.md).
     # Stop 66: 32,203 right; feature 33 (receivers that are calls, typed by what the signature
     # declares): 33,206; features 34 and 35 (locals bound to a call's result, generic
-    # parameters read as their bounds; the judge reading serde_core as serde): 36,145.
-    assert v["right"] > 35_500, v
+    # parameters read as their bounds; the judge reading serde_core as serde): 36,145; features
+    # 36-39 (another type returned, fields on the way, names scoped, pointers): 36,755.
+    assert v["right"] > 36_300, v
     assert resolved_wrong < 0.05 * resolved, v
     # Most calls are judged: rust-analyzer indexed every crate, its occurrences read at their columns.
     assert v["unknown"] + v["ambiguous"] < 0.15 * sum(v.values()), v
