@@ -180,6 +180,45 @@ impl<F: Fn(u8) -> u8, G: Runner> Map2<F, G> {
         self.g.go();
     }
 }
+
+pub struct Cell2;
+
+impl Cell2 {
+    pub fn new() -> Self {
+        Cell2
+    }
+}
+
+impl Clone for Cell2 {
+    fn clone(&self) -> Self {
+        Cell2
+    }
+}
+
+pub fn pointers() {
+    let s = std::sync::Arc::new(Cell2::new());
+    s.clone();
+}
+""",
+    # Another crate, with a `clone` that returns another type: its `.clone()` calls keep it.
+    "odd/Cargo.toml": '[package]\nname = "odd"\nversion = "0.1.0"\nedition = "2021"\n',
+    "odd/src/lib.rs": """pub struct Handle;
+pub struct Other;
+
+impl Handle {
+    pub fn clone(&self) -> Other {
+        Other
+    }
+    pub fn go(&self) {}
+}
+
+impl Other {
+    pub fn go(&self) {}
+}
+
+pub fn t(h: &Handle) {
+    h.clone().go();
+}
 """,
     "demo/src/gl/mod.rs": """pub struct Finder;
 
@@ -679,6 +718,10 @@ WANT = {
     ("Wrapper.poll", "std::pin::Pin::new(&mut self.inner).stack", 106): ("demo/src/build.rs", "PoolBuilder.stack"),
     ("Inner.one", "self.db.stack", 123): (None, None),
     ("Map2.call_g", "self.g.go", 135): ("demo/src/flow.rs", "Runner.go"),
+    # a third review: a pointer's own method (`Arc`'s `clone`) is not what it holds; a crate whose
+    # `clone` returns another type keeps `.clone()` for its signature to type
+    ("pointers", "s.clone", 155): (None, None),
+    ("t", "h.clone().go", 16): ("odd/src/lib.rs", "Other.go"),
 }
 
 

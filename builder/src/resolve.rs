@@ -397,13 +397,11 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             // the struct's parameter at some position, the `impl`'s
             // name for it the argument there (`struct Pair<A1, B1>`, `impl<B1:
             // Walker, A1: Runner> Pair<B1, A1>`: `first: A1` is `B1`).
-            // (Parameters that do not show, a declaration cut short: by name.)
+            // (Parameters that do not show, a declaration cut short: none.)
             if let Some(args) = b.split("; ").next().and_then(|p| p.strip_prefix('@')) {
-                let params = self_field_params(idx, f, &e.dst_name, e.src_symbol.as_deref());
-                if let Some(params) = params {
-                    let pos = params.split(',').position(|p| p == t)?;
-                    t = args.split(',').nth(pos)?.trim().to_string();
-                }
+                let params = self_field_params(idx, f, &e.dst_name, e.src_symbol.as_deref())?;
+                let pos = params.split(',').position(|p| p == t)?;
+                t = args.split(',').nth(pos)?.trim().to_string();
             }
             b.split("; ").find_map(|p| {
                 let (n, b) = p.split_once(": ")?;
@@ -1986,23 +1984,44 @@ fn find_scoped_call(
     // receiver that is one: the receiver is that expression (`=<T>expr`: its
     // first name, a local, of type `T`), its `.unwrap()`, `.expect(…)`,
     // `.unwrap_or…(…)` read as `?` and its `.await` as nothing.
+    // (A crate with a `clone` method returning another type than its own
+    // keeps every `.clone()`, which its signature types.)
+    let keep_clone = rust
+        && recv_type.unwrap_or(q).contains(".clone()")
+        && idx.by_name.get("clone").is_some_and(|v| {
+            v.iter().any(|r| {
+                sym(r).kind == "method"
+                    && sym(r).ret != RET_SELF
+                    && top(&file(r).path) == top(&f.path)
+            })
+        });
     let rust_expr = recv_type
         .filter(|_| rust)
         .and_then(|t| t.strip_prefix('='))
         .map(|e| {
             let (head, e) = rust_head_type(e);
-            (rust_settle(e), head)
+            (rust_settle(e, keep_clone), head)
         });
     let recv_type = recv_type.filter(|t| !(rust && t.starts_with('=')));
     let rq: String = match &rust_expr {
         Some((e, _)) => e.clone(),
-        None if rust => rust_settle(q),
+        None if rust => rust_settle(q, keep_clone),
         None => q.to_string(),
     };
     // (`Pin::new(&mut self.io)`, `Arc::new(Semaphore::new(1))`: what the
-    // pointer holds, whose methods it is called for.)
+    // pointer holds, whose methods it is called for; not a method the
+    // pointer answers itself, `clone`, `as_ref`, `Pin`'s own `set`.)
     let rq = match rust {
-        true => rust_unpointer(&rq),
+        true => {
+            let held = rust_unpointer(&rq);
+            let pin =
+                rust_split_call(&rq).is_some_and(|(c, _)| c.rsplit("::").nth(1) == Some("Pin"));
+            let own = POINTER_METHODS.contains(&name) || (pin && PIN_METHODS.contains(&name));
+            if held != rq && own {
+                return None;
+            }
+            held
+        }
         false => rq,
     };
     let rq = rq.as_str();
@@ -3044,6 +3063,43 @@ pub fn rust_type_params(name: &str, sig: &str) -> Option<String> {
         .then(|| names.join(","))
 }
 
+/// Methods a smart pointer answers itself, through std's traits (`Clone`,
+/// `AsRef`, `Borrow`, `Deref`, `PartialEq`, `Hash`, `Debug` …): a call of one
+/// on `Arc::new(…)` is the pointer's, not what it holds.
+const POINTER_METHODS: &[&str] = &[
+    "as_mut",
+    "as_ref",
+    "borrow",
+    "borrow_mut",
+    "clone",
+    "clone_from",
+    "cmp",
+    "deref",
+    "deref_mut",
+    "eq",
+    "fmt",
+    "hash",
+    "into",
+    "ne",
+    "partial_cmp",
+    "to_owned",
+    "to_string",
+];
+
+/// `Pin`'s own methods (a call on `Pin::new(…)` of one is the pointer's).
+const PIN_METHODS: &[&str] = &[
+    "as_mut",
+    "as_ref",
+    "get_mut",
+    "get_ref",
+    "get_unchecked_mut",
+    "into_inner",
+    "into_ref",
+    "map_unchecked",
+    "map_unchecked_mut",
+    "set",
+];
+
 /// Rust (feature 39): a smart pointer made around a value (`Box::new(x)`,
 /// `Arc::new(Semaphore::new(1))`, `Pin::new(&mut self.io)`, `Box::pin(f)`,
 /// `Arc::clone(&a)`) is called for the value's methods: the value's
@@ -3200,9 +3256,10 @@ fn rust_segments(q: &str) -> Option<Vec<(&str, bool, bool)>> {
 /// type `t` written in file `tf` names (references, `Box`, `Arc` … taken
 /// off), with the struct's file: the struct the file's `use` of that name
 /// leads to, else those of that name in `tf`, else in its directory, else
-/// in its crate, the nearest that hold any; several only when they all
-/// declare the field with one type (two `struct Inner` in a file's `mod v1`
-/// and `mod v2` with `db: DbA` and `db: DbB`: none).
+/// in its crate, the nearest that hold any; several only when they are one
+/// file's and all declare the field with one type (two `struct Inner` in a
+/// file's `mod v1` and `mod v2` with `db: DbA` and `db: DbB`, or with `db:
+/// Db` in two files: none).
 fn rust_field_type(
     idx: &Index,
     imports: &FileImports,
@@ -3240,7 +3297,11 @@ fn rust_field_type(
         let c: Vec<&&SymRef> = v.iter().filter(keep).collect();
         let first = c.first()?;
         let t = field_of(first);
-        Some(t.filter(|t| c.iter().all(|r| field_of(r).is_some_and(|x| x.0 == t.0))))
+        // (one file's: the same text names one type there)
+        Some(t.filter(|t| {
+            c.iter()
+                .all(|r| r.0 == first.0 && field_of(r).is_some_and(|x| x.0 == t.0))
+        }))
     };
     // The module a path or the file's `use` names it from.
     let path = if ty.contains("::") {
@@ -3409,8 +3470,10 @@ fn rust_head_type(e: &str) -> (Option<&str>, &str) {
 /// through taken as `?` does (`.unwrap()`, `.expect(…)`, `.unwrap_or(…)`,
 /// `.unwrap_or_else(…)`, `.unwrap_or_default()`: `T` of a `Result<T, _>` or
 /// `Option<T>`), `.await` dropped (an `async fn`'s declared type is
-/// what awaiting its call gives), and `.clone()` dropped but after `self`.
-fn rust_settle(q: &str) -> String {
+/// what awaiting its call gives), and `.clone()` dropped but after `self`
+/// (`keep_clone`: the crate has a `clone` returning another type than its
+/// own, and every `.clone()` stays for its signature to type).
+fn rust_settle(q: &str, keep_clone: bool) -> String {
     const TAKES: &[&str] = &[
         "unwrap",
         "expect",
@@ -3430,7 +3493,8 @@ fn rust_settle(q: &str) -> String {
             let name = &q[i + 1..name_end];
             // (`.clone()` gives its receiver's type, `Arc`'s and `&T`'s too;
             // `self.clone()` stays, which `self` alone would not type)
-            let cloned = name == "clone" && q[name_end..].starts_with("()") && out != "self";
+            let cloned =
+                !keep_clone && name == "clone" && q[name_end..].starts_with("()") && out != "self";
             if name == "await" || cloned {
                 i = if cloned { name_end + 2 } else { name_end };
                 continue;
@@ -5730,7 +5794,7 @@ mod tests {
     #[test]
     fn rust_receivers_settled_and_headed() {
         // (feature 34)
-        let s = |q: &str| rust_settle(q);
+        let s = |q: &str| rust_settle(q, false);
         assert_eq!(s("Foo::open(p).unwrap()"), "Foo::open(p)?");
         assert_eq!(s("open().await?"), "open()?");
         assert_eq!(s("open().await.unwrap()"), "open()?");
@@ -5743,6 +5807,7 @@ mod tests {
         assert_eq!(s("Arc::new(s).clone().acquire()"), "Arc::new(s).acquire()");
         assert_eq!(s("self.clone().go()"), "self.clone().go()");
         assert_eq!(s("self.a.clone()"), "self.a");
+        assert_eq!(rust_settle("h.clone().go()", true), "h.clone().go()");
         // not a method of that name: `unwrapped()`, a field `.awaited`, `unwrap` not called
         assert_eq!(s("a.unwrapped().awaited"), "a.unwrapped().awaited");
         assert_eq!(s("a.unwrap"), "a.unwrap");

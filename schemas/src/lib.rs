@@ -273,6 +273,12 @@
 //!   smart pointer holds (`Arc::new(x)`, `Pin::new(&mut self.io)`) stands
 //!   for it and `.clone()` for its receiver; an `impl`'s parameters read past
 //!   a bound's `->` (right 36,588 -> 36,755, elsewhere 395 -> 393).
+//! - schema 1, feature 40 (a third review): a method a smart pointer
+//!   answers itself (`Arc::new(x).clone()`, `Pin::new(…).set(…)`) is not
+//!   what it holds; a crate with a `clone` returning another type keeps its
+//!   `.clone()` calls for their signature; several structs of one name give
+//!   a field's type only within one file; an `impl`'s parameters that do not
+//!   show give no bound (rust-crates: right 36,755, elsewhere 393).
 
 use std::sync::Arc;
 
@@ -300,7 +306,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 39;
+pub const FEATURE_VERSION: u32 = 40;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
