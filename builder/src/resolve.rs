@@ -154,6 +154,9 @@ struct Index<'a> {
     /// JS/TS files that define nothing (barrels), with the files they
     /// import or re-export.
     barrels: HashMap<u32, Vec<u32>>,
+    /// Rust crates (first path segments) with a `clone` method returning
+    /// another type than its own, whose `.clone()` calls keep it (feature 40).
+    odd_clone: std::collections::HashSet<&'a str>,
 }
 
 /// Resolves files' raw edges one file at a time (so edges can be streamed).
@@ -252,7 +255,19 @@ fn build_index<'a>(files: &'a [FileFacts], modules: &Modules) -> Index<'a> {
         go_vars,
         py_modules,
         barrels: HashMap::new(),
+        odd_clone: Default::default(),
     };
+    idx.odd_clone = idx
+        .by_name
+        .get("clone")
+        .into_iter()
+        .flatten()
+        .filter(|r| {
+            let s = &files[r.0 as usize].symbols[r.1 as usize];
+            s.kind == "method" && s.ret != RET_SELF && files[r.0 as usize].lang == Lang::Rust
+        })
+        .map(|r| files[r.0 as usize].path.split('/').next().unwrap_or(""))
+        .collect();
     // JS/TS barrels (feature 26): a file that defines nothing of its own,
     // with the files its `export … from` (and any other import) name.
     let barrels: HashMap<u32, Vec<u32>> = files
@@ -386,11 +401,12 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             .recv_type
             .as_deref()
             .and_then(|t| t.strip_prefix("where "));
-        let field_type = (e.kind == "calls"
+        let field = (e.kind == "calls"
             && f.lang == Lang::Rust
             && (e.recv_type.is_none() || bounds.is_some()))
-        .then(|| self_field_type(idx, f, &e.dst_name, e.src_symbol.as_deref()))
+        .then(|| self_field(idx, f, &e.dst_name, e.src_symbol.as_deref()))
         .flatten();
+        let field_type = field.as_ref().map(|(_, _, t)| *t);
         let bound = field_type.zip(bounds).and_then(|(t, b)| {
             let mut t = rust_unref(t).to_string();
             // `@B1,A1`: the `impl`'s arguments of its type; the field's type is
@@ -399,7 +415,8 @@ fn resolve_file(idx: &Index, fi: u32, f: &FileFacts, modules: &Modules) -> Vec<E
             // Walker, A1: Runner> Pair<B1, A1>`: `first: A1` is `B1`).
             // (Parameters that do not show, a declaration cut short: none.)
             if let Some(args) = b.split("; ").next().and_then(|p| p.strip_prefix('@')) {
-                let params = self_field_params(idx, f, &e.dst_name, e.src_symbol.as_deref())?;
+                let (sf, q, _) = field.as_ref()?;
+                let params = rust_params_of(sf, q)?;
                 let pos = params.split(',').position(|p| p == t)?;
                 t = args.split(',').nth(pos)?.trim().to_string();
             }
@@ -1987,14 +2004,9 @@ fn find_scoped_call(
     // (A crate with a `clone` method returning another type than its own
     // keeps every `.clone()`, which its signature types.)
     let keep_clone = rust
-        && recv_type.unwrap_or(q).contains(".clone()")
-        && idx.by_name.get("clone").is_some_and(|v| {
-            v.iter().any(|r| {
-                sym(r).kind == "method"
-                    && sym(r).ret != RET_SELF
-                    && top(&file(r).path) == top(&f.path)
-            })
-        });
+        && idx
+            .odd_clone
+            .contains(f.path.split('/').next().unwrap_or(""));
     let rust_expr = recv_type
         .filter(|_| rust)
         .and_then(|t| t.strip_prefix('='))
@@ -2048,6 +2060,20 @@ fn find_scoped_call(
     // -> Ignore`; `-> Result<T, _>` with `?`: `T`), read where the signature
     // is written, in the caller's crate only. `m` must be that type's own:
     // no rule by name decides here.
+    // Rust: the method `name` of the type `t` the signature of `r` declares,
+    // read in `r`'s file with its own renaming imports; that type's own.
+    let method_of_declared = |r: SymRef, t: &str| -> Option<SymRef> {
+        let rf = file(&r);
+        let last = t.rsplit("::").next().unwrap_or(t);
+        let aliases = renaming_imports(rf);
+        let theirs = FileImports {
+            aliases: &aliases,
+            ..*imports
+        };
+        let v = format!("_v.{name}");
+        find_scoped_call(idx, r.0, rf, &v, None, &theirs, Some(t))
+            .filter(|x| is_member(x) && member_of(last, x))
+    };
     if rust && recv_type.is_none() {
         let chained = deeper(8, || {
             let (callee, tried) = rust_split_call(rq)?;
@@ -2089,21 +2115,8 @@ fn find_scoped_call(
                     .or_else(|| mine.clone().find(|x| top(&file(x).path) == top(&rf.path)))
                     .copied();
             }
-            if top(&rf.path) != top(&f.path) {
-                return None;
-            }
-            let at = rf.rust_rets.binary_search_by_key(&r.1, |x| x.0).ok()?;
-            let t = rust_declared_value(&rf.rust_rets[at].1, tried)?;
-            let last = t.rsplit("::").next().unwrap_or(&t).to_string();
-            // The callee's file's own renaming imports read its type.
-            let aliases = renaming_imports(rf);
-            let theirs = FileImports {
-                aliases: &aliases,
-                ..*imports
-            };
-            let v = format!("_v.{name}");
-            find_scoped_call(idx, r.0, rf, &v, None, &theirs, Some(&t))
-                .filter(|x| is_member(x) && member_of(&last, x))
+            let t = rust_declared_of(idx, f, r, tried)?;
+            method_of_declared(r, &t)
         });
         if chained.is_some() {
             return chained;
@@ -2320,38 +2333,10 @@ fn find_scoped_call(
                                     // -> PoolBuilder`): `m` is that type's own,
                                     // the type read where the signature is
                                     // written (feature 36).
-                                    let rf = file(&r);
-                                    let t = (top(&rf.path) == crate_of)
-                                        .then(|| {
-                                            rf.rust_rets.binary_search_by_key(&r.1, |x| x.0).ok()
-                                        })
-                                        .flatten()
-                                        .and_then(|at| {
-                                            rust_declared_value(&rf.rust_rets[at].1, tried)
-                                        });
-                                    if let Some(t) = t {
-                                        let last = t.rsplit("::").next().unwrap_or(&t).to_string();
-                                        let aliases = renaming_imports(rf);
-                                        let theirs = FileImports {
-                                            aliases: &aliases,
-                                            ..*imports
-                                        };
-                                        let v = format!("_v.{name}");
-                                        let found = deeper(8, || {
-                                            find_scoped_call(
-                                                idx,
-                                                r.0,
-                                                rf,
-                                                &v,
-                                                None,
-                                                &theirs,
-                                                Some(&t),
-                                            )
-                                        })
-                                        .filter(|x| is_member(x) && member_of(&last, x));
-                                        if found.is_some() {
-                                            return found;
-                                        }
+                                    let found = rust_declared_of(idx, f, r, tried)
+                                        .and_then(|t| deeper(8, || method_of_declared(r, &t)));
+                                    if found.is_some() {
+                                        return found;
                                     }
                                     None
                                 }
@@ -2738,14 +2723,17 @@ fn find_scoped_call(
         .map(|r| **r)
 }
 
-/// The declared type of field `f` of the caller's type, for a Rust call
-/// `self.f.m` in a method of that type whose struct this file defines.
-fn self_field_type<'f>(
+/// For a Rust call `self.f.m` in a method of the caller's type: the file
+/// and qualified name of that type's struct and the declared type of its
+/// field `f`; the struct this file defines, else the crate's one struct of
+/// that name (syn's `gen/clone.rs` implements `Clone` for the structs of
+/// `data.rs`, feature 31).
+fn self_field<'f>(
     idx: &'f Index,
     f: &'f FileFacts,
     dst_name: &str,
     src: Option<&str>,
-) -> Option<&'f str> {
+) -> Option<(&'f FileFacts, String, &'f str)> {
     let rest = dst_name.strip_prefix("self.")?;
     let (field, m) = rest.split_once('.')?;
     // `self.a.b.m()` is called on `self.a.b`, not on `self.a`.
@@ -2758,54 +2746,15 @@ fn self_field_type<'f>(
         return None;
     }
     let (own, _) = src?.rsplit_once('.')?;
-    let want = format!("{own}.{field}");
-    if let Some((_, t)) = f.fields.iter().find(|(q, _)| **q == *want) {
-        return Some(t);
-    }
-    // The struct another file of the crate defines (syn's `gen/clone.rs`
-    // implements `Clone` for the structs of `data.rs`): the crate's one
-    // struct of that name (feature 31).
-    let name = own.rsplit('.').next().unwrap_or(own);
-    let crate_of = f.path.split('/').next().unwrap_or("");
-    let mut structs = idx.by_name.get(name)?.iter().filter(|r| {
-        let sf = &idx.files[r.0 as usize];
-        sf.lang == Lang::Rust
-            && sf.symbols[r.1 as usize].kind == "struct"
-            && sf.path.split('/').next() == Some(crate_of)
-    });
-    let r = structs.next()?;
-    if structs.next().is_some() {
-        return None;
-    }
-    let sf = &idx.files[r.0 as usize];
-    let want = format!("{}.{field}", sf.symbols[r.1 as usize].qname);
-    sf.fields
-        .iter()
-        .find(|(q, _)| **q == *want)
-        .map(|(_, t)| &**t)
-}
-
-/// The generic parameters (`A1,B1`, [`rust_type_params`]) of the struct a
-/// call `self.f.m` reads `f` of, found as [`self_field_type`] finds it.
-fn self_field_params<'f>(
-    idx: &'f Index,
-    f: &'f FileFacts,
-    dst_name: &str,
-    src: Option<&str>,
-) -> Option<&'f str> {
-    let rest = dst_name.strip_prefix("self.")?;
-    let (field, _) = rest.split_once('.')?;
-    let (own, _) = src?.rsplit_once('.')?;
-    let want = format!("{own}.{field}");
-    let params = |ff: &'f FileFacts, q: &str| {
-        let key = format!("{q}.<>");
+    let declared = |ff: &'f FileFacts, q: &str| {
+        let want = format!("{q}.{field}");
         ff.fields
             .iter()
-            .find(|(k, _)| **k == *key)
-            .map(|(_, p)| &**p)
+            .find(|(k, _)| **k == *want)
+            .map(|(_, t)| (ff, q.to_string(), &**t))
     };
-    if f.fields.iter().any(|(q, _)| **q == *want) {
-        return params(f, own);
+    if let Some(found) = declared(f, own) {
+        return Some(found);
     }
     let name = own.rsplit('.').next().unwrap_or(own);
     let crate_of = f.path.split('/').next().unwrap_or("");
@@ -2820,7 +2769,17 @@ fn self_field_params<'f>(
         return None;
     }
     let sf = &idx.files[r.0 as usize];
-    params(sf, &sf.symbols[r.1 as usize].qname)
+    declared(sf, &sf.symbols[r.1 as usize].qname)
+}
+
+/// A Rust type's generic parameters (`A1,B1`, [`rust_type_params`]) as
+/// `FileFacts.fields` keeps them under `Type.<>` (feature 38).
+fn rust_params_of<'f>(ff: &'f FileFacts, q: &str) -> Option<&'f str> {
+    let key = format!("{q}.<>");
+    ff.fields
+        .iter()
+        .find(|(k, _)| **k == *key)
+        .map(|(_, p)| &**p)
 }
 
 /// A function's return type, for `let x = Foo::f(…)`: `Self`/`Foo`.
@@ -2919,6 +2878,19 @@ fn rust_declared_value(ret: &str, tried: bool) -> Option<String> {
         return None;
     }
     rust_receiver_type(t)
+}
+
+/// Rust: the type a call of the function or method `r` gives as its
+/// signature declares it ([`rust_declared_value`]; `tried`: `?` follows),
+/// read only when `r` is in the caller's (`f`'s) crate (feature 33).
+fn rust_declared_of(idx: &Index, f: &FileFacts, r: SymRef, tried: bool) -> Option<String> {
+    let rf = &idx.files[r.0 as usize];
+    let top = |p: &str| p.split('/').next().unwrap_or("").to_string();
+    if top(&rf.path) != top(&f.path) {
+        return None;
+    }
+    let at = rf.rust_rets.binary_search_by_key(&r.1, |x| x.0).ok()?;
+    rust_declared_value(&rf.rust_rets[at].1, tried)
 }
 
 /// Is `name` one of [`RUST_STD_METHODS`]?
@@ -3348,7 +3320,6 @@ fn rust_fold(
     if !segs.iter().skip(1).any(|s| !s.1) {
         return None;
     }
-    let top = |p: &str| p.split('/').next().unwrap_or("").to_string();
     let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
     // What a call of `r` gives.
     let value_of = |r: SymRef, tried: bool| -> Option<(String, u32)> {
@@ -3361,12 +3332,7 @@ fn rust_fold(
             let owner = owner.rsplit(['.', ':']).next().unwrap_or(owner);
             return Some((owner.to_string(), r.0));
         }
-        let rf = &idx.files[r.0 as usize];
-        if top(&rf.path) != top(&f.path) {
-            return None;
-        }
-        let at = rf.rust_rets.binary_search_by_key(&r.1, |x| x.0).ok()?;
-        Some((rust_declared_value(&rf.rust_rets[at].1, tried)?, r.0))
+        Some((rust_declared_of(idx, f, r, tried)?, r.0))
     };
     let (h, hcall, htried) = segs[0];
     let mut state = if hcall {

@@ -1058,32 +1058,32 @@ impl<'s> Walk<'s> {
                         self.root_local_calls.push(self.out.edges.len());
                     }
                 }
-                // Go: a receiver that is a value (`new(T).M()`, `F(x).M()`).
-                if recv_type.is_none() && self.lang == Lang::Go {
+                // A receiver that is a value, as a binding of it writes it.
+                // Go: `new(T).M()`, `F(x).M()`. Rust: a call's result
+                // (`f(x).m()`, `x.build().unwrap().m()`, however many lines
+                // it spans), `=expr` (feature 34).
+                let selector = match self.lang {
+                    Lang::Go => Some(("selector_expression", "operand")),
+                    Lang::Rust => Some(("field_expression", "value")),
+                    _ => None,
+                };
+                if let Some((kind, field)) = selector.filter(|_| recv_type.is_none()) {
                     let operand = at
                         .field("function")
-                        .filter(|f| f.kind() == "selector_expression")
-                        .and_then(|f| f.child_by_field_name("operand"));
+                        .filter(|f| f.kind() == kind)
+                        .and_then(|f| f.child_by_field_name(field));
                     if let Some(op) = operand {
-                        recv_type = self.go_value((rules.receiver_value)(&at, op));
+                        let v = (rules.receiver_value)(&at, op);
+                        recv_type = match self.lang {
+                            Lang::Go => self.go_value(v),
+                            _ => self.rust_value(v),
+                        };
                     }
                 }
-                // Rust: a receiver that is a call's result (`f(x).m()`,
-                // `x.build().unwrap().m()`, however many lines it spans):
-                // `=expr`, as a local bound to it records (feature 34).
+                // Rust, `self.base.m()`: the bounds of the generic parameters
+                // in sight, for a field whose type is one (feature 35).
                 if recv_type.is_none() && self.lang == Lang::Rust {
-                    let operand = at
-                        .field("function")
-                        .filter(|f| f.kind() == "field_expression")
-                        .and_then(|f| f.child_by_field_name("value"));
-                    if let Some(op) = operand {
-                        recv_type = self.rust_value((rules.receiver_value)(&at, op));
-                    }
-                    // `self.base.m()`: the bounds of the generic parameters
-                    // in sight, for a field whose type is one (feature 35).
-                    if recv_type.is_none() {
-                        recv_type = rust::self_field_bounds(&at, &dst_name);
-                    }
+                    recv_type = rust::self_field_bounds(&at, &dst_name);
                 }
                 self.out.edges.push(RawEdge {
                     kind: "calls",

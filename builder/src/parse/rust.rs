@@ -86,20 +86,22 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         pattern_names(at, p, &mut names);
         (!names.is_empty()).then(|| names.into_iter().map(|n| (n, None)).collect())
     };
+    // A pattern matched against the node's `value`: `Some(x)` / `Ok(x)` binds
+    // `x` to what `value?` gives (`=value?`: `if let`, let-else); any
+    // other binds its names untyped.
+    let matched = |p: Node| -> Option<Vec<(String, Option<String>)>> {
+        let Some(x) = some_or_ok(at, p) else {
+            return untyped(p);
+        };
+        let w = at
+            .field("value")
+            .and_then(|v| flat_text(v, at.src))
+            .map(|w| format!("={w}?"));
+        Some(vec![(at.text(x).to_string(), w)])
+    };
     let (pattern, ty) = match at.kind {
         "for_expression" => return untyped(at.field("pattern")?),
-        // `if let Some(x) = v` / `Ok(x)`: `x` is what `v?` gives (`=v?`).
-        "let_condition" => {
-            let p = at.field("pattern")?;
-            if let Some(x) = some_or_ok(at, p) {
-                let w = at
-                    .field("value")
-                    .and_then(|v| flat_text(v, at.src))
-                    .map(|w| format!("={w}?"));
-                return Some(vec![(at.text(x).to_string(), w)]);
-            }
-            return untyped(p);
-        }
+        "let_condition" => return matched(at.field("pattern")?),
         "match_arm" => return untyped(at.field("pattern")?),
         "closure_parameters" => {
             let mut c = at.node.walk();
@@ -116,15 +118,7 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         _ => return None,
     };
     let Some(name) = name_of(pattern) else {
-        // `let Some(y) = o else { … }`: `y` is what `o?` gives.
-        if let Some(x) = some_or_ok(at, pattern) {
-            let w = at
-                .field("value")
-                .and_then(|v| flat_text(v, at.src))
-                .map(|w| format!("={w}?"));
-            return Some(vec![(at.text(x).to_string(), w)]);
-        }
-        return untyped(pattern);
+        return matched(pattern);
     };
     let ty = match ty {
         Some(t) => written_type(at.text(t)).map(|w| generic_bound(at, &w).unwrap_or(w)),
