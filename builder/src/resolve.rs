@@ -2003,6 +2003,38 @@ fn find_scoped_call(
     // `.unwrap_or…(…)` read as `?` and its `.await` as nothing.
     // (A crate with a `clone` method returning another type than its own
     // keeps every `.clone()`, which its signature types.)
+    // Rust (feature 41): a receiver a pattern bound (`~P#i`, `~P#f`, or
+    // `=<~P#i>x.f` for an expression it starts): the type its slot
+    // declares. `x.m()` is that type's own method as its file reads the
+    // type; failing that (a type outside the index), the receiver is a
+    // local of that type as written, as is the first name of a longer one.
+    // A slot of a generic parameter, or one not found, types nothing.
+    let slot_recv: Option<String>;
+    let recv_type = match recv_type {
+        Some(t) if rust && (t.starts_with('~') || t.starts_with("=<~")) => {
+            let (slot, expr) = match t.strip_prefix("=<") {
+                Some(e) => {
+                    let (h, rest) = rust_head_type(&t[1..]);
+                    (h.unwrap_or(e), Some(rest))
+                }
+                None => (t, None),
+            };
+            let st = rust_slot_type(idx, fi, f, src_symbol, imports, slot);
+            if expr.is_none() && is_word(q) {
+                if let Some(st) = &st {
+                    if let Some(r) = rust_method_in(idx, imports, st, name) {
+                        return Some(r);
+                    }
+                }
+            }
+            slot_recv = st.map(|(ty, _)| match expr {
+                Some(e) => format!("=<{ty}>{e}"),
+                None => ty,
+            });
+            slot_recv.as_deref()
+        }
+        other => other,
+    };
     let keep_clone = rust
         && idx
             .odd_clone
@@ -2213,9 +2245,17 @@ fn find_scoped_call(
                 // The path's first segment, or the `use` it comes by
                 // (`use std::time;` → `time::Instant`), in std.
                 let head = q.split("::").next().unwrap_or(q);
+                // The name a `use` binds (`use std::sync::{self, …}`:
+                // `sync`; `use std::io::{self as std_io}`: `std_io`).
+                let binds = |e: &RawEdge| {
+                    e.alias
+                        .as_deref()
+                        .or_else(|| e.dst_name.trim_end_matches("::self").rsplit("::").next())
+                        == Some(head)
+                };
                 let std_use = ff.edges.iter().any(|e| {
                     e.kind == "imports"
-                        && e.dst_name.rsplit("::").next() == Some(head)
+                        && binds(e)
                         && e.dst_name.contains("::")
                         && matches!(
                             e.dst_name.split("::").next(),
@@ -2226,7 +2266,22 @@ fn find_scoped_call(
                     return Err(());
                 }
                 let Some(mf) = rust_module_of(idx, ff, q, imports.modules) else {
-                    return Ok(None);
+                    // (a path from a crate the index does not hold:
+                    // `walkdir::DirEntry`, its first name neither the
+                    // crate's own nor a module or `use` of the file; feature 41)
+                    // (bound: a `use` of it, a glob, or a module of that
+                    // name in the crate, which a `cfg` macro may declare)
+                    let crate_of = top(&ff.path);
+                    let bound = matches!(head, "crate" | "self" | "super")
+                        || rust_module_of(idx, ff, head, imports.modules).is_some()
+                        || ff.edges.iter().any(|e| {
+                            e.kind == "imports" && (binds(e) || e.dst_name.ends_with('*'))
+                        })
+                        || idx.by_name.get(head).is_some_and(|v| {
+                            v.iter()
+                                .any(|r| sym(r).kind == "module" && top(&file(r).path) == crate_of)
+                        });
+                    return if bound { Ok(None) } else { Err(()) };
                 };
                 let Some(defs) = idx.by_name.get(last) else {
                     return Ok(None);
@@ -3035,6 +3090,99 @@ pub fn rust_type_params(name: &str, sig: &str) -> Option<String> {
         .then(|| names.join(","))
 }
 
+/// Rust (feature 41): the field types of a tuple struct or tuple variant as
+/// its declaration writes them (`pub struct Id(pub(crate) u32, Kind);` →
+/// `u32`, `Kind`; `Literal(Literal)` → `Literal`), each on one line; none
+/// for any other item.
+pub fn rust_tuple_fields(name: &str, text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    // (the item's own name: its first whole-word occurrence)
+    let named = text.match_indices(name).map(|(i, _)| i).find(|&i| {
+        let before = i > 0 && ident(b[i - 1]);
+        let after = b.get(i + name.len()).is_some_and(|&c| ident(c));
+        !before && !after
+    });
+    let Some(open) = named.and_then(|i| {
+        let mut j = i + name.len();
+        // (generic parameters: `Wrap<T: Clone>(T)`)
+        if b.get(j) == Some(&b'<') {
+            let mut depth = 0i32;
+            while j < b.len() {
+                match b[j] {
+                    b'<' => depth += 1,
+                    b'>' if b[j - 1] != b'-' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            j += 1;
+        }
+        while j < b.len() && b[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        (b.get(j) == Some(&b'(')).then_some(j)
+    }) else {
+        return Vec::new();
+    };
+    let mut depth = 0i32;
+    let mut close = None;
+    for (k, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(k);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(close) = close else {
+        return Vec::new();
+    };
+    rust_split_top(&text[open + 1..close], b',')
+        .into_iter()
+        .map(|f| {
+            let mut f = f.trim();
+            // (attributes, comments and visibility before the type)
+            loop {
+                let before = f;
+                if f.starts_with("#[") {
+                    let mut d = 0i32;
+                    let end = f.bytes().position(|c| {
+                        d += (c == b'[') as i32 - (c == b']') as i32;
+                        c == b']' && d == 0
+                    });
+                    f = end.map_or("", |e| &f[e + 1..]).trim_start();
+                }
+                if f.starts_with("//") {
+                    f = f.split_once('\n').map_or("", |(_, r)| r).trim_start();
+                }
+                if let Some(r) = f.strip_prefix("pub") {
+                    let r = r.trim_start();
+                    f = match r.strip_prefix('(') {
+                        Some(v) => v.split_once(')').map_or("", |(_, r)| r).trim_start(),
+                        None => r,
+                    };
+                }
+                if f == before {
+                    break;
+                }
+            }
+            f.split_whitespace().collect::<Vec<_>>().join(" ")
+        })
+        .filter(|f| !f.is_empty())
+        .collect()
+}
+
 /// Methods a smart pointer answers itself, through std's traits (`Clone`,
 /// `AsRef`, `Borrow`, `Deref`, `PartialEq`, `Hash`, `Debug` …): a call of one
 /// on `Arc::new(…)` is the pointer's, not what it holds.
@@ -3359,6 +3507,70 @@ fn rust_fold(
         };
     }
     Some(state)
+}
+
+/// Rust (feature 41): the type of a pattern's slot, `~P#i` (the `i`th of a
+/// tuple struct's or tuple variant's fields) or `~P#f` (the field `f` of a
+/// struct or struct variant; a variant's fields are its enum's, alike in
+/// every variant that declares one), with the file it is declared in. `P`
+/// is found as a call of it would be (`Self::V` is the caller's type's).
+/// None for a generic parameter of the type, or a slot not found.
+fn rust_slot_type(
+    idx: &Index,
+    fi: u32,
+    f: &FileFacts,
+    src_symbol: Option<&str>,
+    imports: &FileImports,
+    slot: &str,
+) -> Option<(String, u32)> {
+    let (p, k) = slot.strip_prefix('~')?.rsplit_once('#')?;
+    let own = || {
+        let (c, _) = src_symbol?.rsplit_once('.')?;
+        Some(c.rsplit('.').next().unwrap_or(c).to_string())
+    };
+    let p = match p.strip_prefix("Self::") {
+        Some(v) => format!("{}::{v}", own()?),
+        None if p == "Self" => own()?,
+        None => p.to_string(),
+    };
+    let r = deeper(8, || {
+        find_scoped_call(idx, fi, f, &p, src_symbol, imports, None)
+    })?;
+    let rf = &idx.files[r.0 as usize];
+    let s = &rf.symbols[r.1 as usize];
+    let variant = s.kind == "constant";
+    if !variant && s.kind != "struct" {
+        return None;
+    }
+    // (a variant is named through its enum: `hir::Literal` is no
+    // `HirKind::Literal`)
+    let enum_written = p.rsplit("::").nth(1);
+    let enum_found = s.qname.rsplit('.').nth(1);
+    if variant && enum_written.is_some() && enum_written != enum_found {
+        return None;
+    }
+    let field = |key: &str| {
+        let mut v = rf
+            .fields
+            .iter()
+            .filter(|(q, _)| **q == *key)
+            .map(|(_, t)| &**t);
+        let first = v.next()?;
+        v.all(|t| t == first).then(|| first.to_string())
+    };
+    // (a variant's fields are written under its enum: `State.next`)
+    let owner = match variant {
+        true => s.qname.rsplit_once('.').map(|(e, _)| e)?,
+        false => &*s.qname,
+    };
+    let ty = field(&format!("{}.{k}", s.qname)).or_else(|| {
+        (variant && !k.starts_with(|c: char| c.is_ascii_digit()))
+            .then(|| field(&format!("{owner}.{k}")))
+            .flatten()
+    })?;
+    let base = rust_receiver_type(&ty)?;
+    let generic = rust_params_of(rf, owner).is_some_and(|ps| ps.split(',').any(|p| p == base));
+    (!generic).then_some((ty, r.0))
 }
 
 /// Rust (feature 37): the method `name` of the type `t` written in file
@@ -5809,6 +6021,31 @@ mod tests {
             Some("N")
         );
         assert_eq!(p("Plain", "pub struct Plain {"), None);
+    }
+
+    #[test]
+    fn rust_tuple_fields_read_from_declarations() {
+        let t = rust_tuple_fields;
+        assert_eq!(t("Literal", "Literal(Literal)"), ["Literal"]);
+        assert_eq!(
+            t(
+                "Id",
+                "pub struct Id(pub(crate) u32, #[doc(hidden)] pub Box<dyn Fn(u8) -> (u8, u8)>);"
+            ),
+            ["u32", "Box<dyn Fn(u8) -> (u8, u8)>"]
+        );
+        assert_eq!(
+            t(
+                "Wrap",
+                "struct Wrap<T: Into<u8>>(\n    // the value\n    T,\n) where T: Copy;"
+            ),
+            ["T"]
+        );
+        assert_eq!(t("Two", "Two(u8, Map<K, V>,)"), ["u8", "Map<K, V>"]);
+        // a unit variant, a braced struct (a `Plain(` in its body is not its), a discriminant
+        assert!(t("Empty", "Empty").is_empty());
+        assert!(t("Plain", "pub struct Plain { f: fn(Plain) }").is_empty());
+        assert!(t("Start", "Start = 1 << 0").is_empty());
     }
 
     #[test]

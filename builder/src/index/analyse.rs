@@ -565,21 +565,48 @@ impl<'a> Sink<'a> {
             // (and each generic type's parameters, `Pair.<>` → `A1,B1`, which
             // a field's type is matched with an `impl`'s arguments by, feature 35)
             fields: match a.file.lang {
+                // (a tuple struct's and a tuple variant's fields under `.0`,
+                // `.1` …, feature 41)
                 Lang::Rust => a
                     .parsed
                     .symbols
                     .iter()
-                    .filter_map(|s| match s.kind {
-                        "field" => {
-                            let (_, ty) = s.signature.split_once(':')?;
-                            let ty = ty.trim();
-                            (!ty.is_empty()).then(|| (s.qualified_name.as_str().into(), ty.into()))
+                    .flat_map(|s| {
+                        let mut out: Vec<(Box<str>, Box<str>)> = Vec::new();
+                        match s.kind {
+                            "field" => {
+                                if let Some((_, ty)) = s.signature.split_once(':') {
+                                    let ty = ty.trim();
+                                    if !ty.is_empty() {
+                                        out.push((s.qualified_name.as_str().into(), ty.into()));
+                                    }
+                                }
+                            }
+                            "struct" | "enum" | "union" => {
+                                if let Some(p) =
+                                    crate::resolve::rust_type_params(&s.name, &s.signature)
+                                {
+                                    out.push((format!("{}.<>", s.qualified_name).into(), p.into()));
+                                }
+                            }
+                            _ => {}
                         }
-                        "struct" | "enum" | "union" => {
-                            let p = crate::resolve::rust_type_params(&s.name, &s.signature)?;
-                            Some((format!("{}.<>", s.qualified_name).into(), p.into()))
+                        let tuple = (s.kind == "struct" && !s.signature.contains('{'))
+                            || (s.kind == "constant" && s.signature == s.name);
+                        let text = a
+                            .file
+                            .content
+                            .get(s.start_byte as usize..s.end_byte as usize)
+                            .filter(|_| tuple);
+                        if let Some(text) = text {
+                            for (i, t) in crate::resolve::rust_tuple_fields(&s.name, text)
+                                .into_iter()
+                                .enumerate()
+                            {
+                                out.push((format!("{}.{i}", s.qualified_name).into(), t.into()));
+                            }
                         }
-                        _ => None,
+                        out
                     })
                     .collect(),
                 // Go struct fields (`a, b *Conn` gives both), for calls

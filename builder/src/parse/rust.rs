@@ -86,12 +86,19 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         pattern_names(at, p, &mut names);
         (!names.is_empty()).then(|| names.into_iter().map(|n| (n, None)).collect())
     };
+    // (feature 41: a name a tuple-struct or struct pattern binds directly
+    // is typed by its slot, `~P#i` / `~P#f`)
+    let typed = |p: Node| -> Option<Vec<(String, Option<String>)>> {
+        let mut names = Vec::new();
+        slot_names(at, p, None, &mut names);
+        (!names.is_empty()).then_some(names)
+    };
     // A pattern matched against the node's `value`: `Some(x)` / `Ok(x)` binds
     // `x` to what `value?` gives (`=value?`: `if let`, let-else); any
     // other binds its names untyped.
     let matched = |p: Node| -> Option<Vec<(String, Option<String>)>> {
         let Some(x) = some_or_ok(at, p) else {
-            return untyped(p);
+            return typed(p);
         };
         let w = at
             .field("value")
@@ -100,9 +107,9 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         Some(vec![(at.text(x).to_string(), w)])
     };
     let (pattern, ty) = match at.kind {
-        "for_expression" => return untyped(at.field("pattern")?),
+        "for_expression" => return typed(at.field("pattern")?),
         "let_condition" => return matched(at.field("pattern")?),
-        "match_arm" => return untyped(at.field("pattern")?),
+        "match_arm" => return typed(at.field("pattern")?),
         "closure_parameters" => {
             let mut c = at.node.walk();
             let names: Vec<_> = at
@@ -180,6 +187,104 @@ fn pattern_names(at: &At, p: Node, out: &mut Vec<String>) {
                 if Some(k.id()) != ty && Some(k.id()) != cond {
                     pattern_names(at, k, out);
                 }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Feature 41: the names a Rust pattern binds, as [`pattern_names`] reads
+/// them, each typed by the slot it fills directly: `P(a, b)` binds `a` to
+/// `~P#0` and `b` to `~P#1`, `P { f, g: x }` binds `f` to `~P#f` and `x` to
+/// `~P#g` (resolution reads the slot's declared type: a tuple struct's,
+/// an enum variant's, a struct's field); `ref`, `mut`, `&` and `x @`
+/// keep the slot they are in. A name in a tuple, a slice, after `..`, in
+/// std's `Some`/`Ok`/`Err`, or given two slots by an or-pattern's
+/// alternatives, is untyped.
+fn slot_names(at: &At, p: Node, slot: Option<String>, out: &mut Vec<(String, Option<String>)>) {
+    let kids = |skip: &[Option<usize>]| {
+        let mut c = p.walk();
+        p.named_children(&mut c)
+            .filter(|k| !skip.contains(&Some(k.id())))
+            .collect::<Vec<Node>>()
+    };
+    // The path a pattern names, generic arguments dropped (`Foo::<T>::A`).
+    let path = |ty: Node| -> Option<String> {
+        let mut s = String::new();
+        let mut depth = 0u32;
+        for c in at.text(ty).chars() {
+            match c {
+                '<' => depth += 1,
+                '>' => depth = depth.saturating_sub(1),
+                c if depth == 0 && !c.is_whitespace() => s.push(c),
+                _ => {}
+            }
+        }
+        let s = s.replace("::::", "::");
+        let s = s.trim_end_matches("::").to_string();
+        (!matches!(s.as_str(), "Some" | "Ok" | "Err" | "None" | "")).then_some(s)
+    };
+    match p.kind() {
+        "identifier" | "shorthand_field_identifier" => {
+            let n = at.text(p).to_string();
+            match out.iter_mut().find(|(m, _)| *m == n) {
+                Some((_, t)) if *t != slot => *t = None,
+                Some(_) => {}
+                None => out.push((n, slot)),
+            }
+        }
+        "tuple_struct_pattern" => {
+            let ty = p.child_by_field_name("type");
+            let named = ty.and_then(path);
+            let mut i = 0usize;
+            let mut rest = false;
+            // (`_` is no named node, and takes its slot)
+            let mut c = p.walk();
+            let slots: Vec<Node> = p
+                .children(&mut c)
+                .filter(|k| (k.is_named() || k.kind() == "_") && Some(k.id()) != ty.map(|t| t.id()))
+                .filter(|k| !k.is_extra())
+                .collect();
+            for k in slots {
+                if k.kind() == "remaining_field_pattern" {
+                    rest = true;
+                    continue;
+                }
+                let s = named
+                    .as_ref()
+                    .filter(|_| !rest)
+                    .map(|n| format!("~{n}#{i}"));
+                slot_names(at, k, s, out);
+                i += 1;
+            }
+        }
+        "struct_pattern" => {
+            let ty = p.child_by_field_name("type");
+            let named = ty.and_then(path);
+            for k in kids(&[ty.map(|t| t.id())]) {
+                if k.kind() != "field_pattern" {
+                    continue;
+                }
+                let Some(f) = k.child_by_field_name("name") else {
+                    continue;
+                };
+                let s = named.as_ref().map(|n| format!("~{n}#{}", at.text(f)));
+                match k.child_by_field_name("pattern") {
+                    Some(q) => slot_names(at, q, s, out),
+                    None => slot_names(at, f, s, out),
+                }
+            }
+        }
+        "ref_pattern" | "mut_pattern" | "reference_pattern" | "captured_pattern" | "or_pattern"
+        | "match_pattern" => {
+            let cond = p.child_by_field_name("condition").map(|c| c.id());
+            for k in kids(&[cond]) {
+                slot_names(at, k, slot.clone(), out);
+            }
+        }
+        "tuple_pattern" | "slice_pattern" => {
+            for k in kids(&[]) {
+                slot_names(at, k, None, out);
             }
         }
         _ => {}
