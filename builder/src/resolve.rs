@@ -1136,9 +1136,12 @@ fn find_scoped_call(
         }
         // Rust: of a function and a type of one name (syn's `struct Lite`
         // and `fn Lite`), a call names the function.
+        // Else an item of the module over an enum's variant of the name
+        // (serde_derive's `struct Expr` and `Fragment::Expr`; feature 42).
         let prefer = |v: Vec<&SymRef>| -> Option<SymRef> {
             v.iter()
                 .find(|r| rust && sym(r).kind == "function")
+                .or_else(|| v.iter().find(|r| rust && !sym(r).qname.contains('.')))
                 .or(v.first())
                 .map(|r| **r)
         };
@@ -2948,6 +2951,35 @@ fn rust_declared_of(idx: &Index, f: &FileFacts, r: SymRef, tried: bool) -> Optio
     rust_declared_value(&rf.rust_rets[at].1, tried)
 }
 
+/// Rust (feature 42): the tuple a call of `r` gives as its signature
+/// declares it (`-> (Sender<T>, Receiver<T>)`; `-> io::Result<(A, B)>`
+/// with `?`), on one line, read as [`rust_declared_of`] reads a type.
+fn rust_declared_tuple(idx: &Index, f: &FileFacts, r: SymRef, tried: bool) -> Option<String> {
+    let rf = &idx.files[r.0 as usize];
+    let top = |p: &str| p.split('/').next().unwrap_or("").to_string();
+    if top(&rf.path) != top(&f.path) {
+        return None;
+    }
+    let at = rf.rust_rets.binary_search_by_key(&r.1, |x| x.0).ok()?;
+    let mut t = rf.rust_rets[at].1.trim();
+    if tried {
+        let outer = t
+            .split('<')
+            .next()
+            .unwrap_or(t)
+            .rsplit("::")
+            .next()
+            .unwrap_or("");
+        if !(matches!(outer, "Result" | "Option") && t.ends_with('>')) {
+            return None;
+        }
+        let inner = &t[t.find('<')? + 1..t.len() - 1];
+        t = ts_split_top_at(inner, b',').first().copied()?.trim();
+    }
+    (t.starts_with('(') && t.ends_with(')') && t.len() > 2)
+        .then(|| t.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 /// Is `name` one of [`RUST_STD_METHODS`]?
 fn rust_std_method(name: &str) -> bool {
     RUST_STD_METHODS.binary_search(&name).is_ok()
@@ -3480,10 +3512,16 @@ fn rust_fold(
             let owner = owner.rsplit(['.', ':']).next().unwrap_or(owner);
             return Some((owner.to_string(), r.0));
         }
-        Some((rust_declared_of(idx, f, r, tried)?, r.0))
+        // (a tuple, `-> (Sender<T>, Receiver<T>)`, for the field `.0` that
+        // follows: feature 42)
+        rust_declared_of(idx, f, r, tried)
+            .or_else(|| rust_declared_tuple(idx, f, r, tried))
+            .map(|t| (t, r.0))
     };
     let (h, hcall, htried) = segs[0];
     let mut state = if hcall {
+        // (a path's turbofish, `oneshot::channel::<i32>`, names the function)
+        let h = h.split("::<").next().unwrap_or(h);
         let r = deeper(8, || {
             find_scoped_call(idx, fi, f, h, src_symbol, imports, None)
         })?;
@@ -3497,6 +3535,14 @@ fn rust_fold(
         state = if call {
             let r = rust_method_in(idx, imports, &state, name)?;
             value_of(r, tried)?
+        } else if state.0.starts_with('(') {
+            // (an element of a tuple: `.1` of `(A, B)` is `B`)
+            let i: usize = name.parse().ok()?;
+            let inner = state.0.strip_prefix('(')?.strip_suffix(')')?;
+            let elem = rust_split_top(inner, b',')
+                .get(i)
+                .map(|e| e.trim().to_string())?;
+            (rust_declared_value(&elem, tried)?, state.1)
         } else {
             // (`h.bar?` of a field `bar: Option<Bar>`: `Bar`)
             let st = rust_field_type(idx, imports, state.1, &state.0, name)?;
@@ -4444,7 +4490,17 @@ fn through_reexports(
     modules: &Modules,
     hops: u32,
 ) -> Option<SymRef> {
-    if let Some(r) = cands.iter().find(|r| r.0 == mf && ok(r)) {
+    // (a Rust module's item over an enum's variant of the name, feature 42)
+    let here = |r: &&SymRef| r.0 == mf && ok(r);
+    let item = |r: &&SymRef| {
+        let f = &idx.files[r.0 as usize];
+        f.lang != Lang::Rust || !f.symbols[r.1 as usize].qname.contains('.')
+    };
+    if let Some(r) = cands
+        .iter()
+        .find(|r| here(r) && item(r))
+        .or_else(|| cands.iter().find(here))
+    {
         return Some(*r);
     }
     if hops == 0 {

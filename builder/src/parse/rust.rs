@@ -93,23 +93,56 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         slot_names(at, p, None, &mut names);
         (!names.is_empty()).then_some(names)
     };
-    // A pattern matched against the node's `value`: `Some(x)` / `Ok(x)` binds
-    // `x` to what `value?` gives (`=value?`: `if let`, let-else); any
-    // other binds its names untyped.
-    let matched = |p: Node| -> Option<Vec<(String, Option<String>)>> {
-        let Some(x) = some_or_ok(at, p) else {
-            return typed(p);
-        };
-        let w = at
-            .field("value")
-            .and_then(|v| flat_text(v, at.src))
-            .map(|w| format!("={w}?"));
-        Some(vec![(at.text(x).to_string(), w)])
+    // A pattern matched against a value: `Some(x)` / `Ok(x)` binds `x` to
+    // what `value?` gives (`=value?`: `if let`, let-else, a `match` arm,
+    // feature 42); a tuple's names (`let (a, b) = value`) each to its
+    // element (`=value.0`, `=value.1`; feature 42); any other as
+    // [`slot_names`] types them.
+    let matched = |p: Node, value: Option<Node>| -> Option<Vec<(String, Option<String>)>> {
+        let w = value.and_then(|v| flat_text(v, at.src));
+        if let Some(x) = some_or_ok(at, p) {
+            let w = w.map(|w| format!("={w}?"));
+            return Some(vec![(at.text(x).to_string(), w)]);
+        }
+        if let (Some(w), "tuple_pattern") = (&w, p.kind()) {
+            let mut out = Vec::new();
+            let mut c = p.walk();
+            let mut rest = false;
+            let elems = p
+                .children(&mut c)
+                .filter(|k| (k.is_named() || k.kind() == "_") && !k.is_extra());
+            for (i, k) in elems.enumerate() {
+                rest |= k.kind() == "remaining_field_pattern";
+                match name_of(k).filter(|_| !rest) {
+                    Some(n) => out.push((n, Some(format!("={w}.{i}")))),
+                    None => slot_names(at, k, None, &mut out),
+                }
+            }
+            return (!out.is_empty()).then_some(out);
+        }
+        typed(p)
     };
     let (pattern, ty) = match at.kind {
         "for_expression" => return typed(at.field("pattern")?),
-        "let_condition" => return matched(at.field("pattern")?),
-        "match_arm" => return typed(at.field("pattern")?),
+        "let_condition" => return matched(at.field("pattern")?, at.field("value")),
+        "match_arm" => {
+            // (the arm's pattern, inside its `match_pattern`, against the
+            // `match`'s value)
+            let mp = at.field("pattern")?;
+            let cond = mp.child_by_field_name("condition").map(|c| c.id());
+            let mut c = mp.walk();
+            let inner = mp.named_children(&mut c).find(|k| Some(k.id()) != cond);
+            let value = at
+                .anc
+                .iter()
+                .rev()
+                .find(|a| a.kind() == "match_expression")
+                .and_then(|m| m.child_by_field_name("value"));
+            return match inner {
+                Some(p) => matched(p, value),
+                None => typed(mp),
+            };
+        }
         "closure_parameters" => {
             let mut c = at.node.walk();
             let names: Vec<_> = at
@@ -125,7 +158,7 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         _ => return None,
     };
     let Some(name) = name_of(pattern) else {
-        return matched(pattern);
+        return matched(pattern, at.field("value"));
     };
     let ty = match ty {
         Some(t) => written_type(at.text(t)).map(|w| generic_bound(at, &w).unwrap_or(w)),
