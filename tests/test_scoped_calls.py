@@ -352,14 +352,16 @@ def oracle_checks(snap_dir: Path) -> dict[str, tuple[int, int]]:
         wrong += itself or target not in ancestors(own)
     out["super calls land on a proper ancestor"] = (len(rows), wrong)
     # Rust `Type::f()`: the target is a member of a type named so (`RuntimeBuilder::new` with
-    # `use crate::runtime::Builder as RuntimeBuilder;`: of `Builder`).
+    # `use crate::runtime::Builder as RuntimeBuilder;`: of `Builder`); a generic parameter's
+    # (`T::opt_len()`, `receiver_type` `impl RangeInteger`) is its bound's, feature 43.
     out["Type::f lands on a member of Type"] = con.execute(f"""
         WITH c AS (
             SELECT e.src_path, e.dst_name, t.container,
                    regexp_extract(e.dst_name, '([A-Z][A-Za-z0-9_]*)(<[^:]*>)?::[A-Za-z0-9_]+$', 1) AS written
             FROM {e} e JOIN {s} t ON t.symbol_id = e.dst_symbol_id JOIN {f} a ON a.path = e.src_path
             WHERE e.kind = 'calls' AND a.language = 'rust' AND regexp_matches(e.dst_name, '(^|::)[A-Z][A-Za-z0-9_]*(<[^:]*>)?::[a-z_][A-Za-z0-9_]*$')
-              AND NOT starts_with(e.dst_name, 'Self::')),
+              AND NOT starts_with(e.dst_name, 'Self::')
+              AND NOT starts_with(coalesce(e.receiver_type, ''), 'impl ')),
         renamed AS (SELECT DISTINCT src_path, alias, regexp_extract(dst_name, '([A-Za-z0-9_]+)$', 1) AS name
                     FROM {e} WHERE kind = 'imports' AND alias IS NOT NULL)
         SELECT count(*), count(*) FILTER (WHERE c.container IS NULL OR regexp_extract(c.container, '([A-Za-z0-9_]+)[^A-Za-z0-9_]*$', 1) != coalesce(r.name, c.written))

@@ -994,6 +994,55 @@ fn find_scoped_call(
 ) -> Option<SymRef> {
     let (imported, imported_dirs, named_pkgs) = (imports.files, imports.dirs, imports.named_pkgs);
     let rust = f.lang == Lang::Rust;
+    // Rust (feature 43): a path as it names the function, `<T as Parser>::parse`
+    // → `Parser::parse`, `RangedI64ValueParser::<i64>::new` →
+    // `RangedI64ValueParser::new`; and a path through a generic parameter
+    // (`T::opt_len`, typed `impl RangeInteger` by its bounds) is its bound's
+    // method, as a receiver of that type calls it.
+    let normal;
+    let written = match rust {
+        true => {
+            normal = rust_path_named(written);
+            // (a std type's generic arguments, `Box::<dyn Error>::from`,
+            // `Arc::<T>::from_raw`, choose among impls that cannot be told
+            // apart here: only a type the index defines drops them)
+            let typed = written
+                .split("::<")
+                .next()
+                .filter(|_| written.contains("::<"));
+            if let Some(head) = typed {
+                let ty = head.rsplit("::").next().unwrap_or(head);
+                let after = &written[head.len() + 2..];
+                let of_type =
+                    ty.starts_with(|c: char| c.is_ascii_uppercase()) && after.contains(">::");
+                let defined = idx.by_name.get(ty).is_some_and(|v| {
+                    v.iter().any(|r| {
+                        let rf = &idx.files[r.0 as usize];
+                        rf.lang == Lang::Rust
+                            && matches!(
+                                rf.symbols[r.1 as usize].kind,
+                                "struct" | "enum" | "union" | "trait" | "type"
+                            )
+                    })
+                });
+                if of_type && !defined {
+                    return None;
+                }
+            }
+            normal.as_str()
+        }
+        false => written,
+    };
+    if rust && recv_type.is_some_and(|t| t.starts_with("impl ")) {
+        if let Some((h, m)) = written.split_once("::") {
+            if is_word(h) && is_word(m) {
+                let v = format!("_v.{m}");
+                return deeper(8, || {
+                    find_scoped_call(idx, fi, f, &v, src_symbol, imports, recv_type)
+                });
+            }
+        }
+    }
     // JS/TS: a bare call of a name the caller binds (`receiver_type`
     // `local`: a parameter, a local `const`/`let`) is the function of that
     // name defined in the caller or a function around it (`outer.loop`),
@@ -1131,8 +1180,21 @@ fn find_scoped_call(
         if rust && RUST_PRELUDE.contains(&name) {
             // std's macros and prelude functions and variants: a crate's own
             // item of the name (a test helper, `type Ok = …`, a nested
-            // `fn assert`) is not what `assert_eq!` or `Ok(…)` calls.
-            return None;
+            // `fn assert`) is not what `assert_eq!` or `Ok(…)` calls; but a
+            // `macro_rules! assert_eq` of the calling file shadows std's
+            // (feature 43).
+            // (textually: a macro of a module the caller is in, `tests`)
+            let within = |r: &&SymRef| {
+                let q = &sym(r).qname;
+                match q.rsplit_once('.') {
+                    None => true,
+                    Some((m, _)) => src_symbol.is_some_and(|s| s.starts_with(&format!("{m}."))),
+                }
+            };
+            return cands
+                .iter()
+                .find(|r| is_macro && r.0 == fi && sym(r).kind == "macro" && within(r))
+                .copied();
         }
         // Rust: of a function and a type of one name (syn's `struct Lite`
         // and `fn Lite`), a call names the function.
@@ -1278,6 +1340,29 @@ fn find_scoped_call(
         }
         return None;
     };
+    // Rust (feature 43): a macro through a path, `tokio::select!`,
+    // `$crate::m!`, `crate::m!`: the macro of that name in the crate the
+    // path's first name places (`#[macro_export]` puts it at the crate's
+    // root wherever it is written), the caller's directory's first.
+    if rust && is_macro {
+        let root = q.split("::").next().unwrap_or(q);
+        let krate = match root {
+            "crate" | "$crate" => top(&f.path),
+            _ => top(&idx.files[rust_module_of(idx, f, root, imports.modules)? as usize].path),
+        };
+        let mine: Vec<&SymRef> = cands
+            .iter()
+            .filter(|r| top(&file(r).path) == krate)
+            .collect();
+        // (several elsewhere, `cfg` alternatives such as tokio's `select!`
+        // for `doc` and not: none)
+        let here = dir_of(&f.path);
+        return mine
+            .iter()
+            .find(|r| dir_of(&file(r).path) == here)
+            .or(mine.first().filter(|_| mine.len() == 1))
+            .map(|r| **r);
+    }
     let q = q.trim();
     let q_last = q
         .split('<')
@@ -3120,6 +3205,60 @@ pub fn rust_type_params(name: &str, sig: &str) -> Option<String> {
         .collect();
     (!names.is_empty() && names.iter().all(|n| !n.is_empty() && !n.contains(' ')))
         .then(|| names.join(","))
+}
+
+/// Rust (feature 43): a call's path as it names the function: a qualified
+/// path's trait (`<T as Parser>::parse` → `Parser::parse`; `<Vec<u8>>::new`
+/// → `Vec::new`) and no turbofish (`Foo::<T>::new` → `Foo::new`,
+/// `x.collect::<Vec<_>>` → `x.collect`).
+fn rust_path_named(written: &str) -> String {
+    let b = written.as_bytes();
+    // The end of the `<…>` opened at `i`, after it.
+    let close = |i: usize| {
+        let mut depth = 0u32;
+        for (k, &c) in b.iter().enumerate().skip(i) {
+            match c {
+                b'<' => depth += 1,
+                b'>' if !(k > 0 && b[k - 1] == b'-') => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        return Some(k + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    };
+    let mut out = String::with_capacity(written.len());
+    let mut i = 0;
+    if written.starts_with('<') {
+        let Some(e) = close(0) else {
+            return written.to_string();
+        };
+        let inner = &written[1..e - 1];
+        let named = match inner.rsplit_once(" as ") {
+            Some((_, t)) => t,
+            None => inner,
+        };
+        out.push_str(named.split('<').next().unwrap_or(named).trim());
+        i = e;
+    }
+    while i < b.len() {
+        if written[i..].starts_with("::<") {
+            match close(i + 2) {
+                Some(e) => {
+                    i = e;
+                    continue;
+                }
+                None => break,
+            }
+        }
+        let c = written[i..].chars().next().unwrap_or(' ');
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
 }
 
 /// Rust (feature 41): the field types of a tuple struct or tuple variant as
@@ -6077,6 +6216,25 @@ mod tests {
             Some("N")
         );
         assert_eq!(p("Plain", "pub struct Plain {"), None);
+    }
+
+    #[test]
+    fn rust_paths_read_as_they_name_the_function() {
+        let n = rust_path_named;
+        assert_eq!(n("<T as Parser>::parse"), "Parser::parse");
+        assert_eq!(
+            n("<Self as crate::CommandFactory>::command"),
+            "crate::CommandFactory::command"
+        );
+        assert_eq!(n("<Vec<u8>>::new"), "Vec::new");
+        assert_eq!(
+            n("RangedI64ValueParser::<i64>::new"),
+            "RangedI64ValueParser::new"
+        );
+        assert_eq!(n("Box::<dyn Fn(u8) -> u8 + Send>::from"), "Box::from");
+        assert_eq!(n("x.collect::<Vec<_>>"), "x.collect");
+        assert_eq!(n("Foo::new(a).m"), "Foo::new(a).m");
+        assert_eq!(n("a.b(x < y).c"), "a.b(x < y).c");
     }
 
     #[test]

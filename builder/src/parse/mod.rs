@@ -1083,7 +1083,8 @@ impl<'s> Walk<'s> {
                 // Rust, `self.base.m()`: the bounds of the generic parameters
                 // in sight, for a field whose type is one (feature 35).
                 if recv_type.is_none() && self.lang == Lang::Rust {
-                    recv_type = rust::self_field_bounds(&at, &dst_name);
+                    recv_type = rust::self_field_bounds(&at, &dst_name)
+                        .or_else(|| rust::path_bounds(&at, &dst_name));
                 }
                 self.out.edges.push(RawEdge {
                     kind: "calls",

@@ -404,6 +404,18 @@ fn generic_bound(at: &At, written: &str) -> Option<String> {
         .map(|(_, b)| format!("impl {}", b.join(" + ")))
 }
 
+/// Feature 43: a path call through a generic parameter (`T::opt_len(…)`,
+/// `F::from_bits(u)`) is what the parameter's bounds name, as a receiver of
+/// that type is (`impl RangeInteger`; feature 35).
+pub fn path_bounds(at: &At, dst_name: &str) -> Option<String> {
+    let (head, m) = dst_name.split_once("::")?;
+    let word = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !word(head) || !word(m) || !head.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return None;
+    }
+    generic_bound(at, head)
+}
+
 /// Feature 35: a call through a field of `self` (`self.base.consume(…)`)
 /// in a function or `impl` with bounded generic parameters: `where C:
 /// Consumer<T>; I: Iterator`, which resolution reads when the field's
