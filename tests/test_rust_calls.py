@@ -736,6 +736,32 @@ mod tests {
         assert_eq!(1, 2);
     }
 }
+
+pub struct Pools {
+    pub all: Vec<Pool>,
+    pub named: std::collections::HashMap<u8, Pool>,
+}
+
+impl Pools {
+    pub fn each(&self, xs: &[PoolBuilder], v: Vec<Pool>) {
+        for p in self.all.iter() {
+            p.run();
+        }
+        for b in xs {
+            b.stack(1);
+        }
+        for p in &v {
+            p.run();
+        }
+        for (k, p) in &self.named {
+            p.run();
+        }
+        let w = v;
+        for p in w.into_iter() {
+            p.run();
+        }
+    }
+}
 """,
 
     "demo/src/lite.rs": """pub struct Lite<T: ?Sized> {
@@ -916,6 +942,13 @@ WANT = {
     ("uses_macros", "crate::mk!", 133): ("demo/src/pat.rs", "mk"),
     ("uses_macros", "Vec::<u8>::new", 134): (None, None),
     ("tests.t", "assert_eq!", 143): ("demo/src/pat.rs", "tests.assert_eq"),
+    # feature 44: a `for` name is an element of the value's type (a field's, a parameter's slice, a
+    # local's, one copied from another, `let w = v;`); a map's elements are pairs
+    ("Pools.each", "p.run", 155): ("demo/src/build.rs", "Pool.run"),
+    ("Pools.each", "b.stack", 158): ("demo/src/build.rs", "PoolBuilder.stack"),
+    ("Pools.each", "p.run", 161): ("demo/src/build.rs", "Pool.run"),
+    ("Pools.each", "p.run", 164): (None, None),
+    ("Pools.each", "p.run", 168): ("demo/src/build.rs", "Pool.run"),
 }
 
 
@@ -1008,7 +1041,8 @@ def test_rust_crates_calls_agree_with_rust_analyzer(snapshots, corpora):
     # 36-39 (another type returned, fields on the way, names scoped, pointers): 36,755; feature 41
     # (names a tuple-struct or struct pattern binds, typed by their slot; `self.0`): 37,571;
     # feature 42 (a tuple's names by element, a `match` arm's `Some(x)`): 37,988; feature 43
-    # (generic parameters' paths, qualified paths, turbofish, macros through a crate's path): 38,640.
+    # (generic parameters' paths, qualified paths, turbofish, macros through a crate's path): 38,640;
+    # feature 44 (a `for` loop's element, a local copied): 38,666.
     assert v["right"] > 38_200, v
     assert resolved_wrong < 0.05 * resolved, v
     # Most calls are judged: rust-analyzer indexed every crate, its occurrences read at their columns.

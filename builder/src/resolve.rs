@@ -2097,6 +2097,45 @@ fn find_scoped_call(
     // type; failing that (a type outside the index), the receiver is a
     // local of that type as written, as is the first name of a longer one.
     // A slot of a generic parameter, or one not found, types nothing.
+    // Rust (feature 44): an element of a value (`for x in &self.items`:
+    // `=self.items[]`; `=<Vec<Item>>xs[]` of a local): the element type of
+    // the value's declared type (`Vec<T>`, `[T]`, `Option<T>` …), read in
+    // the file it is written in; a value that shows no such type types
+    // nothing.
+    let elem_recv: Option<String>;
+    let recv_type = match recv_type {
+        Some(t) if rust && t.starts_with('=') && t.ends_with("[]") => {
+            let (head, expr) = rust_head_type(&t[1..t.len() - 2]);
+            let own_q = src_symbol
+                .and_then(|s| s.rsplit_once('.'))
+                .map(|(c, _)| c.replace('.', "::"));
+            let container = match is_word(expr) {
+                true => head.map(|h| (h.to_string(), fi)),
+                false => rust_fold(
+                    idx,
+                    fi,
+                    f,
+                    src_symbol,
+                    imports,
+                    expr,
+                    head,
+                    own_q.as_deref(),
+                ),
+            };
+            let st = container.and_then(|(c, cf)| Some((rust_element(&c)?, cf)));
+            if is_word(q) {
+                if let Some(r) = st
+                    .as_ref()
+                    .and_then(|st| rust_method_in(idx, imports, st, name))
+                {
+                    return Some(r);
+                }
+            }
+            elem_recv = st.map(|(e, _)| e);
+            elem_recv.as_deref()
+        }
+        other => other,
+    };
     let slot_recv: Option<String>;
     let recv_type = match recv_type {
         Some(t) if rust && (t.starts_with('~') || t.starts_with("=<~")) => {
@@ -3205,6 +3244,29 @@ pub fn rust_type_params(name: &str, sig: &str) -> Option<String> {
         .collect();
     (!names.is_empty() && names.iter().all(|n| !n.is_empty() && !n.contains(' ')))
         .then(|| names.join(","))
+}
+
+/// Rust (feature 44): the type of an element of a value of type `t`, as
+/// `for x in …` takes them: `Vec<T>`, `VecDeque<T>`, the sets, `Option<T>`,
+/// `[T]`, `[T; N]`, `Box<[T]>` (references taken off) give `T`; none for
+/// any other (a map's elements are pairs).
+fn rust_element(t: &str) -> Option<String> {
+    let t = rust_unref(t);
+    if let Some(inner) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        let e = rust_split_top(inner, b';').first().copied()?.trim();
+        return (!e.is_empty()).then(|| e.to_string());
+    }
+    let (head, args) = t.split_once('<')?;
+    let head = head.rsplit("::").next().unwrap_or(head).trim();
+    let args = args.strip_suffix('>')?;
+    let first = rust_split_top(args, b',').first().copied()?.trim();
+    match head {
+        "Vec" | "VecDeque" | "HashSet" | "BTreeSet" | "BinaryHeap" | "LinkedList" | "Option" => {
+            (!first.is_empty()).then(|| first.to_string())
+        }
+        "Box" | "Rc" | "Arc" => rust_element(first),
+        _ => None,
+    }
 }
 
 /// Rust (feature 43): a call's path as it names the function: a qualified
@@ -6216,6 +6278,22 @@ mod tests {
             Some("N")
         );
         assert_eq!(p("Plain", "pub struct Plain {"), None);
+    }
+
+    #[test]
+    fn rust_elements_read_from_containers() {
+        let e = |t: &str| rust_element(t);
+        assert_eq!(e("Vec<Item>").as_deref(), Some("Item"));
+        assert_eq!(e("&'a [Hir]").as_deref(), Some("Hir"));
+        assert_eq!(
+            e("&mut std::collections::VecDeque<Task<S>>").as_deref(),
+            Some("Task<S>")
+        );
+        assert_eq!(e("[Slot; 4]").as_deref(), Some("Slot"));
+        assert_eq!(e("Box<[StateID]>").as_deref(), Some("StateID"));
+        assert_eq!(e("Option<Pool>").as_deref(), Some("Pool"));
+        assert_eq!(e("HashMap<K, V>"), None);
+        assert_eq!(e("Item"), None);
     }
 
     #[test]

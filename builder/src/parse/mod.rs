@@ -550,6 +550,15 @@ impl<'s> Walk<'s> {
     /// `self`; a name read as a value (a `static`) shows none.
     fn rust_value(&self, ty: Option<String>) -> Option<String> {
         let t = ty?;
+        // An element of a value (`=xs[]`, feature 44): the value read so,
+        // a local's type written in front (`=<Vec<Item>>xs[]`).
+        if let Some(v) = t.strip_suffix("[]").filter(|v| v.starts_with('=')) {
+            return match self.rust_value(Some(v.to_string()))? {
+                e if e.starts_with('=') => Some(format!("{e}[]")),
+                ty => Some(format!("=<{ty}>{}[]", &v[1..])),
+            }
+            .filter(|o| o.len() <= 300);
+        }
         let Some(expr) = t.strip_prefix('=') else {
             return Some(t);
         };
@@ -569,6 +578,10 @@ impl<'s> Walk<'s> {
         }
         if !self.is_local(head) {
             return matches!(rest.chars().next(), Some('(' | ':')).then_some(t);
+        }
+        // (another local, `let next = curr;`: its type; feature 44)
+        if rest.is_empty() {
+            return self.local_type(head);
         }
         if !rest.starts_with(['.', '?']) {
             return None;

@@ -122,8 +122,30 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         }
         typed(p)
     };
+    // (feature 44: `for x in xs` / `&self.items` / `v.iter()`: `x` is an
+    // element of the value, `=xs[]`, which resolution reads from its type)
+    let element = || -> Option<Vec<(String, Option<String>)>> {
+        let name = name_of(at.field("pattern")?)?;
+        let mut v = at.field("value")?;
+        while let Some(inner) = match v.kind() {
+            "reference_expression" => v.child_by_field_name("value"),
+            "parenthesized_expression" => v.named_child(0),
+            _ => None,
+        } {
+            v = inner;
+        }
+        let w = flat_text(v, at.src)?;
+        let w = [".iter()", ".iter_mut()", ".into_iter()"]
+            .iter()
+            .find_map(|s| w.strip_suffix(s))
+            .unwrap_or(&w);
+        let plain = w
+            .split('.')
+            .all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+        plain.then(|| vec![(name, Some(format!("={w}[]")))])
+    };
     let (pattern, ty) = match at.kind {
-        "for_expression" => return typed(at.field("pattern")?),
+        "for_expression" => return element().or_else(|| typed(at.field("pattern")?)),
         "let_condition" => return matched(at.field("pattern")?, at.field("value")),
         "match_arm" => {
             // (the arm's pattern, inside its `match_pattern`, against the
@@ -610,10 +632,11 @@ fn read_value(at: &At, v: Node, self_fields: bool) -> Option<String> {
             _ => false,
         }
     };
+    // (feature 44: another local, `let next = curr;`, is what it is)
     (fields
         || matches!(
             v.kind(),
-            "call_expression" | "try_expression" | "await_expression"
+            "call_expression" | "try_expression" | "await_expression" | "identifier"
         ))
     .then(|| flat_text(v, at.src))?
     .map(|w| format!("={w}"))
