@@ -1200,9 +1200,26 @@ fn find_scoped_call(
         // and `fn Lite`), a call names the function.
         // Else an item of the module over an enum's variant of the name
         // (serde_derive's `struct Expr` and `Fragment::Expr`; feature 42).
+        // A variant the file's `use` names (`use crate::c::L::A;`) is the
+        // one; so is one of an enum it imports (`use crate::c::L::*;`, which
+        // the parser writes as `crate::c::L`) when no `use` names the item.
+        let used_variant = |r: &&&SymRef| {
+            let Some((e, n)) = sym(r).qname.rsplit_once('.') else {
+                return false;
+            };
+            let e = e.rsplit('.').next().unwrap_or(e);
+            let uses = || f.edges.iter().filter(|x| x.kind == "imports");
+            let ends = |x: &RawEdge, tail: &str| {
+                x.dst_name == tail || x.dst_name.ends_with(&format!("::{tail}"))
+            };
+            sym(r).kind == "constant"
+                && (uses().any(|x| ends(x, &format!("{e}::{n}")))
+                    || (uses().any(|x| ends(x, e)) && !uses().any(|x| ends(x, n))))
+        };
         let prefer = |v: Vec<&SymRef>| -> Option<SymRef> {
             v.iter()
                 .find(|r| rust && sym(r).kind == "function")
+                .or_else(|| v.iter().find(|r| rust && used_variant(r)))
                 .or_else(|| v.iter().find(|r| rust && !sym(r).qname.contains('.')))
                 .or(v.first())
                 .map(|r| **r)
@@ -1347,21 +1364,25 @@ fn find_scoped_call(
     if rust && is_macro {
         let root = q.split("::").next().unwrap_or(q);
         let krate = match root {
-            "crate" | "$crate" => top(&f.path),
-            _ => top(&idx.files[rust_module_of(idx, f, root, imports.modules)? as usize].path),
+            "crate" | "$crate" => rust_crate_dir(&f.path),
+            _ => rust_crate_dir(
+                &idx.files[rust_module_of(idx, f, root, imports.modules)? as usize].path,
+            ),
         };
         let mine: Vec<&SymRef> = cands
             .iter()
-            .filter(|r| top(&file(r).path) == krate)
+            .filter(|r| rust_crate_dir(&file(r).path) == krate)
             .collect();
-        // (several elsewhere, `cfg` alternatives such as tokio's `select!`
-        // for `doc` and not: none)
-        let here = dir_of(&f.path);
-        return mine
-            .iter()
-            .find(|r| dir_of(&file(r).path) == here)
-            .or(mine.first().filter(|_| mine.len() == 1))
-            .map(|r| **r);
+        // (several: the one the crate's root file defines; else none, as
+        // `cfg` alternatives such as tokio's `select!` for `doc` and not)
+        let at_root = |r: &&&SymRef| {
+            let p = &file(r).path;
+            p.ends_with("src/lib.rs") || p.ends_with("src/main.rs")
+        };
+        return match mine.len() {
+            1 => Some(*mine[0]),
+            _ => mine.iter().find(at_root).map(|r| **r),
+        };
     }
     let q = q.trim();
     let q_last = q
@@ -2147,11 +2168,31 @@ fn find_scoped_call(
                 None => (t, None),
             };
             let st = rust_slot_type(idx, fi, f, src_symbol, imports, slot);
-            if expr.is_none() && is_word(q) {
-                if let Some(st) = &st {
+            if let Some(st) = &st {
+                if expr.is_none() && is_word(q) {
                     if let Some(r) = rust_method_in(idx, imports, st, name) {
                         return Some(r);
                     }
+                }
+                // (read in the caller's file the type name may be another
+                // type: only a name the crate gives one type is read there)
+                let base = rust_receiver_type(&st.0);
+                let base = base.as_deref().map(|b| b.rsplit("::").next().unwrap_or(b));
+                let crate_of = top(&f.path);
+                let types = base.and_then(|b| idx.by_name.get(b)).map_or(0, |v| {
+                    v.iter()
+                        .filter(|r| {
+                            file(r).lang == Lang::Rust
+                                && top(&file(r).path) == crate_of
+                                && matches!(
+                                    sym(r).kind,
+                                    "struct" | "enum" | "union" | "trait" | "type"
+                                )
+                        })
+                        .count()
+                });
+                if st.1 != fi && types > 1 {
+                    return None;
                 }
             }
             slot_recv = st.map(|(ty, _)| match expr {
@@ -2399,7 +2440,8 @@ fn find_scoped_call(
                     // (bound: a `use` of it, a glob, or a module of that
                     // name in the crate, which a `cfg` macro may declare)
                     let crate_of = top(&ff.path);
-                    let bound = matches!(head, "crate" | "self" | "super")
+                    let bound = head.starts_with(|c: char| c.is_ascii_uppercase())
+                        || matches!(head, "crate" | "self" | "super")
                         || rust_module_of(idx, ff, head, imports.modules).is_some()
                         || ff.edges.iter().any(|e| {
                             e.kind == "imports" && (binds(e) || e.dst_name.ends_with('*'))
@@ -3246,6 +3288,18 @@ pub fn rust_type_params(name: &str, sig: &str) -> Option<String> {
         .then(|| names.join(","))
 }
 
+/// Rust (feature 43): the directory of the crate a file belongs to, the part
+/// of its path before its last `src/`, `tests/`, `benches/` or `examples/`
+/// (`crates/x/src/a.rs` → `crates/x`); its first directory otherwise.
+fn rust_crate_dir(path: &str) -> &str {
+    ["/src/", "/tests/", "/benches/", "/examples/"]
+        .iter()
+        .filter_map(|m| path.rfind(m))
+        .max()
+        .map(|i| &path[..i])
+        .unwrap_or_else(|| path.split('/').next().unwrap_or(""))
+}
+
 /// Rust (feature 44): the type of an element of a value of type `t`, as
 /// `for x in …` takes them: `Vec<T>`, `VecDeque<T>`, the sets, `Option<T>`,
 /// `[T]`, `[T; N]`, `Box<[T]>` (references taken off) give `T`; none for
@@ -3381,7 +3435,20 @@ pub fn rust_tuple_fields(name: &str, text: &str) -> Vec<String> {
     let Some(close) = close else {
         return Vec::new();
     };
-    rust_split_top(&text[open + 1..close], b',')
+    // (comments out first: one may hold a comma, `// We make NFA, …`)
+    let mut inner = String::new();
+    let mut rest = &text[open + 1..close];
+    while !rest.is_empty() {
+        let (line, more) = rest.split_once('\n').unwrap_or((rest, ""));
+        inner.push_str(line.split("//").next().unwrap_or(line));
+        inner.push('\n');
+        rest = more;
+    }
+    while let Some(a) = inner.find("/*") {
+        let b = inner[a..].find("*/").map_or(inner.len(), |b| a + b + 2);
+        inner.replace_range(a..b, " ");
+    }
+    rust_split_top(&inner, b',')
         .into_iter()
         .map(|f| {
             let mut f = f.trim();
@@ -3395,9 +3462,6 @@ pub fn rust_tuple_fields(name: &str, text: &str) -> Vec<String> {
                         c == b']' && d == 0
                     });
                     f = end.map_or("", |e| &f[e + 1..]).trim_start();
-                }
-                if f.starts_with("//") {
-                    f = f.split_once('\n').map_or("", |(_, r)| r).trim_start();
                 }
                 if let Some(r) = f.strip_prefix("pub") {
                     let r = r.trim_start();
@@ -3721,8 +3785,6 @@ fn rust_fold(
     };
     let (h, hcall, htried) = segs[0];
     let mut state = if hcall {
-        // (a path's turbofish, `oneshot::channel::<i32>`, names the function)
-        let h = h.split("::<").next().unwrap_or(h);
         let r = deeper(8, || {
             find_scoped_call(idx, fi, f, h, src_symbol, imports, None)
         })?;
@@ -6334,6 +6396,10 @@ mod tests {
             ["T"]
         );
         assert_eq!(t("Two", "Two(u8, Map<K, V>,)"), ["u8", "Map<K, V>"]);
+        assert_eq!(
+            t("Nfa", "pub struct Nfa(\n    // shared, and so cheap /* to clone */\n    Arc<Inner>, /* a, b */ u8\n);"),
+            ["Arc<Inner>", "u8"]
+        );
         // a unit variant, a braced struct (a `Plain(` in its body is not its), a discriminant
         assert!(t("Empty", "Empty").is_empty());
         assert!(t("Plain", "pub struct Plain { f: fn(Plain) }").is_empty());

@@ -312,6 +312,15 @@
 //!   `v`'s declared type (`Vec<T>`, `[T]`, `Option<T>`, the sets, `Box<[T]>`);
 //!   `let a = b;` of a local gives `a` the type of `b` (rust-crates: right
 //!   38,640 -> 38,666).
+//! - schema 1, feature 45 (a review of 41-44): a slot's type declared in
+//!   another file whose name the crate gives several types is not read in
+//!   the caller's file (none); a tuple struct's fields are read past
+//!   comments; a bare name an enum's glob or `use` brings in is its variant
+//!   when no `use` names an item of that name; `crate::m!` of several
+//!   macros is the crate root's (the crate: the directory above `src/`,
+//!   `tests/`…); a nested function sees none of the outer's generic
+//!   parameters; a path type with a capitalized head (`T::Item`) is no other
+//!   crate's (rust-crates: right 38,666 -> 38,659, elsewhere 389 -> 387).
 
 use std::sync::Arc;
 
@@ -339,7 +348,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 44;
+pub const FEATURE_VERSION: u32 = 45;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

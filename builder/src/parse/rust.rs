@@ -505,12 +505,26 @@ fn generic_bounds(at: &At) -> Vec<(String, Vec<String>)> {
     };
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
     let mut seen: Vec<String> = Vec::new();
-    for &item in at.anc.iter().rev() {
-        if !matches!(
-            item.kind(),
-            "function_item" | "function_signature_item" | "impl_item" | "trait_item"
-        ) {
+    // (a function's are in sight in it, and its `impl`'s or trait's when it
+    // is a method; a function nested in another sees none of the outer's)
+    let mut last = false;
+    let mut method = false;
+    for (i, &item) in at.anc.iter().enumerate().rev() {
+        let kind = item.kind();
+        let is_fn = matches!(kind, "function_item" | "function_signature_item");
+        if !is_fn && !matches!(kind, "impl_item" | "trait_item") {
             continue;
+        }
+        // (past the function, only the `impl` or trait of a method)
+        let impl_of_method = method && !is_fn;
+        if last && !impl_of_method {
+            break;
+        }
+        if is_fn {
+            last = true;
+            method = i > 0 && at.anc[i - 1].kind() == "declaration_list";
+        } else if last {
+            method = false;
         }
         let Some(tp) = item.child_by_field_name("type_parameters") else {
             continue;
