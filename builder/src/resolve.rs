@@ -3108,26 +3108,26 @@ fn rust_declared_value(ret: &str, tried: bool) -> Option<String> {
 /// signature declares it ([`rust_declared_value`]; `tried`: `?` follows),
 /// read only when `r` is in the caller's (`f`'s) crate (feature 33).
 fn rust_declared_of(idx: &Index, f: &FileFacts, r: SymRef, tried: bool) -> Option<String> {
+    rust_declared_value(rust_declared_raw(idx, f, r)?, tried)
+}
+
+/// Rust: the return type the signature of `r` declares, as written, when
+/// `r` is in the caller's (`f`'s) crate.
+fn rust_declared_raw<'i>(idx: &'i Index, f: &FileFacts, r: SymRef) -> Option<&'i str> {
     let rf = &idx.files[r.0 as usize];
     let top = |p: &str| p.split('/').next().unwrap_or("").to_string();
     if top(&rf.path) != top(&f.path) {
         return None;
     }
     let at = rf.rust_rets.binary_search_by_key(&r.1, |x| x.0).ok()?;
-    rust_declared_value(&rf.rust_rets[at].1, tried)
+    Some(&rf.rust_rets[at].1)
 }
 
 /// Rust (feature 42): the tuple a call of `r` gives as its signature
 /// declares it (`-> (Sender<T>, Receiver<T>)`; `-> io::Result<(A, B)>`
 /// with `?`), on one line, read as [`rust_declared_of`] reads a type.
 fn rust_declared_tuple(idx: &Index, f: &FileFacts, r: SymRef, tried: bool) -> Option<String> {
-    let rf = &idx.files[r.0 as usize];
-    let top = |p: &str| p.split('/').next().unwrap_or("").to_string();
-    if top(&rf.path) != top(&f.path) {
-        return None;
-    }
-    let at = rf.rust_rets.binary_search_by_key(&r.1, |x| x.0).ok()?;
-    let mut t = rf.rust_rets[at].1.trim();
+    let mut t = rust_declared_raw(idx, f, r)?.trim();
     if tried {
         let outer = t
             .split('<')

@@ -106,13 +106,7 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         }
         if let (Some(w), "tuple_pattern") = (&w, p.kind()) {
             let mut out = Vec::new();
-            let mut c = p.walk();
-            let mut rest = false;
-            let elems = p
-                .children(&mut c)
-                .filter(|k| (k.is_named() || k.kind() == "_") && !k.is_extra());
-            for (i, k) in elems.enumerate() {
-                rest |= k.kind() == "remaining_field_pattern";
+            for (i, (k, rest)) in pattern_elems(p).into_iter().enumerate() {
                 match name_of(k).filter(|_| !rest) {
                     Some(n) => out.push((n, Some(format!("={w}.{i}")))),
                     None => slot_names(at, k, None, &mut out),
@@ -139,9 +133,7 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
             .iter()
             .find_map(|s| w.strip_suffix(s))
             .unwrap_or(&w);
-        let plain = w
-            .split('.')
-            .all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+        let plain = w.split('.').all(is_word);
         plain.then(|| vec![(name, Some(format!("={w}[]")))])
     };
     let (pattern, ty) = match at.kind {
@@ -289,28 +281,13 @@ fn slot_names(at: &At, p: Node, slot: Option<String>, out: &mut Vec<(String, Opt
             }
         }
         "tuple_struct_pattern" => {
-            let ty = p.child_by_field_name("type");
-            let named = ty.and_then(path);
-            let mut i = 0usize;
-            let mut rest = false;
-            // (`_` is no named node, and takes its slot)
-            let mut c = p.walk();
-            let slots: Vec<Node> = p
-                .children(&mut c)
-                .filter(|k| (k.is_named() || k.kind() == "_") && Some(k.id()) != ty.map(|t| t.id()))
-                .filter(|k| !k.is_extra())
-                .collect();
-            for k in slots {
-                if k.kind() == "remaining_field_pattern" {
-                    rest = true;
-                    continue;
-                }
+            let named = p.child_by_field_name("type").and_then(path);
+            for (i, (k, rest)) in pattern_elems(p).into_iter().enumerate() {
                 let s = named
                     .as_ref()
                     .filter(|_| !rest)
                     .map(|n| format!("~{n}#{i}"));
                 slot_names(at, k, s, out);
-                i += 1;
             }
         }
         "struct_pattern" => {
@@ -344,6 +321,22 @@ fn slot_names(at: &At, p: Node, slot: Option<String>, out: &mut Vec<(String, Opt
         }
         _ => {}
     }
+}
+
+/// The elements of a tuple or tuple-struct pattern in order (not its path),
+/// `_` among them (no named node, it takes its slot), each with whether a
+/// `..` comes before it (whose slot no position tells).
+fn pattern_elems(p: Node) -> Vec<(Node, bool)> {
+    let ty = p.child_by_field_name("type").map(|t| t.id());
+    let mut c = p.walk();
+    let mut rest = false;
+    p.children(&mut c)
+        .filter(|k| (k.is_named() || k.kind() == "_") && !k.is_extra() && Some(k.id()) != ty)
+        .filter_map(|k| {
+            rest |= k.kind() == "remaining_field_pattern";
+            (k.kind() != "remaining_field_pattern").then_some((k, rest))
+        })
+        .collect()
 }
 
 /// Where a Rust binding made at `node` is in sight (feature 38): from after
@@ -426,13 +419,17 @@ fn generic_bound(at: &At, written: &str) -> Option<String> {
         .map(|(_, b)| format!("impl {}", b.join(" + ")))
 }
 
+/// A name: letters, digits and `_`, not empty.
+fn is_word(w: &str) -> bool {
+    !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
 /// Feature 43: a path call through a generic parameter (`T::opt_len(…)`,
 /// `F::from_bits(u)`) is what the parameter's bounds name, as a receiver of
 /// that type is (`impl RangeInteger`; feature 35).
 pub fn path_bounds(at: &At, dst_name: &str) -> Option<String> {
     let (head, m) = dst_name.split_once("::")?;
-    let word = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    if !word(head) || !word(m) || !head.starts_with(|c: char| c.is_ascii_uppercase()) {
+    if !is_word(head) || !is_word(m) || !head.starts_with(|c: char| c.is_ascii_uppercase()) {
         return None;
     }
     generic_bound(at, head)
@@ -444,8 +441,7 @@ pub fn path_bounds(at: &At, dst_name: &str) -> Option<String> {
 /// declared type is one of them.
 pub fn self_field_bounds(at: &At, dst_name: &str) -> Option<String> {
     let (field, m) = dst_name.strip_prefix("self.")?.split_once('.')?;
-    let word = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    if !word(field) || !word(m) {
+    if !is_word(field) || !is_word(m) {
         return None;
     }
     let all = generic_bounds(at);
