@@ -801,6 +801,9 @@ pub struct H(
     // shared, and so cheap: Pool, A
     pub Builder,
 );
+pub struct Pools {
+    pub all: Vec<Pool>,
+}
 """,
     "rev/src/a.rs": """use crate::c::L::*;
 use crate::c::H;
@@ -833,6 +836,16 @@ pub fn outer<Conv: Make>() {
     fn inner() {
         Conv::from(1);
     }
+}
+
+pub fn walks(ps: crate::c::Pools) {
+    for p in &ps.all {
+        p.run();
+    }
+}
+
+pub fn assoc<I: Iterator>(x: I::Item) {
+    x.run();
 }
 """,
     "rev/src/sub/mod.rs": "pub mod c2;\n",
@@ -1034,6 +1047,10 @@ WANT = {
     ("f", "x.run", 24): ("rev/src/b.rs", "Builder.run"),
     ("outer.inner", "Conv::from", 30): ("rev/src/a.rs", "Conv.from"),
     ("h", "crate::m!", 5): ("rev/src/lib.rs", "m"),
+    # a second review (feature 46): a `for` element's type name two types bear, read in the caller's
+    # file, is not the caller's `Pool`; an associated type's path places no type
+    ("walks", "p.run", 36): (None, None),
+    ("assoc", "x.run", 41): (None, None),
 }
 
 

@@ -1213,6 +1213,7 @@ fn find_scoped_call(
                 x.dst_name == tail || x.dst_name.ends_with(&format!("::{tail}"))
             };
             sym(r).kind == "constant"
+                && r.0 != fi
                 && (uses().any(|x| ends(x, &format!("{e}::{n}")))
                     || (uses().any(|x| ends(x, e)) && !uses().any(|x| ends(x, n))))
         };
@@ -1379,9 +1380,23 @@ fn find_scoped_call(
             let p = &file(r).path;
             p.ends_with("src/lib.rs") || p.ends_with("src/main.rs")
         };
+        // (a target's root's own first: `crate::m!` in `tests/it.rs` or
+        // `src/bin/tool.rs`, each a crate of its own; not a private
+        // `macro_rules!` of a module beside the caller)
+        let target_root = f.path.strip_prefix(krate).is_some_and(|rel| {
+            let rel = rel.trim_start_matches('/');
+            rel == "src/main.rs"
+                || ["tests/", "benches/", "examples/", "src/bin/"]
+                    .iter()
+                    .any(|d| rel.strip_prefix(d).is_some_and(|r| !r.contains('/')))
+        });
         return match mine.len() {
             1 => Some(*mine[0]),
-            _ => mine.iter().find(at_root).map(|r| **r),
+            _ => mine
+                .iter()
+                .find(|r| target_root && r.0 == fi)
+                .or_else(|| mine.iter().find(at_root))
+                .map(|r| **r),
         };
     }
     let q = q.trim();
@@ -2144,12 +2159,14 @@ fn find_scoped_call(
                 ),
             };
             let st = container.and_then(|(c, cf)| Some((rust_element(&c)?, cf)));
-            if is_word(q) {
-                if let Some(r) = st
-                    .as_ref()
-                    .and_then(|st| rust_method_in(idx, imports, st, name))
-                {
-                    return Some(r);
+            if let Some(st) = &st {
+                if is_word(q) {
+                    if let Some(r) = rust_method_in(idx, imports, st, name) {
+                        return Some(r);
+                    }
+                }
+                if rust_rereads_another(idx, fi, f, st) {
+                    return None;
                 }
             }
             elem_recv = st.map(|(e, _)| e);
@@ -2176,22 +2193,7 @@ fn find_scoped_call(
                 }
                 // (read in the caller's file the type name may be another
                 // type: only a name the crate gives one type is read there)
-                let base = rust_receiver_type(&st.0);
-                let base = base.as_deref().map(|b| b.rsplit("::").next().unwrap_or(b));
-                let crate_of = top(&f.path);
-                let types = base.and_then(|b| idx.by_name.get(b)).map_or(0, |v| {
-                    v.iter()
-                        .filter(|r| {
-                            file(r).lang == Lang::Rust
-                                && top(&file(r).path) == crate_of
-                                && matches!(
-                                    sym(r).kind,
-                                    "struct" | "enum" | "union" | "trait" | "type"
-                                )
-                        })
-                        .count()
-                });
-                if st.1 != fi && types > 1 {
+                if rust_rereads_another(idx, fi, f, st) {
                     return None;
                 }
             }
@@ -2440,8 +2442,7 @@ fn find_scoped_call(
                     // (bound: a `use` of it, a glob, or a module of that
                     // name in the crate, which a `cfg` macro may declare)
                     let crate_of = top(&ff.path);
-                    let bound = head.starts_with(|c: char| c.is_ascii_uppercase())
-                        || matches!(head, "crate" | "self" | "super")
+                    let bound = matches!(head, "crate" | "self" | "super")
                         || rust_module_of(idx, ff, head, imports.modules).is_some()
                         || ff.edges.iter().any(|e| {
                             e.kind == "imports" && (binds(e) || e.dst_name.ends_with('*'))
@@ -3288,15 +3289,52 @@ pub fn rust_type_params(name: &str, sig: &str) -> Option<String> {
         .then(|| names.join(","))
 }
 
+/// Rust (feature 45): would the type `t` declared in file `tf`, read by its
+/// name in the caller's file `fi` instead, possibly be another type? So when
+/// it is another file's and the caller's crate gives that name several
+/// types, unless a `crate::` path writes it.
+fn rust_rereads_another(idx: &Index, fi: u32, f: &FileFacts, (t, tf): &(String, u32)) -> bool {
+    if *tf == fi || t.trim_start_matches(['&', ' ']).starts_with("crate::") {
+        return false;
+    }
+    let Some(base) = rust_receiver_type(t) else {
+        return false;
+    };
+    let base = base.rsplit("::").next().unwrap_or(&base);
+    let krate = rust_crate_dir(&f.path);
+    let types = idx.by_name.get(base).map_or(0, |v| {
+        v.iter()
+            .filter(|r| {
+                let rf = &idx.files[r.0 as usize];
+                rf.lang == Lang::Rust
+                    && rust_crate_dir(&rf.path) == krate
+                    && matches!(
+                        rf.symbols[r.1 as usize].kind,
+                        "struct" | "enum" | "union" | "trait" | "type"
+                    )
+            })
+            .count()
+    });
+    types > 1
+}
+
 /// Rust (feature 43): the directory of the crate a file belongs to, the part
-/// of its path before its last `src/`, `tests/`, `benches/` or `examples/`
-/// (`crates/x/src/a.rs` → `crates/x`); its first directory otherwise.
+/// of its path before its first `src/`, `tests/`, `benches/` or `examples/`
+/// directory (`crates/x/src/tests/a.rs` → `crates/x`; `src/a.rs` → the
+/// root, ``); its first directory otherwise.
 fn rust_crate_dir(path: &str) -> &str {
-    ["/src/", "/tests/", "/benches/", "/examples/"]
+    // (the first marker: `x/src/tests/mod.rs` is `x`'s; `src/a.rs` the root's)
+    let b = path.as_bytes();
+    let at = |m: &str| {
+        path.match_indices(m)
+            .map(|(i, _)| i)
+            .find(|&i| i == 0 || b[i - 1] == b'/')
+    };
+    ["src/", "tests/", "benches/", "examples/"]
         .iter()
-        .filter_map(|m| path.rfind(m))
-        .max()
-        .map(|i| &path[..i])
+        .filter_map(|m| at(m))
+        .min()
+        .map(|i| path[..i].trim_end_matches('/'))
         .unwrap_or_else(|| path.split('/').next().unwrap_or(""))
 }
 
@@ -3382,6 +3420,9 @@ fn rust_path_named(written: &str) -> String {
 /// `u32`, `Kind`; `Literal(Literal)` → `Literal`), each on one line; none
 /// for any other item.
 pub fn rust_tuple_fields(name: &str, text: &str) -> Vec<String> {
+    // (comments out first, in one scan that skips strings: a comment may
+    // hold a comma or a parenthesis, a `#[doc = "…"]` a `//`)
+    let text = &rust_strip_comments(text);
     let b = text.as_bytes();
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     // (the item's own name: its first whole-word occurrence)
@@ -3435,20 +3476,7 @@ pub fn rust_tuple_fields(name: &str, text: &str) -> Vec<String> {
     let Some(close) = close else {
         return Vec::new();
     };
-    // (comments out first: one may hold a comma, `// We make NFA, …`)
-    let mut inner = String::new();
-    let mut rest = &text[open + 1..close];
-    while !rest.is_empty() {
-        let (line, more) = rest.split_once('\n').unwrap_or((rest, ""));
-        inner.push_str(line.split("//").next().unwrap_or(line));
-        inner.push('\n');
-        rest = more;
-    }
-    while let Some(a) = inner.find("/*") {
-        let b = inner[a..].find("*/").map_or(inner.len(), |b| a + b + 2);
-        inner.replace_range(a..b, " ");
-    }
-    rust_split_top(&inner, b',')
+    rust_split_top(&text[open + 1..close], b',')
         .into_iter()
         .map(|f| {
             let mut f = f.trim();
@@ -3478,6 +3506,56 @@ pub fn rust_tuple_fields(name: &str, text: &str) -> Vec<String> {
         })
         .filter(|f| !f.is_empty())
         .collect()
+}
+
+/// Rust source without its comments (each one a space): line comments,
+/// block comments however nested; string literals kept whole.
+fn rust_strip_comments(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut from) = (0, 0);
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                out.push_str(&text[from..i]);
+                out.push(' ');
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                from = i;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                out.push_str(&text[from..i]);
+                out.push(' ');
+                let mut depth = 0u32;
+                while i < b.len() {
+                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                        depth += 1;
+                        i += 2;
+                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+                from = i.min(b.len());
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&text[from.min(text.len())..]);
+    out
 }
 
 /// Methods a smart pointer answers itself, through std's traits (`Clone`,
@@ -6399,6 +6477,20 @@ mod tests {
         assert_eq!(
             t("Nfa", "pub struct Nfa(\n    // shared, and so cheap /* to clone */\n    Arc<Inner>, /* a, b */ u8\n);"),
             ["Arc<Inner>", "u8"]
+        );
+        assert_eq!(
+            t(
+                "H2",
+                "pub struct H2(/* see https://x.com/a, /* nested) */ b */ pub u8, pub Pool);"
+            ),
+            ["u8", "Pool"]
+        );
+        assert_eq!(
+            t(
+                "H3",
+                "pub struct H3(#[doc = \"see https://x, y\"] pub u8, // 1) the pool\n pub Pool);"
+            ),
+            ["u8", "Pool"]
         );
         // a unit variant, a braced struct (a `Plain(` in its body is not its), a discriminant
         assert!(t("Empty", "Empty").is_empty());
