@@ -847,6 +847,13 @@ pub fn walks(ps: crate::c::Pools) {
 pub fn assoc<I: Iterator>(x: I::Item) {
     x.run();
 }
+
+pub fn closures(bs: Vec<crate::b::Builder>, o: Option<crate::b::Builder>) {
+    bs.iter().for_each(|b| b.run());
+    bs.iter().rev().filter(|b| true).map(|b| b.run());
+    o.map(|b| b.run());
+    bs.iter().enumerate().for_each(|p| p.run());
+}
 """,
     "rev/src/sub/mod.rs": "pub mod c2;\n",
     "rev/src/sub/c2.rs": """macro_rules! m {
@@ -1051,6 +1058,12 @@ WANT = {
     # file, is not the caller's `Pool`; an associated type's path places no type
     ("walks", "p.run", 36): (None, None),
     ("assoc", "x.run", 41): (None, None),
+    # feature 47: a closure's parameter of an iterator's or Option's method is an element of what
+    # it walks (through `rev`, `filter`); not through `enumerate` (pairs)
+    ("closures", "b.run", 45): ("rev/src/b.rs", "Builder.run"),
+    ("closures", "b.run", 46): ("rev/src/b.rs", "Builder.run"),
+    ("closures", "b.run", 47): ("rev/src/b.rs", "Builder.run"),
+    ("closures", "p.run", 48): (None, None),
 }
 
 
@@ -1145,7 +1158,8 @@ def test_rust_crates_calls_agree_with_rust_analyzer(snapshots, corpora):
     # feature 42 (a tuple's names by element, a `match` arm's `Some(x)`): 37,988; feature 43
     # (generic parameters' paths, qualified paths, turbofish, macros through a crate's path): 38,640;
     # feature 44 (a `for` loop's element, a local copied): 38,666; feature 45 (a review's mends: a
-    # slot's type name several types bear is not read in the caller's file): 38,659.
+    # slot's type name several types bear is not read in the caller's file): 38,659; feature 47
+    # (an iterator closure's parameter): 38,669.
     assert v["right"] > 38_200, v
     assert resolved_wrong < 0.05 * resolved, v
     # Most calls are judged: rust-analyzer indexed every crate, its occurrences read at their columns.

@@ -159,12 +159,29 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
         }
         "closure_parameters" => {
             let mut c = at.node.walk();
-            let names: Vec<_> = at
-                .node
-                .named_children(&mut c)
+            let params: Vec<Node> = at.node.named_children(&mut c).collect();
+            let mut names: Vec<_> = params
+                .iter()
                 .filter(|p| p.kind() != "parameter")
-                .flat_map(|p| untyped(p).unwrap_or_default())
+                .flat_map(|p| untyped(*p).unwrap_or_default())
                 .collect();
+            // (feature 47: the first parameter of a closure an iterator's or
+            // an `Option`'s method takes, `xs.iter().map(|x| …)`, is an
+            // element of the value walked, `=xs[]`)
+            let first = params.first().and_then(|p| {
+                let mut p = *p;
+                while matches!(p.kind(), "reference_pattern" | "mut_pattern") {
+                    p = p.named_child(p.named_child_count().checked_sub(1)? as u32)?;
+                }
+                (p.kind() == "identifier").then(|| at.text(p).to_string())
+            });
+            if let (Some(n), Some(w)) = (first, closure_element(at)) {
+                for (m, t) in names.iter_mut() {
+                    if *m == n {
+                        *t = Some(format!("={w}[]"));
+                    }
+                }
+            }
             return (!names.is_empty()).then_some(names);
         }
         "parameter" => (at.field("pattern")?, at.field("type")),
@@ -321,6 +338,96 @@ fn slot_names(at: &At, p: Node, slot: Option<String>, out: &mut Vec<(String, Opt
         }
         _ => {}
     }
+}
+
+/// Methods whose closure's first parameter is an element of their receiver
+/// (an iterator's, an `Option`'s, a `Vec`'s `retain`), feature 47.
+const ELEMENT_CLOSURES: &[&str] = &[
+    "all",
+    "and_then",
+    "any",
+    "filter",
+    "filter_map",
+    "find",
+    "find_map",
+    "flat_map",
+    "for_each",
+    "inspect",
+    "is_some_and",
+    "map",
+    "max_by_key",
+    "min_by_key",
+    "partition",
+    "position",
+    "retain",
+    "skip_while",
+    "take_while",
+];
+
+/// Iterator adapters that keep the elements they walk, feature 47.
+const SAME_ELEMENTS: &[&str] = &[
+    "by_ref",
+    "cloned",
+    "copied",
+    "filter",
+    "peekable",
+    "rev",
+    "skip",
+    "skip_while",
+    "step_by",
+    "take",
+    "take_while",
+];
+
+/// Feature 47: for the parameters at `at` of a closure that is the first
+/// argument of `v.m(…)` with `m` one of [`ELEMENT_CLOSURES`], the value `v`
+/// whose elements the closure takes, through `.iter()`, `.iter_mut()`,
+/// `.into_iter()` and [`SAME_ELEMENTS`], as a path of names
+/// (`self.items`); none for any other value.
+fn closure_element(at: &At) -> Option<String> {
+    let n = at.anc.len();
+    let (clo, args, call) = (
+        at.anc.get(n.checked_sub(1)?)?,
+        at.anc.get(n.checked_sub(2)?)?,
+        at.anc.get(n.checked_sub(3)?)?,
+    );
+    if clo.kind() != "closure_expression"
+        || args.kind() != "arguments"
+        || call.kind() != "call_expression"
+    {
+        return None;
+    }
+    if args.named_child(0)?.id() != clo.id() {
+        return None;
+    }
+    fn called<'t>(at: &At, c: Node<'t>) -> Option<(Node<'t>, String)> {
+        let f = c
+            .child_by_field_name("function")
+            .filter(|f| f.kind() == "field_expression")?;
+        let m = at.text(f.child_by_field_name("field")?).to_string();
+        Some((f.child_by_field_name("value")?, m))
+    }
+    let (mut v, m) = called(at, *call)?;
+    if !ELEMENT_CLOSURES.contains(&m.as_str()) {
+        return None;
+    }
+    loop {
+        v = match v.kind() {
+            "reference_expression" => v.child_by_field_name("value")?,
+            "parenthesized_expression" => v.named_child(0)?,
+            "call_expression" => {
+                let (inner, m) = called(at, v)?;
+                let walked = matches!(m.as_str(), "iter" | "iter_mut" | "into_iter");
+                if !walked && !SAME_ELEMENTS.contains(&m.as_str()) {
+                    return None;
+                }
+                inner
+            }
+            _ => break,
+        };
+    }
+    let w = flat_text(v, at.src)?;
+    w.split('.').all(is_word).then_some(w)
 }
 
 /// The elements of a tuple or tuple-struct pattern in order (not its path),
