@@ -2115,24 +2115,25 @@ fn find_scoped_call(
                     .is_some())
             || (segs.len() == 2 && rust_module_of(idx, f, head, imports.modules).is_some())
     };
-    // Rust (feature 33): a receiver that is an associated function's call
-    // (`ThreadPoolBuilder::new().num_threads(…)`, `Finder::new(n)?.find(…)`)
-    // is typed as a local bound to it is (`Foo::new()`, `Foo::new()?`).
-    // A path through a module (`nfa::Inner::default()`) only when the
-    // module is one the index places (`aho_corasick::Input::new()`,
-    // `thread::Builder::new()` are another crate's).
-    // Rust (feature 34): `=expr`, a local bound to a call's result or a
-    // receiver that is one: the receiver is that expression (`=<T>expr`: its
-    // first name, a local, of type `T`), its `.unwrap()`, `.expect(…)`,
-    // `.unwrap_or…(…)` read as `?` and its `.await` as nothing.
-    // (A crate with a `clone` method returning another type than its own
-    // keeps every `.clone()`, which its signature types.)
-    // Rust (feature 41): a receiver a pattern bound (`~P#i`, `~P#f`, or
-    // `=<~P#i>x.f` for an expression it starts): the type its slot
-    // declares. `x.m()` is that type's own method as its file reads the
-    // type; failing that (a type outside the index), the receiver is a
-    // local of that type as written, as is the first name of a longer one.
-    // A slot of a generic parameter, or one not found, types nothing.
+    // (A type read where it is declared: `x.m()` is its own method; else,
+    // when its name read in the caller's file could be another type, the
+    // call is none of the index's, `Some(None)`; else undecided, `None`.)
+    let decided = |st: &(String, u32), direct: bool| -> Option<Option<SymRef>> {
+        if let Some(r) = direct
+            .then(|| rust_method_in(idx, imports, st, name))
+            .flatten()
+        {
+            return Some(Some(r));
+        }
+        // (only a name the crate gives one type is read there)
+        rust_rereads_another(idx, fi, f, st).then_some(None)
+    };
+    // (`self`: the caller's type as its qualified name places it,
+    // `bytes::RegexBuilder` where a file's `mod string` and `mod bytes` each
+    // define one)
+    let own_q = src_symbol
+        .and_then(|s| s.rsplit_once('.'))
+        .map(|(c, _)| c.replace('.', "::"));
     // Rust (feature 44): an element of a value (`for x in &self.items`:
     // `=self.items[]`; `=<Vec<Item>>xs[]` of a local): the element type of
     // the value's declared type (`Vec<T>`, `[T]`, `Option<T>` …), read in
@@ -2142,9 +2143,6 @@ fn find_scoped_call(
     let recv_type = match recv_type {
         Some(t) if rust && t.starts_with('=') && t.ends_with("[]") => {
             let (head, expr) = rust_head_type(&t[1..t.len() - 2]);
-            let own_q = src_symbol
-                .and_then(|s| s.rsplit_once('.'))
-                .map(|(c, _)| c.replace('.', "::"));
             let container = match is_word(expr) {
                 true => head.map(|h| (h.to_string(), fi)),
                 false => rust_fold(
@@ -2159,21 +2157,20 @@ fn find_scoped_call(
                 ),
             };
             let st = container.and_then(|(c, cf)| Some((rust_element(&c)?, cf)));
-            if let Some(st) = &st {
-                if is_word(q) {
-                    if let Some(r) = rust_method_in(idx, imports, st, name) {
-                        return Some(r);
-                    }
-                }
-                if rust_rereads_another(idx, fi, f, st) {
-                    return None;
-                }
+            if let Some(d) = st.as_ref().and_then(|st| decided(st, is_word(q))) {
+                return d;
             }
             elem_recv = st.map(|(e, _)| e);
             elem_recv.as_deref()
         }
         other => other,
     };
+    // Rust (feature 41): a receiver a pattern bound (`~P#i`, `~P#f`, or
+    // `=<~P#i>x.f` for an expression it starts): the type its slot
+    // declares. `x.m()` is that type's own method as its file reads the
+    // type; failing that (a type outside the index), the receiver is a
+    // local of that type as written, as is the first name of a longer one.
+    // A slot of a generic parameter, or one not found, types nothing.
     let slot_recv: Option<String>;
     let recv_type = match recv_type {
         Some(t) if rust && (t.starts_with('~') || t.starts_with("=<~")) => {
@@ -2185,17 +2182,11 @@ fn find_scoped_call(
                 None => (t, None),
             };
             let st = rust_slot_type(idx, fi, f, src_symbol, imports, slot);
-            if let Some(st) = &st {
-                if expr.is_none() && is_word(q) {
-                    if let Some(r) = rust_method_in(idx, imports, st, name) {
-                        return Some(r);
-                    }
-                }
-                // (read in the caller's file the type name may be another
-                // type: only a name the crate gives one type is read there)
-                if rust_rereads_another(idx, fi, f, st) {
-                    return None;
-                }
+            if let Some(d) = st
+                .as_ref()
+                .and_then(|st| decided(st, expr.is_none() && is_word(q)))
+            {
+                return d;
             }
             slot_recv = st.map(|(ty, _)| match expr {
                 Some(e) => format!("=<{ty}>{e}"),
@@ -2205,6 +2196,18 @@ fn find_scoped_call(
         }
         other => other,
     };
+    // Rust (feature 33): a receiver that is an associated function's call
+    // (`ThreadPoolBuilder::new().num_threads(…)`, `Finder::new(n)?.find(…)`)
+    // is typed as a local bound to it is (`Foo::new()`, `Foo::new()?`).
+    // A path through a module (`nfa::Inner::default()`) only when the
+    // module is one the index places (`aho_corasick::Input::new()`,
+    // `thread::Builder::new()` are another crate's).
+    // Rust (feature 34): `=expr`, a local bound to a call's result or a
+    // receiver that is one: the receiver is that expression (`=<T>expr`: its
+    // first name, a local, of type `T`), its `.unwrap()`, `.expect(…)`,
+    // `.unwrap_or…(…)` read as `?` and its `.await` as nothing.
+    // (A crate with a `clone` method returning another type than its own
+    // keeps every `.clone()`, which its signature types.)
     let keep_clone = rust
         && idx
             .odd_clone
@@ -2338,11 +2341,6 @@ fn find_scoped_call(
             }
             other => (rq.to_string(), other),
         };
-        // (`self`: the caller's type as its qualified name places it, `bytes::RegexBuilder`
-        // where a file's `mod string` and `mod bytes` each define one)
-        let own_q = src_symbol
-            .and_then(|s| s.rsplit_once('.'))
-            .map(|(c, _)| c.replace('.', "::"));
         let folded = rust_fold(
             idx,
             fi,
@@ -3082,23 +3080,7 @@ pub fn rust_return_type(sig: &str) -> Option<String> {
 /// one-letter generic or a type the repository does not define names no
 /// type at the lookup).
 fn rust_declared_value(ret: &str, tried: bool) -> Option<String> {
-    let mut t = ret.trim();
-    let outer = t
-        .split('<')
-        .next()
-        .unwrap_or(t)
-        .rsplit("::")
-        .next()
-        .unwrap_or("");
-    let wrapped = matches!(outer, "Result" | "Option") && t.ends_with('>');
-    match (tried, wrapped) {
-        (true, true) => {
-            let inner = &t[t.find('<')? + 1..t.len() - 1];
-            t = ts_split_top_at(inner, b',').first().copied()?.trim();
-        }
-        (false, false) => {}
-        _ => return None,
-    }
+    let t = rust_tried(ret, tried)?;
     if t.contains("Self") || t.starts_with("impl ") || t.starts_with("dyn ") || t.starts_with('(') {
         return None;
     }
@@ -3128,23 +3110,32 @@ fn rust_declared_raw<'i>(idx: &'i Index, f: &FileFacts, r: SymRef) -> Option<&'i
 /// declares it (`-> (Sender<T>, Receiver<T>)`; `-> io::Result<(A, B)>`
 /// with `?`), on one line, read as [`rust_declared_of`] reads a type.
 fn rust_declared_tuple(idx: &Index, f: &FileFacts, r: SymRef, tried: bool) -> Option<String> {
-    let mut t = rust_declared_raw(idx, f, r)?.trim();
-    if tried {
-        let outer = t
-            .split('<')
-            .next()
-            .unwrap_or(t)
-            .rsplit("::")
-            .next()
-            .unwrap_or("");
-        if !(matches!(outer, "Result" | "Option") && t.ends_with('>')) {
-            return None;
-        }
-        let inner = &t[t.find('<')? + 1..t.len() - 1];
-        t = ts_split_top_at(inner, b',').first().copied()?.trim();
-    }
+    let t = rust_tried(rust_declared_raw(idx, f, r)?, tried)?;
     (t.starts_with('(') && t.ends_with(')') && t.len() > 2)
         .then(|| t.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// Rust: what a value of declared type `ret` is: itself, or with `?`
+/// (`tried`) the `T` of its `Result<T, _>` / `Option<T>`; none for `?` on
+/// any other type, or a `Result`/`Option` without it.
+fn rust_tried(ret: &str, tried: bool) -> Option<&str> {
+    let t = ret.trim();
+    let outer = t
+        .split('<')
+        .next()
+        .unwrap_or(t)
+        .rsplit("::")
+        .next()
+        .unwrap_or("");
+    let wrapped = matches!(outer, "Result" | "Option") && t.ends_with('>');
+    match (tried, wrapped) {
+        (true, true) => {
+            let inner = &t[t.find('<')? + 1..t.len() - 1];
+            Some(ts_split_top_at(inner, b',').first().copied()?.trim())
+        }
+        (false, false) => Some(t),
+        _ => None,
+    }
 }
 
 /// Is `name` one of [`RUST_STD_METHODS`]?
@@ -3367,23 +3358,7 @@ fn rust_element(t: &str) -> Option<String> {
 /// `x.collect::<Vec<_>>` → `x.collect`).
 fn rust_path_named(written: &str) -> String {
     let b = written.as_bytes();
-    // The end of the `<…>` opened at `i`, after it.
-    let close = |i: usize| {
-        let mut depth = 0u32;
-        for (k, &c) in b.iter().enumerate().skip(i) {
-            match c {
-                b'<' => depth += 1,
-                b'>' if !(k > 0 && b[k - 1] == b'-') => {
-                    depth = depth.checked_sub(1)?;
-                    if depth == 0 {
-                        return Some(k + 1);
-                    }
-                }
-                _ => {}
-            }
-        }
-        None
-    };
+    let close = |i: usize| rust_angle_end(written, i);
     let mut out = String::with_capacity(written.len());
     let mut i = 0;
     if written.starts_with('<') {
@@ -3415,6 +3390,26 @@ fn rust_path_named(written: &str) -> String {
     out
 }
 
+/// Rust: the end (after it) of the `<…>` that opens at byte `i` of `s`, its
+/// `->` arrows aside.
+fn rust_angle_end(s: &str, i: usize) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut depth = 0u32;
+    for (k, &c) in b.iter().enumerate().skip(i) {
+        match c {
+            b'<' => depth += 1,
+            b'>' if !(k > 0 && b[k - 1] == b'-') => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(k + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Rust (feature 41): the field types of a tuple struct or tuple variant as
 /// its declaration writes them (`pub struct Id(pub(crate) u32, Kind);` →
 /// `u32`, `Kind`; `Literal(Literal)` → `Literal`), each on one line; none
@@ -3435,21 +3430,7 @@ pub fn rust_tuple_fields(name: &str, text: &str) -> Vec<String> {
         let mut j = i + name.len();
         // (generic parameters: `Wrap<T: Clone>(T)`)
         if b.get(j) == Some(&b'<') {
-            let mut depth = 0i32;
-            while j < b.len() {
-                match b[j] {
-                    b'<' => depth += 1,
-                    b'>' if b[j - 1] != b'-' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-            j += 1;
+            j = rust_angle_end(text, j)?;
         }
         while j < b.len() && b[j].is_ascii_whitespace() {
             j += 1;
