@@ -23,6 +23,9 @@ pub struct FactSym {
     /// A Rust function returning its own type ([`RET_SELF`],
     /// [`RET_SELF_RESULT`]; else 0).
     pub ret: u8,
+    /// Its lines (Rust: which `use` inside a function or module is in
+    /// sight of a caller, feature 48).
+    pub lines: (u32, u32),
 }
 
 impl FactSym {
@@ -33,6 +36,7 @@ impl FactSym {
             kind,
             id,
             ret: 0,
+            lines: (0, 0),
         }
     }
     pub fn name(&self) -> &str {
@@ -1081,6 +1085,26 @@ fn find_scoped_call(
         written.into()
     };
     let written: &str = &unaliased;
+    // Rust: a `use` inside a function or module (`mod tests { use … }`)
+    // binds for the code inside it only.
+    // (by lines: an inline module's impls' methods are not named after it)
+    let use_in_scope = |e: &RawEdge| {
+        let Some(s) = e.src_symbol.as_deref() else {
+            return true;
+        };
+        let Some(c) = src_symbol else {
+            return false;
+        };
+        if c == s || c.strip_prefix(s).is_some_and(|r| r.starts_with('.')) {
+            return true;
+        }
+        let syms = &f.symbols;
+        syms.iter().filter(|x| *x.qname == *s).any(|x| {
+            syms.iter()
+                .filter(|y| *y.qname == *c)
+                .any(|y| x.lines.0 <= y.lines.0 && y.lines.0 <= x.lines.1)
+        })
+    };
     let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
     let file = |r: &SymRef| &idx.files[r.0 as usize];
     let fam = family(f.lang);
@@ -1296,6 +1320,44 @@ fn find_scoped_call(
                 .find(|r| dir_of(&file(r).path) == here)
                 .or(mine.first())
                 .map(|r| **r);
+        }
+        // Rust (feature 48): a name a `use` binds (`use
+        // crate::output::write_help;`, `use serde_json::to_string;`) is the
+        // item its module holds or re-exports (`pub use self::help::write_help;`,
+        // `pub use rayon_core::current_num_threads;`), not a function of that
+        // name in another file the caller imports; one std binds is std's.
+        if rust {
+            // (a `use` inside the caller's function or module first)
+            let mut bound: Vec<&RawEdge> = f
+                .edges
+                .iter()
+                .filter(|e| {
+                    e.kind == "imports"
+                        && e.alias.is_none()
+                        && use_in_scope(e)
+                        && e.dst_name.rsplit_once("::").is_some_and(|(_, n)| n == name)
+                })
+                .collect();
+            bound.sort_by_key(|e| e.src_symbol.is_none());
+            let (mut std, mut other) = (false, false);
+            for e in bound {
+                let (mq, _) = e.dst_name.rsplit_once("::")?;
+                if matches!(mq.split("::").next(), Some("std" | "core" | "alloc")) {
+                    std = true;
+                    continue;
+                }
+                other = true;
+                let ok = |r: &SymRef| callable(r) && !is_member(r);
+                let found = rust_module_of(idx, f, mq, imports.modules).and_then(|mf| {
+                    through_reexports(idx, mf, name, &ok, cands, imports.modules, 3)
+                });
+                if found.is_some() {
+                    return found;
+                }
+            }
+            if std && !other {
+                return None;
+            }
         }
         let own_imports = &imported[..imports.direct];
         if let Some(r) = prefer(
@@ -2769,11 +2831,45 @@ fn find_scoped_call(
                 q.contains("::") && (t == h || t.starts_with(&format!("{h}-")))
             };
             let mut m = cands.iter().filter(|r| member_of(q_last, r));
+            // (feature 48: a type a `use` binds, `use syn::punctuated::Punctuated;`
+            // for `Punctuated::new`, is read through that path; std's is
+            // none of the index's)
+            // (a type of the caller's file's own is that one)
+            let own_type = || {
+                f.symbols
+                    .iter()
+                    .any(|s| *s.qname == *q && kind_ok(s.kind, true))
+            };
+            let used = (!q.contains("::") && !own_type())
+                .then(|| {
+                    let binds = |e: &&RawEdge| {
+                        e.kind == "imports"
+                            && e.alias.is_none()
+                            && use_in_scope(e)
+                            && e.dst_name.rsplit_once("::").is_some_and(|(_, n)| n == q)
+                    };
+                    // (a `use` inside the caller's function or module first)
+                    let v = || f.edges.iter().filter(binds);
+                    v().find(|e| e.src_symbol.is_some())
+                        .or_else(|| v().next())
+                        .map(|e| e.dst_name.as_str())
+                })
+                .flatten();
+            if used.is_some_and(|p| matches!(p.split("::").next(), Some("std" | "core" | "alloc")))
+            {
+                // (unless the caller's file implements it: `impl From<Span>
+                // for Range<usize>`)
+                return m
+                    .clone()
+                    .find(|r| r.0 == fi && Some(&*sym(r).qname) != src_symbol)
+                    .copied();
+            }
             // A path to the type (`crate::runtime::io::Driver::new`, as a
             // `use … as IoDriver` spells it out; `proto::Conn::new`): the
             // type the compiler finds there, and its member in its file,
             // its module, its crate.
-            let through_path = q.rsplit_once("::").and_then(|(tq, _)| {
+            let spelled = used.unwrap_or(q);
+            let through_path = spelled.rsplit_once("::").and_then(|(tq, _)| {
                 let mf = rust_module_of(idx, f, tq, imports.modules)?;
                 let is_type = |r: &SymRef| kind_ok(sym(r).kind, true) && same_family(r);
                 let defs = idx.by_name.get(q_last)?;
@@ -2796,9 +2892,15 @@ fn find_scoped_call(
                             .any(|s| &*s.qname == q_last && kind_ok(s.kind, true))
                 };
                 let mine = m.clone().filter(|r| !another(r));
+                // (the caller's file's own impl first: `impl From<&Id> for
+                // Str` beside `Str::from(id)`; feature 48), not the caller
+                // itself (`impl Remappable for onepass::DFA`'s `state_len`
+                // calls the type's own `DFA::state_len`)
+                let not_caller = |r: &&SymRef| Some(&*sym(r).qname) != src_symbol;
                 Some(
                     mine.clone()
-                        .find(|r| r.0 == t.0)
+                        .find(|r| r.0 == fi && not_caller(r))
+                        .or_else(|| mine.clone().find(|r| r.0 == t.0))
                         .or_else(|| mine.clone().find(|r| file(r).path.starts_with(&module)))
                         .or_else(|| mine.clone().find(|r| top(&file(r).path) == tc)),
                 )

@@ -336,6 +336,14 @@
 //!   `rev`, `filter`, `take` …; `o.map(|x| …)`, `v.retain(|x| …)`) is an
 //!   element of what it walks (`=xs[]`, as a `for` loop's; rust-crates:
 //!   right 38,659 -> 38,669).
+//! - schema 1, feature 48: a name or type a Rust `use` binds is read through
+//!   that path (`use serde_json::to_string;` → `to_string()`, `use
+//!   syn::punctuated::Punctuated;` → `Punctuated::new`), re-exports followed
+//!   across the index's crates; one std binds is none of the index's; a
+//!   `use` inside a function or module binds there only, before the file's;
+//!   the caller's file's own impl of a type's trait method first
+//!   (rust-crates: right 38,669 -> 38,946, elsewhere 387 -> 308, resolved
+//!   outside 586 -> 501).
 
 use std::sync::Arc;
 
@@ -363,7 +371,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 47;
+pub const FEATURE_VERSION: u32 = 48;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -553,6 +553,7 @@ impl<'a> Sink<'a> {
                 .iter()
                 .map(|s| {
                     let mut f = FactSym::new(&s.name, &s.qualified_name, s.kind, s.id);
+                    f.lines = (s.start_line, s.end_line);
                     if a.file.lang == Lang::Rust && s.kind == "method" {
                         let own = s.container.as_deref().unwrap_or("");
                         f.ret = rust_returns(&s.signature, own.rsplit('.').next().unwrap_or(own));
