@@ -830,7 +830,7 @@ fn def_edges(at: &At, e: &mut DefEdges) {
 /// `implements` edge for a trait.
 fn impl_scope(at: &At, edges: &mut Vec<RawEdge>) -> Option<String> {
     let ty = at.field("type")?;
-    let tname = base_type_name(at.text(ty));
+    let tname = base_type_name(impl_referent(at.text(ty)));
     if let Some(tr) = at.field("trait") {
         edges.push(RawEdge {
             kind: "implements",
@@ -842,6 +842,26 @@ fn impl_scope(at: &At, edges: &mut Vec<RawEdge>) -> Option<String> {
         });
     }
     Some(tname)
+}
+
+/// The type a reference or pointer type refers to, as an `impl` for it is
+/// named (feature 49): `&'a mut Deserializer<R>` → `Deserializer<R>`,
+/// `&'de RawValue` → `RawValue`, `*const T` → `T`, `dyn Error` → `Error`.
+fn impl_referent(t: &str) -> &str {
+    let mut t = t.trim();
+    loop {
+        let before = t;
+        t = t.trim_start_matches(['&', '*', ' ']);
+        if let Some(r) = t.strip_prefix('\'') {
+            t = r.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_');
+        }
+        for p in ["mut ", "const ", "dyn "] {
+            t = t.strip_prefix(p).unwrap_or(t);
+        }
+        if t == before {
+            return t;
+        }
+    }
 }
 
 fn imports(at: &At) -> Option<Vec<Import>> {
