@@ -1347,9 +1347,14 @@ fn find_scoped_call(
                     continue;
                 }
                 other = true;
+                // (of a function and a type of the name, the function:
+                // syn's `struct Lite` and `fn Lite`)
                 let ok = |r: &SymRef| callable(r) && !is_member(r);
+                let function = |r: &SymRef| ok(r) && sym(r).kind == "function";
                 let found = rust_module_of(idx, f, mq, imports.modules).and_then(|mf| {
-                    through_reexports(idx, mf, name, &ok, cands, imports.modules, 3)
+                    through_reexports(idx, mf, name, &function, cands, imports.modules, 3).or_else(
+                        || through_reexports(idx, mf, name, &ok, cands, imports.modules, 3),
+                    )
                 });
                 if found.is_some() {
                     return found;
@@ -1703,8 +1708,12 @@ fn find_scoped_call(
     let js_typed_self = recv_type.is_some()
         && matches!(q, "self" | "cls")
         && matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
+    // (Rust's `super::f`, `self::f` are paths to modules: feature 50)
+    let module_path = rust && written.contains("::") && matches!(q, "self" | "super");
     match q {
-        "self" | "this" | "cls" | "Self" | "super()" | "super" if !js_typed_self => {
+        "self" | "this" | "cls" | "Self" | "super()" | "super"
+            if !js_typed_self && !module_path =>
+        {
             // `super().m()` (Python), `super.m()` (JS/TS): the nearest base
             // defining `m`, the caller's own class skipped.
             let is_super = q.starts_with("super");
@@ -1731,7 +1740,7 @@ fn find_scoped_call(
         }
         // `super(Cls, self).m()` names where the search starts: only the
         // caller's own class is followed here.
-        _ if q.starts_with("super") && !q.contains("::") => {
+        _ if q.starts_with("super") && !q.contains("::") && !module_path => {
             let own = own_type.as_deref().unwrap_or("");
             let first = q
                 .strip_prefix("super(")
@@ -2868,43 +2877,52 @@ fn find_scoped_call(
             // `use … as IoDriver` spells it out; `proto::Conn::new`): the
             // type the compiler finds there, and its member in its file,
             // its module, its crate.
+            // (a type no `use` names, feature 50: the caller's file's globs
+            // are followed, `use rayon_core::*;`, `use super::*;`)
             let spelled = used.unwrap_or(q);
-            let through_path = spelled.rsplit_once("::").and_then(|(tq, _)| {
-                let mf = rust_module_of(idx, f, tq, imports.modules)?;
-                let is_type = |r: &SymRef| kind_ok(sym(r).kind, true) && same_family(r);
-                let defs = idx.by_name.get(q_last)?;
-                let t = through_reexports(idx, mf, q_last, &is_type, defs, imports.modules, 3)?;
-                // A type alias (clap's `pub type Error = error::Error<…>`)
-                // names a type defined elsewhere: the rules by name decide.
-                if sym(&t).kind == "type" {
-                    return None;
-                }
-                let tp = &file(&t).path;
-                let module = format!("{}/", dir_of(tp));
-                let tc = top(tp);
-                // A file defining a type of that name of its own holds its
-                // own type's members (dfa's `onepass.rs` beside `dense.rs`).
-                let another = |r: &&SymRef| {
-                    r.0 != t.0
-                        && file(r)
-                            .symbols
-                            .iter()
-                            .any(|s| &*s.qname == q_last && kind_ok(s.kind, true))
-                };
-                let mine = m.clone().filter(|r| !another(r));
-                // (the caller's file's own impl first: `impl From<&Id> for
-                // Str` beside `Str::from(id)`; feature 48), not the caller
-                // itself (`impl Remappable for onepass::DFA`'s `state_len`
-                // calls the type's own `DFA::state_len`)
-                let not_caller = |r: &&SymRef| Some(&*sym(r).qname) != src_symbol;
-                Some(
-                    mine.clone()
-                        .find(|r| r.0 == fi && not_caller(r))
-                        .or_else(|| mine.clone().find(|r| r.0 == t.0))
-                        .or_else(|| mine.clone().find(|r| file(r).path.starts_with(&module)))
-                        .or_else(|| mine.clone().find(|r| top(&file(r).path) == tc)),
-                )
-            });
+            let through_path = spelled
+                .rsplit_once("::")
+                .map(|(tq, _)| tq)
+                .or_else(|| (!own_type()).then_some(""))
+                .and_then(|tq| {
+                    let mf = match tq {
+                        "" => fi,
+                        _ => rust_module_of(idx, f, tq, imports.modules)?,
+                    };
+                    let is_type = |r: &SymRef| kind_ok(sym(r).kind, true) && same_family(r);
+                    let defs = idx.by_name.get(q_last)?;
+                    let t = through_reexports(idx, mf, q_last, &is_type, defs, imports.modules, 3)?;
+                    // A type alias (clap's `pub type Error = error::Error<…>`)
+                    // names a type defined elsewhere: the rules by name decide.
+                    if sym(&t).kind == "type" {
+                        return None;
+                    }
+                    let tp = &file(&t).path;
+                    let module = format!("{}/", dir_of(tp));
+                    let tc = top(tp);
+                    // A file defining a type of that name of its own holds its
+                    // own type's members (dfa's `onepass.rs` beside `dense.rs`).
+                    let another = |r: &&SymRef| {
+                        r.0 != t.0
+                            && file(r)
+                                .symbols
+                                .iter()
+                                .any(|s| &*s.qname == q_last && kind_ok(s.kind, true))
+                    };
+                    let mine = m.clone().filter(|r| !another(r));
+                    // (the caller's file's own impl first: `impl From<&Id> for
+                    // Str` beside `Str::from(id)`; feature 48), not the caller
+                    // itself (`impl Remappable for onepass::DFA`'s `state_len`
+                    // calls the type's own `DFA::state_len`)
+                    let not_caller = |r: &&SymRef| Some(&*sym(r).qname) != src_symbol;
+                    Some(
+                        mine.clone()
+                            .find(|r| r.0 == fi && not_caller(r))
+                            .or_else(|| mine.clone().find(|r| r.0 == t.0))
+                            .or_else(|| mine.clone().find(|r| file(r).path.starts_with(&module)))
+                            .or_else(|| mine.clone().find(|r| top(&file(r).path) == tc)),
+                    )
+                });
             // The type found: its member, or none (a trait's, a type alias's
             // impl) rather than another type's of the same name.
             if let Some(found) = through_path {
@@ -2940,8 +2958,30 @@ fn find_scoped_call(
                 3,
             )
         });
+        // Else an inline module's (`mod parsing { … }`, whose functions are
+        // named `parsing.f`; feature 50): `parsing::f` of the caller's file's
+        // own, `attr::parsing::parse_inner` of the file `attr` names.
+        let inline = || {
+            let segs: Vec<&str> = q.split("::").collect();
+            let within = |at: u32, rest: &[&str]| {
+                let qn = format!("{}.{name}", rest.join("."));
+                cands
+                    .iter()
+                    .find(|r| r.0 == at && *sym(r).qname == *qn && callable(r))
+                    .copied()
+            };
+            if !matches!(segs[0], "crate" | "self" | "super") {
+                if let Some(r) = within(fi, &segs) {
+                    return Some(r);
+                }
+            }
+            (1..segs.len()).rev().find_map(|k| {
+                let mf = rust_module_of(idx, f, &segs[..k].join("::"), imports.modules)?;
+                within(mf, &segs[k..])
+            })
+        };
         // Else a function of a file named after the module, in the caller's crate.
-        return through_path.or_else(|| {
+        return through_path.or_else(inline).or_else(|| {
             cands
                 .iter()
                 .filter(|r| callable(r) && !is_member(r) && in_crate(r))
@@ -4894,8 +4934,11 @@ fn rust_module_of(idx: &Index, f: &FileFacts, q: &str, modules: &Modules) -> Opt
     // The whole path must name the file: `a::b` resolved to `a.rs` alone
     // names an item of `a`, not the module `b`.
     let last = spec.rsplit("::").next().unwrap_or(&spec);
+    // (`super`, `self`, `crate` name the module they lead to: `super::f`
+    // from `runtime/tests/queue.rs` is `runtime/tests/mod.rs`'s; feature 50)
     let named = target.ends_with("/lib.rs")
         || target.ends_with("/main.rs")
+        || matches!(last, "super" | "self" | "crate")
         || is_rust_module_file(&target, last);
     named
         .then(|| idx.paths.get(target.as_str()).copied())
@@ -4956,9 +4999,11 @@ fn through_reexports(
         .or_else(|| {
             uses().filter(|e| last(e) != name).find_map(|e| {
                 let p = resolve_rust(idx, mfacts, &e.dst_name, modules)?;
-                is_rust_module_file(&p, last(e))
-                    .then(|| follow(p))
-                    .flatten()
+                // (`use super::*;`, a crate's `use rayon_core::*;`: feature 50)
+                let glob = is_rust_module_file(&p, last(e))
+                    || matches!(last(e), "super" | "self")
+                    || (!e.dst_name.contains("::") && p.ends_with("/lib.rs"));
+                glob.then(|| follow(p)).flatten()
             })
         })
 }
