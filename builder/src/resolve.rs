@@ -2796,11 +2796,75 @@ fn find_scoped_call(
                             })
                         })
                 };
+                // A method no impl of the type in the index defines: of the one
+                // trait in sight of the caller (its own, a `use`'s, a glob's:
+                // `use tokio::io::AsyncWriteExt;`, `use rayon::prelude::*;`)
+                // declaring it, as a blanket impl or a provided method gives it
+                // (`w.write_all(…)` on a `BufWriter`; feature 51).
+                // (Not a name std's types define, which an inherent method of
+                // theirs may answer; not when an impl of the trait beside it
+                // could: `impl FilterAttrs for &[Attribute]`. A blanket impl's
+                // method, `impl<I: ?Sized> IntoParallelRefIterator for I`, is
+                // what rust-analyzer names.)
+                let trait_method = || -> Option<SymRef> {
+                    if rust_std_method(name) || cands.iter().any(|r| member_of(last, r)) {
+                        return None;
+                    }
+                    let mut one: Option<SymRef> = None;
+                    for r in cands
+                        .iter()
+                        .filter(|r| sym(r).kind == "method" && same_family(r))
+                    {
+                        let Some((tq, _)) = sym(r).qname.rsplit_once('.') else {
+                            continue;
+                        };
+                        let tname = tq.rsplit('.').next().unwrap_or(tq);
+                        let Some(tr) = idx.by_name.get(tname).and_then(|v| {
+                            v.iter().find(|x| {
+                                x.0 == r.0 && *sym(x).qname == *tq && sym(x).kind == "trait"
+                            })
+                        }) else {
+                            continue;
+                        };
+                        let seen = |x: &SymRef| x == tr;
+                        let trs = [*tr];
+                        if through_reexports(idx, fi, tname, &seen, &trs, imports.modules, 3)
+                            .is_none()
+                        {
+                            continue;
+                        }
+                        match one {
+                            Some(p) if p != *r => return None,
+                            _ => one = Some(*r),
+                        }
+                    }
+                    let r = one?;
+                    let generic = |c: &str| {
+                        c.len() <= 2
+                            && c.bytes()
+                                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+                    };
+                    let mut others = cands
+                        .iter()
+                        .filter(|x| x.0 == r.0 && **x != r && sym(x).kind == "method");
+                    match (others.next(), others.next()) {
+                        (None, _) => Some(r),
+                        (Some(b), None)
+                            if sym(b)
+                                .qname
+                                .rsplit_once('.')
+                                .is_some_and(|(c, _)| generic(c)) =>
+                        {
+                            Some(*b)
+                        }
+                        _ => None,
+                    }
+                };
                 match found {
-                    Err(()) => return None,
+                    Err(()) => return trait_method(),
                     Ok(Some(r)) => return Some(r),
                     Ok(None) => {
-                        if let Some(r) = supertraits() {
+                        if let Some(r) = supertraits().or_else(trait_method) {
                             return Some(r);
                         }
                         if !defined(last) {

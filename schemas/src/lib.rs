@@ -356,6 +356,14 @@
 //!   a struct a `use` names, the function; a type no `use` names is looked
 //!   for through the file's globs (`use rayon_core::*;`, `use super::*;`)
 //!   (rust-crates: right 39,024 -> 39,156).
+//! - schema 1, feature 51: a Rust method call on a receiver of known type
+//!   that no impl of the type in the index defines is the method of the one
+//!   trait in sight of the caller declaring it (its own, a `use`'s, a glob's:
+//!   `w.write_all()` through `use tokio::io::AsyncWriteExt;`), or of that
+//!   trait's blanket impl (`impl<I: ?Sized> IntoParallelRefIterator for I`);
+//!   never a name std's types define, nor when another impl beside the trait
+//!   could answer (rust-crates: right 39,156 -> 39,472, elsewhere 316 -> 318,
+//!   resolved outside 502 -> 512).
 
 use std::sync::Arc;
 
@@ -383,7 +391,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 50;
+pub const FEATURE_VERSION: u32 = 51;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
