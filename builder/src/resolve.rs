@@ -1708,8 +1708,11 @@ fn find_scoped_call(
     let js_typed_self = recv_type.is_some()
         && matches!(q, "self" | "cls")
         && matches!(f.lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
-    // (Rust's `super::f`, `self::f` are paths to modules: feature 50)
-    let module_path = rust && written.contains("::") && matches!(q, "self" | "super");
+    // (Rust's `super::f`, `self::f` are paths to modules: feature 50; its
+    // `this`, `cls` are names like any other: feature 52)
+    let module_path = rust
+        && ((written.contains("::") && matches!(q, "self" | "super"))
+            || matches!(q, "this" | "cls"));
     match q {
         "self" | "this" | "cls" | "Self" | "super()" | "super"
             if !js_typed_self && !module_path =>

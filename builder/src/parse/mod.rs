@@ -504,10 +504,13 @@ impl<'s> Walk<'s> {
             }
         }
         // The instance: JS/TS `this` (a parameter named `self`, effect's
-        // style, is a name like any other: feature 27); Python's `self`/`cls`.
+        // style, is a name like any other: feature 27); Python's `self`/`cls`;
+        // Rust's `self` (`cls: &ClassUnicode`, `this: Mut<Self>` are names
+        // like any other: feature 52).
         let instance = match self.lang {
             Lang::Go => false,
             Lang::JavaScript | Lang::TypeScript | Lang::Tsx => recv == "this",
+            Lang::Rust => recv == "self",
             _ => matches!(recv, "self" | "this" | "cls"),
         };
         // JS/TS: `x.getCache()` / `x.cache` through a typed local `x`:

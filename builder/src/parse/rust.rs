@@ -705,6 +705,20 @@ fn value_type(at: &At, v: Node) -> Option<String> {
             .filter(|c| c.kind() == "call_expression")
             .and_then(path_call)
             .map(|t| format!("{t}?")),
+        // (feature 52: `vec![…]` is a `Vec`; serde's `tri!(e)` is `e?`)
+        "macro_invocation" => match v.child_by_field_name("macro").map(|m| at.text(m)) {
+            Some("vec") => return Some("Vec<_>".to_string()),
+            Some("tri") => {
+                let mut c = v.walk();
+                let tt = v
+                    .named_children(&mut c)
+                    .find(|k| k.kind() == "token_tree")?;
+                let w = flat_text(tt, at.src)?;
+                let inner = w.strip_prefix('(')?.strip_suffix(')')?;
+                return (!inner.is_empty()).then(|| format!("={inner}?"));
+            }
+            _ => None,
+        },
         _ => None,
     };
     shown.or_else(|| read_value(at, v, true))
