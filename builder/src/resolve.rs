@@ -161,6 +161,10 @@ struct Index<'a> {
     /// Rust crates (first path segments) with a `clone` method returning
     /// another type than its own, whose `.clone()` calls keep it (feature 40).
     odd_clone: std::collections::HashSet<&'a str>,
+    /// Rust: each trait's name with the types its `impl`s are for (`impl
+    /// AsyncWrite for BufWriter<W>`: `AsyncWrite` → `BufWriter`; a blanket
+    /// impl's generic parameter, `W`), feature 53.
+    rust_impls: HashMap<&'a str, Vec<&'a str>>,
 }
 
 /// Resolves files' raw edges one file at a time (so edges can be streamed).
@@ -260,7 +264,18 @@ fn build_index<'a>(files: &'a [FileFacts], modules: &Modules) -> Index<'a> {
         py_modules,
         barrels: HashMap::new(),
         odd_clone: Default::default(),
+        rust_impls: HashMap::new(),
     };
+    for f in files.iter().filter(|f| f.lang == Lang::Rust) {
+        for e in f.edges.iter().filter(|e| e.kind == "implements") {
+            let Some(ty) = e.src_symbol.as_deref() else {
+                continue;
+            };
+            let tr = e.dst_name.split('<').next().unwrap_or(&e.dst_name);
+            let tr = tr.rsplit("::").next().unwrap_or(tr).trim();
+            idx.rust_impls.entry(tr).or_default().push(ty);
+        }
+    }
     idx.odd_clone = idx
         .by_name
         .get("clone")
@@ -1334,15 +1349,26 @@ fn find_scoped_call(
                 .filter(|e| {
                     e.kind == "imports"
                         && e.alias.is_none()
-                        && use_in_scope(e)
                         && e.dst_name.rsplit_once("::").is_some_and(|(_, n)| n == name)
+                        && use_in_scope(e)
                 })
                 .collect();
             bound.sort_by_key(|e| e.src_symbol.is_none());
+            // (the innermost binding decides: a function's `use std::mem::swap;`
+            // hides the file's `use crate::a::swap;`)
+            let std_use = |e: &RawEdge| {
+                matches!(
+                    e.dst_name.split("::").next(),
+                    Some("std" | "core" | "alloc")
+                )
+            };
+            if bound.first().is_some_and(|e| std_use(e)) {
+                return None;
+            }
             let (mut std, mut other) = (false, false);
             for e in bound {
                 let (mq, _) = e.dst_name.rsplit_once("::")?;
-                if matches!(mq.split("::").next(), Some("std" | "core" | "alloc")) {
+                if std_use(e) {
                     std = true;
                     continue;
                 }
@@ -2230,7 +2256,29 @@ fn find_scoped_call(
                     own_q.as_deref(),
                 ),
             };
-            let st = container.and_then(|(c, cf)| Some((rust_element(&c)?, cf)));
+            // (feature 54: a method's result as its signature declares it,
+            // `impl Iterator<Item = &Arg>`, `&[Arg]`, which no value of the
+            // fold is: `cmd.get_arguments()`)
+            let declared = || -> Option<(String, u32)> {
+                let (recv, m) = expr
+                    .strip_suffix("()")
+                    .or_else(|| {
+                        let open = expr.rfind('(')?;
+                        expr.ends_with(')').then(|| &expr[..open])
+                    })?
+                    .rsplit_once('.')?;
+                let state = match recv {
+                    "self" => (own_q.clone()?, fi),
+                    r if is_word(r) => (head?.to_string(), fi),
+                    r => rust_fold(idx, fi, f, src_symbol, imports, r, head, own_q.as_deref())?,
+                };
+                let r = rust_method_in(idx, imports, &state, m)?;
+                Some((rust_declared_raw(idx, f, r)?.to_string(), r.0))
+            };
+            let element = |(c, cf): (String, u32)| Some((rust_element(&c)?, cf));
+            let st = container
+                .and_then(element)
+                .or_else(|| declared().and_then(element));
             if let Some(d) = st.as_ref().and_then(|st| decided(st, is_word(q))) {
                 return d;
             }
@@ -2809,11 +2857,11 @@ fn find_scoped_call(
                 // could: `impl FilterAttrs for &[Attribute]`. A blanket impl's
                 // method, `impl<I: ?Sized> IntoParallelRefIterator for I`, is
                 // what rust-analyzer names.)
-                let trait_method = || -> Option<SymRef> {
+                let trait_method = |std_type: bool| -> Option<SymRef> {
                     if rust_std_method(name) || cands.iter().any(|r| member_of(last, r)) {
                         return None;
                     }
-                    let mut one: Option<SymRef> = None;
+                    let mut one: Option<(SymRef, &str)> = None;
                     for r in cands
                         .iter()
                         .filter(|r| sym(r).kind == "method" && same_family(r))
@@ -2837,26 +2885,40 @@ fn find_scoped_call(
                             continue;
                         }
                         match one {
-                            Some(p) if p != *r => return None,
-                            _ => one = Some(*r),
+                            Some((p, _)) if p != *r => return None,
+                            _ => one = Some((*r, tname)),
                         }
                     }
-                    let r = one?;
+                    let (r, tname) = one?;
+                    // (feature 53: the type implements the trait, or a blanket
+                    // impl does; a slice's impl answers a `Vec`, `[T]`)
                     let generic = |c: &str| {
-                        c.len() <= 2
+                        !c.is_empty()
+                            && c.len() <= 2
                             && c.bytes()
                                 .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
                     };
+                    let impls = idx.rust_impls.get(tname).map(Vec::as_slice).unwrap_or(&[]);
+                    let blanket = impls.iter().any(|t| generic(t));
+                    let sliced = matches!(last, "Vec") || last.starts_with('[');
+                    let evidence =
+                        blanket || impls.contains(&last) || (sliced && impls.contains(&""));
+                    if !evidence {
+                        return None;
+                    }
                     let mut others = cands
                         .iter()
                         .filter(|x| x.0 == r.0 && **x != r && sym(x).kind == "method");
+                    let answers = |c: &str| generic(c) || (sliced && c.is_empty());
                     match (others.next(), others.next()) {
-                        (None, _) => Some(r),
+                        // (a std or another library's type: only an impl's own
+                        // method, never the trait's declaration alone)
+                        (None, _) => (!std_type).then_some(r),
                         (Some(b), None)
                             if sym(b)
                                 .qname
                                 .rsplit_once('.')
-                                .is_some_and(|(c, _)| generic(c)) =>
+                                .is_some_and(|(c, _)| answers(c)) =>
                         {
                             Some(*b)
                         }
@@ -2864,10 +2926,10 @@ fn find_scoped_call(
                     }
                 };
                 match found {
-                    Err(()) => return trait_method(),
+                    Err(()) => return trait_method(true),
                     Ok(Some(r)) => return Some(r),
                     Ok(None) => {
-                        if let Some(r) = supertraits().or_else(trait_method) {
+                        if let Some(r) = supertraits().or_else(|| trait_method(false)) {
                             return Some(r);
                         }
                         if !defined(last) {
@@ -2895,6 +2957,51 @@ fn find_scoped_call(
         if !plain || matches!(head, "std" | "core" | "alloc" | "Self") {
             return None;
         }
+        // (feature 53) `self::`/`super::` from inside an inline module
+        // (`mod tests { … super::parse(…) }`): that module or the one around
+        // it, in the caller's file; past the file's top, the file's own path.
+        let rel;
+        let q = match rust_relative(f, src_symbol, q) {
+            Relative::Same => q,
+            Relative::Outer(p) => {
+                rel = p;
+                rel.as_str()
+            }
+            Relative::InFile(m) => {
+                let path_last = q.rsplit("::").next().unwrap_or(q);
+                if path_last.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    // A type of that module: its member written inside it.
+                    let span = f
+                        .symbols
+                        .iter()
+                        .find(|x| *x.qname == *m && x.kind == "module")
+                        .map(|x| x.lines)?;
+                    return cands
+                        .iter()
+                        .find(|r| {
+                            r.0 == fi
+                                && member_of(path_last, r)
+                                && span.0 <= sym(r).lines.0
+                                && sym(r).lines.0 <= span.1
+                        })
+                        .copied();
+                }
+                let qn = match q
+                    .split("::")
+                    .filter(|x| !matches!(*x, "self" | "super"))
+                    .collect::<Vec<_>>()
+                {
+                    v if v.is_empty() => format!("{m}.{name}"),
+                    v => format!("{m}.{}.{name}", v.join(".")),
+                };
+                return cands
+                    .iter()
+                    .find(|r| r.0 == fi && *sym(r).qname == *qn && callable(r) && !is_member(r))
+                    .copied();
+            }
+        };
+        let q_last = q.rsplit("::").next().unwrap_or(q);
+        let head = q.split("::").next().unwrap_or(q);
         let crate_of = top(&f.path);
         let in_crate = |r: &&SymRef| top(&file(r).path) == crate_of;
         if q_last.starts_with(|c: char| c.is_ascii_uppercase()) {
@@ -2921,8 +3028,8 @@ fn find_scoped_call(
                     let binds = |e: &&RawEdge| {
                         e.kind == "imports"
                             && e.alias.is_none()
-                            && use_in_scope(e)
                             && e.dst_name.rsplit_once("::").is_some_and(|(_, n)| n == q)
+                            && use_in_scope(e)
                     };
                     // (a `use` inside the caller's function or module first)
                     let v = || f.edges.iter().filter(binds);
@@ -3014,17 +3121,36 @@ fn find_scoped_call(
         // `super::…`, a child module, a crate of the workspace: `tokio::spawn`);
         // then the function there or where that module's `use` items take it
         // from (`pub use sleep::sleep;` in `time/mod.rs`).
-        let through_path = rust_module_of(idx, f, q, imports.modules).and_then(|mf| {
-            through_reexports(
-                idx,
-                mf,
-                name,
-                &|r: &SymRef| callable(r) && !is_member(r),
-                cands,
-                imports.modules,
-                3,
-            )
-        });
+        // (feature 53: `super::f` from a child of the crate's root, `src/b.rs`,
+        // is the root's, `src/lib.rs`; an import's `super` inside an inline
+        // module is read elsewhere, so only calls read it so)
+        let root_child = || {
+            let fname = f.path.rsplit('/').next().unwrap_or("");
+            if q != "super" || matches!(fname, "lib.rs" | "main.rs") {
+                return None;
+            }
+            // (`src/b.rs` and `src/b/mod.rs` alike)
+            let dir = match fname {
+                "mod.rs" => dir_of(dir_of(&f.path)),
+                _ => dir_of(&f.path),
+            };
+            ["lib.rs", "main.rs"]
+                .iter()
+                .find_map(|r| idx.paths.get(join(dir, r).as_str()).copied())
+        };
+        let through_path = rust_module_of(idx, f, q, imports.modules)
+            .or_else(root_child)
+            .and_then(|mf| {
+                through_reexports(
+                    idx,
+                    mf,
+                    name,
+                    &|r: &SymRef| callable(r) && !is_member(r),
+                    cands,
+                    imports.modules,
+                    3,
+                )
+            });
         // Else an inline module's (`mod parsing { … }`, whose functions are
         // named `parsing.f`; feature 50): `parsing::f` of the caller's file's
         // own, `attr::parsing::parse_inner` of the file `attr` names.
@@ -3047,7 +3173,11 @@ fn find_scoped_call(
                 within(mf, &segs[k..])
             })
         };
-        // Else a function of a file named after the module, in the caller's crate.
+        // Else a function of a file named after the module, in the caller's crate
+        // (not for `self::f`, `super::f`, which name one module: feature 53).
+        if matches!(q_last, "self" | "super") {
+            return through_path.or_else(inline);
+        }
         return through_path.or_else(inline).or_else(|| {
             cands
                 .iter()
@@ -3352,6 +3482,59 @@ fn rust_std_method(name: &str) -> bool {
     RUST_STD_METHODS.binary_search(&name).is_ok()
 }
 
+/// Feature 53: where a Rust path starting `self::` or `super::` leads from
+/// a caller inside an inline module of its file.
+enum Relative {
+    /// Not such a path, or a caller at the file's top: read as written.
+    Same,
+    /// An inline module of the file (its qualified name), the rest of the
+    /// path inside it.
+    InFile(String),
+    /// Past the file's top: the path as the file's own code writes it.
+    Outer(String),
+}
+
+fn rust_relative(f: &FileFacts, src_symbol: Option<&str>, q: &str) -> Relative {
+    let segs: Vec<&str> = q.split("::").collect();
+    let k = segs
+        .iter()
+        .take_while(|s| matches!(**s, "self" | "super"))
+        .count();
+    if k == 0 {
+        return Relative::Same;
+    }
+    let supers = segs[..k].iter().filter(|s| **s == "super").count();
+    // The innermost inline module around the caller, and those around it.
+    let mut levels: Vec<&str> = Vec::new();
+    let mut p = src_symbol.unwrap_or("");
+    while let Some((outer, _)) = p.rsplit_once('.') {
+        p = outer;
+        if f.symbols
+            .iter()
+            .any(|x| *x.qname == *p && x.kind == "module")
+        {
+            levels.push(p);
+        }
+    }
+    if levels.is_empty() {
+        return Relative::Same;
+    }
+    let rest = &segs[k..];
+    match levels.get(supers) {
+        Some(m) => Relative::InFile(m.to_string()),
+        None => {
+            // (`levels.len()` supers reach the file's top: `self` there)
+            let up = supers - levels.len();
+            let mut out: Vec<&str> = vec!["super"; up];
+            if up == 0 {
+                out.push("self");
+            }
+            out.extend_from_slice(rest);
+            Relative::Outer(out.join("::"))
+        }
+    }
+}
+
 /// The type the Rust type alias symbol `si` of file `f` names.
 fn rust_alias(f: &FileFacts, si: u32) -> Option<&str> {
     let i = f.rust_aliases.binary_search_by_key(&si, |(i, _)| *i).ok()?;
@@ -3544,6 +3727,26 @@ fn rust_crate_dir(path: &str) -> &str {
 /// any other (a map's elements are pairs).
 fn rust_element(t: &str) -> Option<String> {
     let t = rust_unref(t);
+    // (feature 53: what an iterator a signature declares yields, `impl
+    // Iterator<Item = &Arg> + '_`; a slice's or a map's `Iter<'a, T>`)
+    if let Some(b) = t.strip_prefix("impl ") {
+        let open = b.find('<')?;
+        let head = b[..open].trim().rsplit("::").next()?;
+        if !matches!(
+            head,
+            "Iterator" | "DoubleEndedIterator" | "ExactSizeIterator" | "IntoIterator"
+        ) {
+            return None;
+        }
+        let close = rust_angle_end(b, open)?;
+        return rust_split_top(&b[open + 1..close - 1], b',')
+            .into_iter()
+            .find_map(|a| {
+                let (k, v) = a.split_once('=')?;
+                (k.trim() == "Item").then(|| rust_unref(v).to_string())
+            })
+            .filter(|v| !v.is_empty());
+    }
     if let Some(inner) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
         let e = rust_split_top(inner, b';').first().copied()?.trim();
         return (!e.is_empty()).then(|| e.to_string());
@@ -3557,6 +3760,12 @@ fn rust_element(t: &str) -> Option<String> {
             (!first.is_empty()).then(|| first.to_string())
         }
         "Box" | "Rc" | "Arc" => rust_element(first),
+        // (`std::slice::Iter<'a, T>`: its type argument after the lifetime)
+        "Iter" | "IterMut" | "IntoIter" => rust_split_top(args, b',')
+            .into_iter()
+            .map(str::trim)
+            .find(|a| !a.starts_with('\'') && !a.is_empty())
+            .map(|a| rust_unref(a).to_string()),
         _ => None,
     }
 }
@@ -5024,6 +5233,30 @@ fn through_reexports(
     modules: &Modules,
     hops: u32,
 ) -> Option<SymRef> {
+    // (each module once at most per hop count: modules re-exporting each
+    // other's globs, `pub use crate::a::*;` both ways; feature 53)
+    let seen = std::cell::RefCell::new(HashMap::new());
+    through_reexports_seen(idx, mf, name, ok, cands, modules, hops, &seen)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn through_reexports_seen(
+    idx: &Index,
+    mf: u32,
+    name: &str,
+    ok: &dyn Fn(&SymRef) -> bool,
+    cands: &[SymRef],
+    modules: &Modules,
+    hops: u32,
+    seen: &std::cell::RefCell<HashMap<u32, u32>>,
+) -> Option<SymRef> {
+    {
+        let mut s = seen.borrow_mut();
+        if s.get(&mf).is_some_and(|h| *h >= hops) {
+            return None;
+        }
+        s.insert(mf, hops);
+    }
     // (a Rust module's item over an enum's variant of the name, feature 42)
     let here = |r: &&SymRef| r.0 == mf && ok(r);
     let item = |r: &&SymRef| {
@@ -5052,7 +5285,7 @@ fn through_reexports(
     let follow = |next: String| {
         let nf = *idx.paths.get(next.as_str())?;
         (nf != mf)
-            .then(|| through_reexports(idx, nf, name, ok, cands, modules, hops - 1))
+            .then(|| through_reexports_seen(idx, nf, name, ok, cands, modules, hops - 1, seen))
             .flatten()
     };
     fn last(e: &RawEdge) -> &str {
@@ -6430,6 +6663,8 @@ fn resolve_rust(idx: &Index, f: &FileFacts, spec: &str, modules: &Modules) -> Op
             try_mod(&src, &segs[1..])
                 .or_else(|| exists(idx, &join(&src, "lib.rs")).map(|s| s.to_string()))
         }
+        // (`self` alone: this file's module; feature 53)
+        "self" if segs.len() == 1 => Some(f.path.clone()),
         "self" => try_mod(&self_dir, &segs[1..]),
         "super" => {
             let mut base = if matches!(fname, "mod.rs" | "lib.rs" | "main.rs") {
@@ -6629,6 +6864,14 @@ mod tests {
         assert_eq!(e("Option<Pool>").as_deref(), Some("Pool"));
         assert_eq!(e("HashMap<K, V>"), None);
         assert_eq!(e("Item"), None);
+        // feature 54: iterators a signature declares
+        assert_eq!(e("impl Iterator<Item = &Arg> + '_").as_deref(), Some("Arg"));
+        assert_eq!(
+            e("impl DoubleEndedIterator<Item = (usize, &'a str)>").as_deref(),
+            Some("(usize, &'a str)")
+        );
+        assert_eq!(e("impl Fn(u8) -> u8"), None);
+        assert_eq!(e("std::slice::Iter<'_, Hir>").as_deref(), Some("Hir"));
     }
 
     #[test]

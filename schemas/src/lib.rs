@@ -368,6 +368,24 @@
 //!   (`cls: &ClassUnicode` types `cls.iter()`; they were taken for the
 //!   instance, as Python's `cls`); a `let` bound to `vec![…]` is a `Vec`, to
 //!   serde's `tri!(e)` what `e?` is (rust-crates: right 39,472 -> 39,546).
+//! - schema 1, feature 53: a review of 48-52. Rust `self::f`/`super::f` from
+//!   inside an inline module name that module or the one around it (`mod
+//!   tests { super::parse() }`: the file's `parse`); `self::f` at a file's top
+//!   is the file's own, `super::f` from `src/b.rs` or `src/b/mod.rs` the crate
+//!   root's, and neither falls back to a function of the name elsewhere; an
+//!   inner `use std::…` hides the file's `use` of the name; a trait's method
+//!   (feature 51) needs an `impl` of the trait for the receiver's type or a
+//!   blanket impl, and for a std or other library's type only a blanket
+//!   impl's own method (a slice's impl for a `Vec`); `impl<T: Tr> Tr for &T`
+//!   keeps its written name (no blanket impl); `through_reexports` visits a
+//!   module once per hop count (mutual globs: 12 s -> 1 s on a pathological
+//!   tree), and a `use`'s scope is checked only for uses of the called name.
+//! - schema 1, feature 54: what a Rust loop or an iterator's closure walks may
+//!   be a method's result (`for a in cmd.get_arguments()`, `self.states()`,
+//!   `cmd.get_arguments().filter(|x| …)`), typed as the method's signature
+//!   declares it: `impl Iterator<Item = &Arg>`, `&[Arg]`, `Iter<'_, T>`
+//!   (rust-crates, 53 and 54: right 39,546 -> 39,610, elsewhere 320 -> 319,
+//!   resolved outside 512 -> 510).
 
 use std::sync::Arc;
 
@@ -395,7 +413,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 52;
+pub const FEATURE_VERSION: u32 = 54;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -133,8 +133,7 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
             .iter()
             .find_map(|s| w.strip_suffix(s))
             .unwrap_or(&w);
-        let plain = w.split('.').all(is_word);
-        plain.then(|| vec![(name, Some(format!("={w}[]")))])
+        walked_value(w).then(|| vec![(name, Some(format!("={w}[]")))])
     };
     let (pattern, ty) = match at.kind {
         "for_expression" => return element().or_else(|| typed(at.field("pattern")?)),
@@ -416,10 +415,14 @@ fn closure_element(at: &At) -> Option<String> {
             "reference_expression" => v.child_by_field_name("value")?,
             "parenthesized_expression" => v.named_child(0)?,
             "call_expression" => {
-                let (inner, m) = called(at, v)?;
+                // (feature 54: another method's result is walked as its
+                // declared type yields, `cmd.get_arguments().filter(|a| …)`)
+                let Some((inner, m)) = called(at, v) else {
+                    break;
+                };
                 let walked = matches!(m.as_str(), "iter" | "iter_mut" | "into_iter");
                 if !walked && !SAME_ELEMENTS.contains(&m.as_str()) {
-                    return None;
+                    break;
                 }
                 inner
             }
@@ -427,7 +430,19 @@ fn closure_element(at: &At) -> Option<String> {
         };
     }
     let w = flat_text(v, at.src)?;
-    w.split('.').all(is_word).then_some(w)
+    walked_value(&w).then_some(w)
+}
+
+/// A value a loop or an iterator's closure walks that resolution can type:
+/// a name through fields (`self.items`), or (feature 54) a call's result
+/// whose first name is a name (`cmd.get_arguments()`, `self.states()`),
+/// its declared type read as what it yields.
+fn walked_value(w: &str) -> bool {
+    if w.split('.').all(is_word) {
+        return true;
+    }
+    let head = w.split(['.', '(', ':']).next().unwrap_or("");
+    is_word(head) && w.ends_with(')') && w.len() <= 120 && !w.contains(['|', '{', '!', '"', '\''])
 }
 
 /// The elements of a tuple or tuple-struct pattern in order (not its path),
@@ -844,7 +859,19 @@ fn def_edges(at: &At, e: &mut DefEdges) {
 /// `implements` edge for a trait.
 fn impl_scope(at: &At, edges: &mut Vec<RawEdge>) -> Option<String> {
     let ty = at.field("type")?;
-    let tname = base_type_name(impl_referent(at.text(ty)));
+    // (not `impl<T: Tr> Tr for &T`, which is no blanket impl: a generic
+    // parameter's reference keeps its written name; feature 53)
+    let written = at.text(ty);
+    let referent = base_type_name(impl_referent(written));
+    let generic = !referent.is_empty()
+        && referent.len() <= 2
+        && referent
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
+    let tname = match generic && impl_referent(written) != written.trim() {
+        true => base_type_name(written),
+        false => referent,
+    };
     if let Some(tr) = at.field("trait") {
         edges.push(RawEdge {
             kind: "implements",
