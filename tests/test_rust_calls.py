@@ -962,6 +962,27 @@ impl Other {
         true
     }
 }
+pub struct ArgIter<'a> {
+    inner: std::slice::Iter<'a, Arg>,
+}
+impl<'a> Iterator for ArgIter<'a> {
+    type Item = &'a Arg;
+    fn next(&mut self) -> Option<&'a Arg> {
+        self.inner.next()
+    }
+}
+impl Command {
+    pub fn iter_args(&self) -> ArgIter<'_> {
+        ArgIter {
+            inner: self.args.iter(),
+        }
+    }
+}
+pub fn check2(cmd: &Command) {
+    for a in cmd.iter_args() {
+        a.is_set();
+    }
+}
 """,
     "usr/src/trt.rs": """use crate::decoy::Thing;
 use dep::ext::{RefIter, WriteExt};
@@ -1375,6 +1396,8 @@ WANT = {
     ("check", "arg.is_set", 20): ("usr/src/walk.rs", "Arg.is_set"),
     ("check", "a.is_set", 23): ("usr/src/walk.rs", "Arg.is_set"),
     ("check", "x.is_set", 25): ("usr/src/walk.rs", "Arg.is_set"),
+    # feature 55: a custom iterator's `type Item`
+    ("check2", "a.is_set", 51): ("usr/src/walk.rs", "Arg.is_set"),
 }
 
 

@@ -2275,7 +2275,29 @@ fn find_scoped_call(
                 let r = rust_method_in(idx, imports, &state, m)?;
                 Some((rust_declared_raw(idx, f, r)?.to_string(), r.0))
             };
-            let element = |(c, cf): (String, u32)| Some((rust_element(&c)?, cf));
+            // (feature 55: a type of the index that is an iterator yields
+            // its `impl Iterator`'s `type Item`, `StateIter<'_, T>` → `State`)
+            let iter_item = |c: &str, cf: u32| -> Option<(String, u32)> {
+                let head = rust_unref(c).split('<').next()?.trim();
+                let q = format!("{}.Item", head.rsplit("::").next()?);
+                let krate = rust_crate_dir(&file(&(cf, 0)).path);
+                // (the container's own file's first: `dense.rs` and
+                // `sparse.rs` each have a `StateIter`)
+                let items = idx.by_name.get("Item")?;
+                let is = |r: &&SymRef| *sym(r).qname == *q && sym(r).kind == "type";
+                let r = items.iter().filter(is).find(|r| r.0 == cf).or_else(|| {
+                    items
+                        .iter()
+                        .filter(is)
+                        .find(|r| rust_crate_dir(&file(r).path) == krate)
+                })?;
+                let t = rust_alias(file(r), r.1)?;
+                Some((rust_unref(t).to_string(), r.0))
+            };
+            let element = |(c, cf): (String, u32)| match rust_element(&c) {
+                Some(e) => Some((e, cf)),
+                None => iter_item(&c, cf),
+            };
             let st = container
                 .and_then(element)
                 .or_else(|| declared().and_then(element));

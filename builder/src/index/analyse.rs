@@ -654,8 +654,9 @@ impl<'a> Sink<'a> {
                 _ => Vec::new(),
             },
             rust_aliases: match a.file.lang {
+                // (and an iterator's `type Item = State<'a>;`, feature 55)
                 Lang::Rust => by_signature(syms, &["type"], |s| {
-                    (s.qualified_name == s.name)
+                    (s.qualified_name == s.name || s.name == "Item")
                         .then(|| crate::resolve::rust_alias_target(&s.signature))
                         .flatten()
                         .map(Into::into)
