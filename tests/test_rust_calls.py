@@ -1094,7 +1094,7 @@ pub fn conv() {
     # inline modules; an inner std `use` hides the file's; a trait's method needs an impl for the
     # type (or a blanket impl's own method for a std type); `impl Tr for &T` is no blanket impl
     "sup/Cargo.toml": '[package]\nname = "sup"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\ndep = { path = "../dep" }\n',
-    "sup/src/lib.rs": "pub mod a;\npub mod b;\npub mod c;\npub fn helper() {}\n",
+    "sup/src/lib.rs": "pub mod a;\npub mod b;\npub mod c;\npub mod d;\npub fn helper() {}\n",
     "sup/src/a.rs": """pub fn encode() {}
 pub fn helper() {}
 pub fn call_up() {
@@ -1153,6 +1153,50 @@ pub fn neg(f: &mut std::fs::File, g: Guard, t: &std::thread::Thread) {
     f.write_all();
     g.render();
     t.describe();
+}
+""",
+    # feature 56 (a second review): `Self` in a walked method's signature is its own type;
+    # `super::`/`self::` from an impl inside an inline module; `super::X` an outer module's `use`
+    # brings; a blanket impl over `Fut`
+    "sup/src/d.rs": """pub struct Node;
+impl Node {
+    pub fn name(&self) {}
+    pub fn children(&self) -> &[Self] {
+        &[]
+    }
+}
+pub struct Printer;
+impl Printer {
+    pub fn name(&self) {}
+    pub fn print(&self, n: &Node) {
+        for c in n.children() {
+            c.name();
+        }
+    }
+}
+pub fn parse() {}
+mod tests {
+    pub struct Fx;
+    impl Fx {
+        fn go(&self) {
+            super::parse();
+        }
+    }
+}
+mod outer {
+    use crate::a::helper;
+    mod inner {
+        fn t() {
+            super::helper();
+        }
+    }
+}
+pub trait TryFutureExt {
+    fn map_okk(&self) {}
+}
+impl<Fut: ?Sized> TryFutureExt for Fut {}
+pub fn fut(n: Node) {
+    n.map_okk();
 }
 """,
     "demo/src/lite.rs": """pub struct Lite<T: ?Sized> {
@@ -1398,6 +1442,11 @@ WANT = {
     ("check", "x.is_set", 25): ("usr/src/walk.rs", "Arg.is_set"),
     # feature 55: a custom iterator's `type Item`
     ("check2", "a.is_set", 51): ("usr/src/walk.rs", "Arg.is_set"),
+    # feature 56
+    ("Printer.print", "c.name", 13): ("sup/src/d.rs", "Node.name"),
+    ("Fx.go", "super::parse", 22): ("sup/src/d.rs", "parse"),
+    ("outer.inner.t", "super::helper", 30): ("sup/src/a.rs", "helper"),
+    ("fut", "n.map_okk", 39): ("sup/src/d.rs", "TryFutureExt.map_okk"),
 }
 
 

@@ -1353,7 +1353,16 @@ fn find_scoped_call(
                         && use_in_scope(e)
                 })
                 .collect();
-            bound.sort_by_key(|e| e.src_symbol.is_none());
+            // (innermost: the smallest scope's lines; a file-level `use` last)
+            let span = |e: &&RawEdge| match e.src_symbol.as_deref() {
+                None => u32::MAX,
+                Some(s) => f
+                    .symbols
+                    .iter()
+                    .find(|x| *x.qname == *s)
+                    .map_or(u32::MAX - 1, |x| x.lines.1 - x.lines.0),
+            };
+            bound.sort_by_key(span);
             // (the innermost binding decides: a function's `use std::mem::swap;`
             // hides the file's `use crate::a::swap;`)
             let std_use = |e: &RawEdge| {
@@ -2273,7 +2282,11 @@ fn find_scoped_call(
                     r => rust_fold(idx, fi, f, src_symbol, imports, r, head, own_q.as_deref())?,
                 };
                 let r = rust_method_in(idx, imports, &state, m)?;
-                Some((rust_declared_raw(idx, f, r)?.to_string(), r.0))
+                // (`Self` there is the method's own type: `-> &[Self]`)
+                let raw = rust_declared_raw(idx, f, r)?;
+                let owner = sym(&r).qname.rsplit_once('.')?.0;
+                let owner = owner.rsplit(['.', ':']).next().unwrap_or(owner);
+                Some((rust_replace_self(raw, owner), r.0))
             };
             // (feature 55: a type of the index that is an iterator yields
             // its `impl Iterator`'s `type Item`, `StateIter<'_, T>` → `State`)
@@ -2914,28 +2927,45 @@ fn find_scoped_call(
                     let (r, tname) = one?;
                     // (feature 53: the type implements the trait, or a blanket
                     // impl does; a slice's impl answers a `Vec`, `[T]`)
+                    // (a blanket impl's type is a generic parameter: a short
+                    // capitalized name no type of the index bears, `T`, `Fut`,
+                    // `St`)
                     let generic = |c: &str| {
-                        !c.is_empty()
+                        let short = !c.is_empty()
                             && c.len() <= 2
                             && c.bytes()
-                                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+                                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
+                        short
+                            || (c.len() == 3
+                                && c.starts_with(|x: char| x.is_ascii_uppercase())
+                                && c.bytes().all(|b| b.is_ascii_alphanumeric())
+                                && !idx.by_name.get(c).is_some_and(|v| {
+                                    v.iter().any(|r| {
+                                        matches!(sym(r).kind, "struct" | "enum" | "union" | "trait")
+                                    })
+                                }))
                     };
                     let impls = idx.rust_impls.get(tname).map(Vec::as_slice).unwrap_or(&[]);
                     let blanket = impls.iter().any(|t| generic(t));
                     let sliced = matches!(last, "Vec") || last.starts_with('[');
-                    let evidence =
-                        blanket || impls.contains(&last) || (sliced && impls.contains(&""));
+                    // (a `String` is a `str` to a method: `impl StrExt for str`)
+                    let stringy = matches!(last, "String" | "str");
+                    let direct = impls.contains(&last)
+                        || (sliced && impls.contains(&""))
+                        || (stringy && impls.contains(&"str"));
+                    let evidence = blanket || direct;
                     if !evidence {
                         return None;
                     }
                     let mut others = cands
                         .iter()
                         .filter(|x| x.0 == r.0 && **x != r && sym(x).kind == "method");
-                    let answers = |c: &str| generic(c) || (sliced && c.is_empty());
+                    let answers =
+                        |c: &str| generic(c) || (sliced && c.is_empty()) || (stringy && c == "str");
                     match (others.next(), others.next()) {
                         // (a std or another library's type: only an impl's own
                         // method, never the trait's declaration alone)
-                        (None, _) => (!std_type).then_some(r),
+                        (None, _) => (!std_type || direct).then_some(r),
                         (Some(b), None)
                             if sym(b)
                                 .qname
@@ -2998,15 +3028,29 @@ fn find_scoped_call(
                         .iter()
                         .find(|x| *x.qname == *m && x.kind == "module")
                         .map(|x| x.lines)?;
-                    return cands
-                        .iter()
-                        .find(|r| {
-                            r.0 == fi
-                                && member_of(path_last, r)
-                                && span.0 <= sym(r).lines.0
-                                && sym(r).lines.0 <= span.1
-                        })
-                        .copied();
+                    let own = cands.iter().find(|r| {
+                        r.0 == fi
+                            && member_of(path_last, r)
+                            && span.0 <= sym(r).lines.0
+                            && sym(r).lines.0 <= span.1
+                    });
+                    // (else a type that module's `use` brings: as the caller
+                    // inside it reads the name)
+                    let bare = q
+                        .split("::")
+                        .filter(|x| !matches!(*x, "self" | "super"))
+                        .count()
+                        == 1;
+                    return match own {
+                        Some(r) => Some(*r),
+                        None if bare => {
+                            let w = format!("{path_last}::{name}");
+                            deeper(8, || {
+                                find_scoped_call(idx, fi, f, &w, src_symbol, imports, None)
+                            })
+                        }
+                        None => None,
+                    };
                 }
                 let qn = match q
                     .split("::")
@@ -3016,10 +3060,18 @@ fn find_scoped_call(
                     v if v.is_empty() => format!("{m}.{name}"),
                     v => format!("{m}.{}.{name}", v.join(".")),
                 };
-                return cands
+                let own = cands
                     .iter()
-                    .find(|r| r.0 == fi && *sym(r).qname == *qn && callable(r) && !is_member(r))
-                    .copied();
+                    .find(|r| r.0 == fi && *sym(r).qname == *qn && callable(r) && !is_member(r));
+                // (else what that module's `use` or glob brings, as a bare
+                // call inside it reads the name)
+                return match own {
+                    Some(r) => Some(*r),
+                    None if qn == format!("{m}.{name}") => deeper(8, || {
+                        find_scoped_call(idx, fi, f, name, src_symbol, imports, None)
+                    }),
+                    None => None,
+                };
             }
         };
         let q_last = q.rsplit("::").next().unwrap_or(q);
@@ -3156,9 +3208,27 @@ fn find_scoped_call(
                 "mod.rs" => dir_of(dir_of(&f.path)),
                 _ => dir_of(&f.path),
             };
-            ["lib.rs", "main.rs"]
+            // (the root that declares the caller's module, `mod cli;` in
+            // `main.rs` beside a `lib.rs`; else the library's)
+            let stem = match fname {
+                "mod.rs" => dir_of(&f.path).rsplit('/').next().unwrap_or(""),
+                _ => fname.trim_end_matches(".rs"),
+            };
+            let decl = format!("mod {stem}");
+            let roots: Vec<u32> = ["lib.rs", "main.rs"]
                 .iter()
-                .find_map(|r| idx.paths.get(join(dir, r).as_str()).copied())
+                .filter_map(|r| idx.paths.get(join(dir, r).as_str()).copied())
+                .collect();
+            roots
+                .iter()
+                .find(|r| {
+                    idx.files[**r as usize]
+                        .edges
+                        .iter()
+                        .any(|e| e.kind == "imports" && e.dst_name == decl)
+                })
+                .or(roots.first())
+                .copied()
         };
         let through_path = rust_module_of(idx, f, q, imports.modules)
             .or_else(root_child)
@@ -3504,6 +3574,29 @@ fn rust_std_method(name: &str) -> bool {
     RUST_STD_METHODS.binary_search(&name).is_ok()
 }
 
+/// `Self` in a Rust type as written, replaced by the type it stands for
+/// (`Option<&Self>` of `Node` → `Option<&Node>`).
+fn rust_replace_self(t: &str, owner: &str) -> String {
+    let b = t.as_bytes();
+    let mut out = String::with_capacity(t.len());
+    let mut i = 0;
+    while i < t.len() {
+        let word = |k: usize| {
+            b.get(k)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        };
+        if t[i..].starts_with("Self") && !(i > 0 && word(i - 1)) && !word(i + 4) {
+            out.push_str(owner);
+            i += 4;
+        } else {
+            let c = t[i..].chars().next().unwrap_or(' ');
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
 /// Feature 53: where a Rust path starting `self::` or `super::` leads from
 /// a caller inside an inline module of its file.
 enum Relative {
@@ -3536,6 +3629,22 @@ fn rust_relative(f: &FileFacts, src_symbol: Option<&str>, q: &str) -> Relative {
             .any(|x| *x.qname == *p && x.kind == "module")
         {
             levels.push(p);
+        }
+    }
+    // (an inline module's impl methods are not named after it, `Fx.go` in
+    // `mod tests`: the modules whose lines hold the caller's, innermost first)
+    if levels.is_empty() {
+        if let Some(at) = src_symbol
+            .and_then(|c| f.symbols.iter().find(|x| *x.qname == *c))
+            .map(|x| x.lines.0)
+        {
+            let mut mods: Vec<&FactSym> = f
+                .symbols
+                .iter()
+                .filter(|x| x.kind == "module" && x.lines.0 < at && at <= x.lines.1)
+                .collect();
+            mods.sort_by_key(|x| x.lines.1 - x.lines.0);
+            levels = mods.iter().map(|x| &*x.qname).collect();
         }
     }
     if levels.is_empty() {
@@ -6894,6 +7003,10 @@ mod tests {
         );
         assert_eq!(e("impl Fn(u8) -> u8"), None);
         assert_eq!(e("std::slice::Iter<'_, Hir>").as_deref(), Some("Hir"));
+        // feature 56: `Self` in a walked method's signature
+        assert_eq!(rust_replace_self("Option<&Self>", "Node"), "Option<&Node>");
+        assert_eq!(rust_replace_self("Vec<Box<Self>>", "N"), "Vec<Box<N>>");
+        assert_eq!(rust_replace_self("SelfRef<Self_>", "N"), "SelfRef<Self_>");
     }
 
     #[test]

@@ -390,6 +390,16 @@
 //!   `impl Iterator`'s `type Item` (`for s in self.states()`, `->
 //!   StateIter<'_, T>`, `type Item = State<'a>;`), the container's own file's
 //!   first (rust-crates: right 39,610 -> 39,651, elsewhere 319 -> 320).
+//! - schema 1, feature 56: a second review's mends. `Self` in the signature
+//!   of a method a loop or closure walks is that method's type (`-> &[Self]`);
+//!   `self::`/`super::` from an impl inside an inline module (whose methods
+//!   are not named after it) are read from that module, found by lines;
+//!   `super::X` that an outer inline module's `use` or glob brings is read as
+//!   the caller reads `X`; a blanket impl's type may be any three-letter name
+//!   no type bears (`impl<Fut: ?Sized> TryFutureExt for Fut`); a `String`'s
+//!   method may be `str`'s impl's; `super::f` from a module `main.rs`
+//!   declares is `main.rs`'s; the innermost `use` is the smallest scope's
+//!   (rust-crates: right 39,651 -> 39,656, elsewhere 320 -> 322).
 
 use std::sync::Arc;
 
@@ -417,7 +427,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 55;
+pub const FEATURE_VERSION: u32 = 56;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
