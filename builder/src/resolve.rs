@@ -2322,6 +2322,37 @@ fn find_scoped_call(
         }
         other => other,
     };
+    // Rust (feature 57): a closure's parameter `j` when the closure is
+    // argument `i` of a call of `g` (`g(#i).#j`: `self.enter(|core, cx| …)`),
+    // typed as `g`'s signature gives it (`F: FnOnce(Box<Core>, &Context)`),
+    // read where `g` is written; untyped otherwise.
+    let recv_type = match recv_type {
+        Some(t) if rust => match js_callback_marker(t) {
+            Some((g, i, j)) => {
+                let st = deeper(8, || {
+                    find_scoped_call(idx, fi, f, g, src_symbol, imports, None)
+                })
+                .and_then(|r| {
+                    let gf = &idx.files[r.0 as usize];
+                    let at = gf.js_callbacks.binary_search_by_key(&r.1, |c| c.0).ok()?;
+                    let ty = gf.js_callbacks[at]
+                        .1
+                        .iter()
+                        .find(|(k, _)| *k == i)?
+                        .1
+                        .get(j as usize)?
+                        .as_deref()?;
+                    Some((ty.to_string(), r.0))
+                });
+                if let Some(d) = st.as_ref().and_then(|st| decided(st, is_word(q))) {
+                    return d;
+                }
+                None
+            }
+            None => Some(t),
+        },
+        other => other,
+    };
     // Rust (feature 41): a receiver a pattern bound (`~P#i`, `~P#f`, or
     // `=<~P#i>x.f` for an expression it starts): the type its slot
     // declares. `x.m()` is that type's own method as its file reads the
@@ -6014,6 +6045,120 @@ fn js_callback_marker(t: &str) -> Option<(&str, u8, u8)> {
     Some((g, i.parse().ok()?, j.parse().ok()?))
 }
 
+/// Rust (feature 57): the callbacks a function's signature takes, each with
+/// the types its signature gives their parameters: parameter `i` (not
+/// counting `self`) of type `impl FnOnce(A, B)`, `&dyn Fn(A)`, `Box<dyn
+/// FnMut(A)>`, or a generic `F` bounded so (`<F: FnOnce(&Scope<'s>) -> R>`,
+/// `where F: Fn(Box<Core>, &Context)`): `(i, [A, B])`.
+pub fn rust_callback_params(sig: &str) -> Vec<(u8, Vec<Option<Box<str>>>)> {
+    let mut out = Vec::new();
+    let Some(at) = sig.find("fn ") else {
+        return out;
+    };
+    let rest = &sig[at + 3..];
+    let name_end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let mut i = name_end;
+    let mut bounds: Vec<(&str, &str)> = Vec::new();
+    if rest[i..].starts_with('<') {
+        let Some(end) = rust_angle_end(rest, i) else {
+            return out;
+        };
+        for g in rust_split_top(&rest[i + 1..end - 1], b',') {
+            if let Some((n, b)) = g.split_once(':') {
+                bounds.push((n.trim(), b.trim()));
+            }
+        }
+        i = end;
+    }
+    let Some(open) = rest[i..].find('(').map(|k| k + i) else {
+        return out;
+    };
+    let b = rest.as_bytes();
+    let mut depth = 0i32;
+    let mut close = None;
+    for (k, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(k);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(close) = close else {
+        return out;
+    };
+    if let Some(w) = rest[close..].find(" where ") {
+        for g in rust_split_top(&rest[close + w + 7..], b',') {
+            if let Some((n, b)) = g.split_once(':') {
+                bounds.push((n.trim(), b.trim()));
+            }
+        }
+    }
+    // The argument list of the first `Fn(…)`, `FnMut(…)`, `FnOnce(…)` a type
+    // or bound names.
+    let fn_args = |t: &str| -> Option<Vec<Option<Box<str>>>> {
+        let k = ["FnOnce(", "FnMut(", "Fn("]
+            .iter()
+            .filter_map(|p| t.find(p).map(|k| k + p.len()))
+            .min()?;
+        let inner = &t[k..];
+        let mut depth = 1i32;
+        let end = inner.bytes().position(|c| {
+            match c {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                _ => {}
+            }
+            depth == 0
+        })?;
+        Some(
+            rust_split_top(&inner[..end], b',')
+                .into_iter()
+                .map(|a| (!a.is_empty()).then(|| a.into()))
+                .collect(),
+        )
+    };
+    let params = rust_split_top(&rest[open + 1..close], b',');
+    let mut idx = 0u8;
+    for p in params {
+        let Some((pat, ty)) = p.split_once(':') else {
+            continue; // `self`, `&self`, `&mut self`
+        };
+        if pat
+            .trim()
+            .trim_start_matches(['&', ' '])
+            .trim_start_matches("mut ")
+            == "self"
+        {
+            continue;
+        }
+        let ty = ty.trim();
+        let plain = ty.trim_start_matches(['&', ' ']);
+        let args = if plain.contains("Fn")
+            && (plain.contains("FnOnce(") || plain.contains("FnMut(") || plain.contains("Fn("))
+        {
+            fn_args(plain)
+        } else {
+            bounds
+                .iter()
+                .find(|(n, _)| *n == plain)
+                .and_then(|(_, b)| fn_args(b))
+        };
+        if let Some(a) = args {
+            out.push((idx, a));
+        }
+        idx = idx.saturating_add(1);
+    }
+    out
+}
+
 /// Split `s` at the commas outside any bracket (`=>` closes none).
 fn ts_split_top(s: &str) -> Vec<&str> {
     ts_split_top_at(s, b',')
@@ -7007,6 +7152,34 @@ mod tests {
         assert_eq!(rust_replace_self("Option<&Self>", "Node"), "Option<&Node>");
         assert_eq!(rust_replace_self("Vec<Box<Self>>", "N"), "Vec<Box<N>>");
         assert_eq!(rust_replace_self("SelfRef<Self_>", "N"), "SelfRef<Self_>");
+    }
+
+    #[test]
+    fn rust_callbacks_read_from_signatures() {
+        let c = |s: &str| {
+            rust_callback_params(s)
+                .into_iter()
+                .map(|(i, a)| (i, a.into_iter().map(|x| x.map(|x| x.to_string())).collect()))
+                .collect::<Vec<(u8, Vec<Option<String>>)>>()
+        };
+        let some = |v: &[&str]| v.iter().map(|x| Some(x.to_string())).collect::<Vec<_>>();
+        assert_eq!(
+            c("fn enter<F, R>(&self, core: Box<Core>, f: F) -> (Box<Core>, R) where F: FnOnce(Box<Core>, &Context) -> R,"),
+            vec![(1, some(&["Box<Core>", "&Context"]))]
+        );
+        assert_eq!(
+            c("pub fn scope<'scope, OP, R>(op: OP) -> R where OP: FnOnce(&Scope<'scope>) -> R + Send, R: Send,"),
+            vec![(0, some(&["&Scope<'scope>"]))]
+        );
+        assert_eq!(
+            c("pub fn with_lock<R>(&self, f: impl FnOnce(&mut T) -> R) -> R"),
+            vec![(0, some(&["&mut T"]))]
+        );
+        assert_eq!(
+            c("fn each<F: FnMut(usize, &Item)>(&mut self, mut f: F)"),
+            vec![(0, some(&["usize", "&Item"]))]
+        );
+        assert_eq!(c("fn plain(&self, x: u8) -> u8"), vec![]);
     }
 
     #[test]

@@ -637,6 +637,14 @@ impl<'a> Sink<'a> {
                         .then(|| crate::resolve::ts_callback_params(&s.signature))?;
                     (!c.is_empty()).then_some(c)
                 }),
+                // (Rust, feature 57: `impl FnOnce(A)`, `F: Fn(A, B)`)
+                Lang::Rust => by_signature(syms, &["function", "method"], |s| {
+                    let c = s
+                        .signature
+                        .contains("Fn")
+                        .then(|| crate::resolve::rust_callback_params(&s.signature))?;
+                    (!c.is_empty()).then_some(c)
+                }),
                 _ => Vec::new(),
             },
             // JS/TS: each function's and method's declared return type

@@ -181,6 +181,21 @@ fn bindings(at: &At) -> Option<Vec<(String, Option<String>)>> {
                     }
                 }
             }
+            // (feature 57: a closure that is argument `i` of a call of `g`
+            // types its parameter `j` as `g`'s signature does, `g(#i).#j`)
+            if let Some((g, i)) = closure_callee(at) {
+                for (j, p) in params.iter().enumerate() {
+                    if p.kind() != "identifier" {
+                        continue;
+                    }
+                    let n = at.text(*p);
+                    for (m, t) in names.iter_mut() {
+                        if m == n && t.is_none() {
+                            *t = Some(format!("{g}(#{i}).#{j}"));
+                        }
+                    }
+                }
+            }
             return (!names.is_empty()).then_some(names);
         }
         "parameter" => (at.field("pattern")?, at.field("type")),
@@ -443,6 +458,40 @@ fn walked_value(w: &str) -> bool {
     }
     let head = w.split(['.', '(', ':']).next().unwrap_or("");
     is_word(head) && w.ends_with(')') && w.len() <= 120 && !w.contains(['|', '{', '!', '"', '\''])
+}
+
+/// Feature 57: the function a closure is an argument of, as written (`f`,
+/// `Type::f`, `crate::m::f`, `self.m`), and the argument's position.
+fn closure_callee(at: &At) -> Option<(String, usize)> {
+    let n = at.anc.len();
+    let (clo, args, call) = (
+        at.anc.get(n.checked_sub(1)?)?,
+        at.anc.get(n.checked_sub(2)?)?,
+        at.anc.get(n.checked_sub(3)?)?,
+    );
+    if clo.kind() != "closure_expression"
+        || args.kind() != "arguments"
+        || call.kind() != "call_expression"
+    {
+        return None;
+    }
+    let mut c = args.walk();
+    let i = args
+        .named_children(&mut c)
+        .position(|k| k.id() == clo.id())?;
+    let mut f = call.child_by_field_name("function")?;
+    if f.kind() == "generic_function" {
+        f = f.child_by_field_name("function")?;
+    }
+    let g = match f.kind() {
+        "identifier" | "scoped_identifier" => at.text(f).to_string(),
+        "field_expression" => {
+            let v = f.child_by_field_name("value")?;
+            (v.kind() == "self").then(|| at.text(f).to_string())?
+        }
+        _ => return None,
+    };
+    (g.len() <= 120 && !g.contains(['<', ' ', '\n'])).then_some((g, i))
 }
 
 /// The elements of a tuple or tuple-struct pattern in order (not its path),
