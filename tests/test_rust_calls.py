@@ -1011,6 +1011,9 @@ pub fn with<F: FnOnce(&Core)>(f: F) {
 pub fn go() {
     with(|c| c.tick());
 }
+pub fn local(s: &Sched) {
+    s.enter(|core| core.tick());
+}
 """,
     "usr/src/trt.rs": """use crate::decoy::Thing;
 use dep::ext::{RefIter, WriteExt};
@@ -1478,6 +1481,8 @@ WANT = {
     # feature 57
     ("Sched.run", "core.tick", 18): ("usr/src/cb.rs", "Core.tick"),
     ("go", "c.tick", 25): ("usr/src/cb.rs", "Core.tick"),
+    # feature 58: a typed local's method's callback
+    ("local", "core.tick", 28): ("usr/src/cb.rs", "Core.tick"),
 }
 
 
@@ -1580,7 +1585,8 @@ def test_rust_crates_calls_agree_with_rust_analyzer(snapshots, corpora):
     # trait's method in sight for a typed receiver): 39,472; feature 52 (`cls`, `this`; `vec!`,
     # `tri!`): 39,546; features 53 and 54 (a review's mends; loops over a method's result): 39,610;
     # feature 55 (an iterator type's `Item`): 39,651; feature 56 (a second review's mends): 39,656;
-    # feature 57 (a callback's parameters by the called function's signature): 39,735.
+    # feature 57 (a callback's parameters by the called function's signature): 39,735; feature 58
+    # (a typed local's method's callback): 39,792.
     assert v["right"] > 39_300, v
     assert resolved_wrong < 0.05 * resolved, v
     # Most calls are judged: rust-analyzer indexed every crate, its occurrences read at their columns.

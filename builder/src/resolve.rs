@@ -2329,21 +2329,39 @@ fn find_scoped_call(
     let recv_type = match recv_type {
         Some(t) if rust => match js_callback_marker(t) {
             Some((g, i, j)) => {
-                let st = deeper(8, || {
-                    find_scoped_call(idx, fi, f, g, src_symbol, imports, None)
-                })
-                .and_then(|r| {
-                    let gf = &idx.files[r.0 as usize];
-                    let at = gf.js_callbacks.binary_search_by_key(&r.1, |c| c.0).ok()?;
-                    let ty = gf.js_callbacks[at]
-                        .1
-                        .iter()
-                        .find(|(k, _)| *k == i)?
-                        .1
-                        .get(j as usize)?
-                        .as_deref()?;
-                    Some((ty.to_string(), r.0))
-                });
+                // (feature 58: `x.m`, typed as its own call is, by the
+                // receiver type that call carries in the caller; untyped, not
+                // read)
+                let local = g.split_once('.').is_some_and(|(x, _)| x != "self");
+                let rt = local
+                    .then(|| {
+                        f.edges.iter().find(|e| {
+                            e.kind == "calls"
+                                && e.dst_name == g
+                                && e.src_symbol.as_deref() == src_symbol
+                        })
+                    })
+                    .flatten()
+                    .and_then(|e| e.recv_type.as_deref());
+                let st = (!local || rt.is_some())
+                    .then(|| {
+                        deeper(8, || {
+                            find_scoped_call(idx, fi, f, g, src_symbol, imports, rt)
+                        })
+                    })
+                    .flatten()
+                    .and_then(|r| {
+                        let gf = &idx.files[r.0 as usize];
+                        let at = gf.js_callbacks.binary_search_by_key(&r.1, |c| c.0).ok()?;
+                        let ty = gf.js_callbacks[at]
+                            .1
+                            .iter()
+                            .find(|(k, _)| *k == i)?
+                            .1
+                            .get(j as usize)?
+                            .as_deref()?;
+                        Some((ty.to_string(), r.0))
+                    });
                 if let Some(d) = st.as_ref().and_then(|st| decided(st, is_word(q))) {
                     return d;
                 }

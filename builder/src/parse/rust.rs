@@ -485,9 +485,11 @@ fn closure_callee(at: &At) -> Option<(String, usize)> {
     }
     let g = match f.kind() {
         "identifier" | "scoped_identifier" => at.text(f).to_string(),
+        // (`self.m`; feature 58: `x.m` of a local or parameter, whose call
+        // carries the receiver's type)
         "field_expression" => {
             let v = f.child_by_field_name("value")?;
-            (v.kind() == "self").then(|| at.text(f).to_string())?
+            matches!(v.kind(), "self" | "identifier").then(|| at.text(f).to_string())?
         }
         _ => return None,
     };
