@@ -1120,6 +1120,30 @@ fn find_scoped_call(
                 .any(|y| x.lines.0 <= y.lines.0 && y.lines.0 <= x.lines.1)
         })
     };
+    // Rust: the `use`s in sight of the caller that bind `name` (not
+    // renaming it), innermost first: the smallest scope's lines, a
+    // file-level `use` last (features 48, 56).
+    let uses_binding = |name: &str| -> Vec<&RawEdge> {
+        let mut v: Vec<&RawEdge> = f
+            .edges
+            .iter()
+            .filter(|e| {
+                e.kind == "imports"
+                    && e.alias.is_none()
+                    && e.dst_name.rsplit_once("::").is_some_and(|(_, n)| n == name)
+                    && use_in_scope(e)
+            })
+            .collect();
+        v.sort_by_key(|e| match e.src_symbol.as_deref() {
+            None => u32::MAX,
+            Some(s) => f
+                .symbols
+                .iter()
+                .find(|x| *x.qname == *s)
+                .map_or(u32::MAX - 1, |x| x.lines.1 - x.lines.0),
+        });
+        v
+    };
     let sym = |r: &SymRef| &idx.files[r.0 as usize].symbols[r.1 as usize];
     let file = |r: &SymRef| &idx.files[r.0 as usize];
     let fam = family(f.lang);
@@ -1343,26 +1367,7 @@ fn find_scoped_call(
         // name in another file the caller imports; one std binds is std's.
         if rust {
             // (a `use` inside the caller's function or module first)
-            let mut bound: Vec<&RawEdge> = f
-                .edges
-                .iter()
-                .filter(|e| {
-                    e.kind == "imports"
-                        && e.alias.is_none()
-                        && e.dst_name.rsplit_once("::").is_some_and(|(_, n)| n == name)
-                        && use_in_scope(e)
-                })
-                .collect();
-            // (innermost: the smallest scope's lines; a file-level `use` last)
-            let span = |e: &&RawEdge| match e.src_symbol.as_deref() {
-                None => u32::MAX,
-                Some(s) => f
-                    .symbols
-                    .iter()
-                    .find(|x| *x.qname == *s)
-                    .map_or(u32::MAX - 1, |x| x.lines.1 - x.lines.0),
-            };
-            bound.sort_by_key(span);
+            let bound = uses_binding(name);
             // (the innermost binding decides: a function's `use std::mem::swap;`
             // hides the file's `use crate::a::swap;`)
             let std_use = |e: &RawEdge| {
@@ -3147,19 +3152,7 @@ fn find_scoped_call(
                     .any(|s| *s.qname == *q && kind_ok(s.kind, true))
             };
             let used = (!q.contains("::") && !own_type())
-                .then(|| {
-                    let binds = |e: &&RawEdge| {
-                        e.kind == "imports"
-                            && e.alias.is_none()
-                            && e.dst_name.rsplit_once("::").is_some_and(|(_, n)| n == q)
-                            && use_in_scope(e)
-                    };
-                    // (a `use` inside the caller's function or module first)
-                    let v = || f.edges.iter().filter(binds);
-                    v().find(|e| e.src_symbol.is_some())
-                        .or_else(|| v().next())
-                        .map(|e| e.dst_name.as_str())
-                })
+                .then(|| uses_binding(q).first().map(|e| e.dst_name.as_str()))
                 .flatten();
             if used.is_some_and(|p| matches!(p.split("::").next(), Some("std" | "core" | "alloc")))
             {
@@ -3990,6 +3983,25 @@ fn rust_path_named(written: &str) -> String {
 
 /// Rust: the end (after it) of the `<…>` that opens at byte `i` of `s`, its
 /// `->` arrows aside.
+/// Rust: the index of the bracket closing the one at `open` (`(`, `[` or
+/// `{`), brackets of the three kinds counted alike.
+fn rust_bracket_end(s: &str, open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (k, &c) in s.as_bytes().iter().enumerate().skip(open) {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 fn rust_angle_end(s: &str, i: usize) -> Option<usize> {
     let b = s.as_bytes();
     let mut depth = 0u32;
@@ -4037,22 +4049,7 @@ pub fn rust_tuple_fields(name: &str, text: &str) -> Vec<String> {
     }) else {
         return Vec::new();
     };
-    let mut depth = 0i32;
-    let mut close = None;
-    for (k, &c) in b.iter().enumerate().skip(open) {
-        match c {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    close = Some(k);
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
-    let Some(close) = close else {
+    let Some(close) = rust_bracket_end(text, open) else {
         return Vec::new();
     };
     rust_split_top(&text[open + 1..close], b',')
@@ -6093,23 +6090,7 @@ pub fn rust_callback_params(sig: &str) -> Vec<(u8, Vec<Option<Box<str>>>)> {
     let Some(open) = rest[i..].find('(').map(|k| k + i) else {
         return out;
     };
-    let b = rest.as_bytes();
-    let mut depth = 0i32;
-    let mut close = None;
-    for (k, &c) in b.iter().enumerate().skip(open) {
-        match c {
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    close = Some(k);
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
-    let Some(close) = close else {
+    let Some(close) = rust_bracket_end(rest, open) else {
         return out;
     };
     if let Some(w) = rest[close..].find(" where ") {
@@ -6126,18 +6107,9 @@ pub fn rust_callback_params(sig: &str) -> Vec<(u8, Vec<Option<Box<str>>>)> {
             .iter()
             .filter_map(|p| t.find(p).map(|k| k + p.len()))
             .min()?;
-        let inner = &t[k..];
-        let mut depth = 1i32;
-        let end = inner.bytes().position(|c| {
-            match c {
-                b'(' => depth += 1,
-                b')' => depth -= 1,
-                _ => {}
-            }
-            depth == 0
-        })?;
+        let end = rust_bracket_end(t, k - 1)?;
         Some(
-            rust_split_top(&inner[..end], b',')
+            rust_split_top(&t[k..end], b',')
                 .into_iter()
                 .map(|a| (!a.is_empty()).then(|| a.into()))
                 .collect(),

@@ -399,18 +399,7 @@ const SAME_ELEMENTS: &[&str] = &[
 /// `.into_iter()` and [`SAME_ELEMENTS`], as a path of names
 /// (`self.items`); none for any other value.
 fn closure_element(at: &At) -> Option<String> {
-    let n = at.anc.len();
-    let (clo, args, call) = (
-        at.anc.get(n.checked_sub(1)?)?,
-        at.anc.get(n.checked_sub(2)?)?,
-        at.anc.get(n.checked_sub(3)?)?,
-    );
-    if clo.kind() != "closure_expression"
-        || args.kind() != "arguments"
-        || call.kind() != "call_expression"
-    {
-        return None;
-    }
+    let (clo, args, call) = closure_call(at)?;
     if args.named_child(0)?.id() != clo.id() {
         return None;
     }
@@ -421,7 +410,7 @@ fn closure_element(at: &At) -> Option<String> {
         let m = at.text(f.child_by_field_name("field")?).to_string();
         Some((f.child_by_field_name("value")?, m))
     }
-    let (mut v, m) = called(at, *call)?;
+    let (mut v, m) = called(at, call)?;
     if !ELEMENT_CLOSURES.contains(&m.as_str()) {
         return None;
     }
@@ -460,21 +449,25 @@ fn walked_value(w: &str) -> bool {
     is_word(head) && w.ends_with(')') && w.len() <= 120 && !w.contains(['|', '{', '!', '"', '\''])
 }
 
+/// The closure whose parameters are at `at`, when it is an argument of a
+/// call: the closure, the arguments and the call.
+fn closure_call<'t>(at: &At<'t, '_>) -> Option<(Node<'t>, Node<'t>, Node<'t>)> {
+    let n = at.anc.len();
+    let (clo, args, call) = (
+        *at.anc.get(n.checked_sub(1)?)?,
+        *at.anc.get(n.checked_sub(2)?)?,
+        *at.anc.get(n.checked_sub(3)?)?,
+    );
+    (clo.kind() == "closure_expression"
+        && args.kind() == "arguments"
+        && call.kind() == "call_expression")
+        .then_some((clo, args, call))
+}
+
 /// Feature 57: the function a closure is an argument of, as written (`f`,
 /// `Type::f`, `crate::m::f`, `self.m`), and the argument's position.
 fn closure_callee(at: &At) -> Option<(String, usize)> {
-    let n = at.anc.len();
-    let (clo, args, call) = (
-        at.anc.get(n.checked_sub(1)?)?,
-        at.anc.get(n.checked_sub(2)?)?,
-        at.anc.get(n.checked_sub(3)?)?,
-    );
-    if clo.kind() != "closure_expression"
-        || args.kind() != "arguments"
-        || call.kind() != "call_expression"
-    {
-        return None;
-    }
+    let (clo, args, call) = closure_call(at)?;
     let mut c = args.walk();
     let i = args
         .named_children(&mut c)
