@@ -74,6 +74,10 @@ pub struct FileFacts {
     /// value ([`py_value`]: `Signal()` of `request_finished = Signal()`,
     /// `Distance` of `D = Distance`), by symbol index, sorted (feature 32).
     pub py_values: Vec<(u32, Box<str>)>,
+    /// Python: what each function's and method's result is
+    /// ([`py_return_value`]: `Template()` of `return Template(…)`, `self`,
+    /// `self._chain()`), by symbol index, sorted (feature 59).
+    pub py_returns: Vec<(u32, Box<str>)>,
     /// Rust: each function's and method's declared return type
     /// ([`rust_return_type`]), by symbol index, sorted (feature 33).
     pub rust_rets: Vec<(u32, Box<str>)>,
@@ -1507,6 +1511,27 @@ fn find_scoped_call(
         };
     }
     let q = q.trim();
+    // Python (feature 59): a receiver that is a call, `Foo(a).m()` or
+    // `Foo.create(a).m()`, is read as a local bound to that call would be
+    // (`x = Foo(a); x.m()`): an instance of the class it names, or the
+    // result of the function it calls.
+    let py_call_recv;
+    let recv_type = match recv_type {
+        None if f.lang == Lang::Python => {
+            py_call_recv = py_call_receiver(q);
+            py_call_recv.as_deref()
+        }
+        // (`query = query.lists()`: the binding the call makes is not its
+        // receiver's)
+        Some(t)
+            if f.lang == Lang::Python
+                && t.rsplit_once('>').map_or(t, |(_, c)| c).strip_suffix("()") == Some(written)
+                && !written.starts_with("self.") =>
+        {
+            None
+        }
+        r => r,
+    };
     let q_last = q
         .split('<')
         .next()
@@ -1819,45 +1844,180 @@ fn find_scoped_call(
             .any(|x| *x.qname == **method && x.kind == "method")
             .then(|| class.clone())
     };
+    // Python (feature 59): a function's or method's result as
+    // [`py_return_value`] read it; the class a method is defined in.
+    let py_result = |r: SymRef| -> Option<&str> {
+        let rf = &idx.files[r.0 as usize];
+        let i = rf.py_returns.binary_search_by_key(&r.1, |(i, _)| *i).ok()?;
+        Some(&rf.py_returns[i].1)
+    };
+    let py_owner = |r: SymRef| -> Option<SymRef> {
+        let rf = &idx.files[r.0 as usize];
+        let (cq, _) = rf.symbols[r.1 as usize].qname.rsplit_once('.')?;
+        rf.symbols
+            .iter()
+            .position(|s| *s.qname == *cq && kind_ok(s.kind, true))
+            .map(|i| (r.0, i as u32))
+    };
+    // The method `m` an instance of class `c` calls: its own or its nearest base's.
+    let py_method_of = |c: SymRef, m: &str| -> Option<SymRef> {
+        let ms = idx.by_name.get(m)?;
+        in_mro(ms, c.0, sym(&c).qname.to_string(), false)
+            .0
+            .filter(|r| sym(r).kind == "method")
+    };
     let py_receiver = |t: &str, tf: u32| -> Option<Option<SymRef>> {
         // A class held as a value (`type[Client]`) is no descriptor's instance.
         let class_ref = t.starts_with("type[");
-        let (t, tf) = match t.strip_prefix("self.").and_then(|r| r.strip_suffix("()")) {
+        // What is read next: a value as written in a file, or a function
+        // whose result it is (feature 59).
+        enum Next {
+            Value(String, u32),
+            Result(SymRef),
+        }
+        let mut next = match t.strip_prefix("self.").and_then(|r| r.strip_suffix("()")) {
             Some(a) => {
-                let (af, e) = attr_in_mro(fi, caller_class()?, a)?;
-                let held = e
-                    .recv_type
-                    .as_deref()?
-                    .strip_prefix("type[")?
-                    .strip_suffix(']')?;
-                (format!("{held}()"), af)
+                let class = caller_class()?;
+                match attr_in_mro(fi, class.clone(), a) {
+                    Some((af, e)) => {
+                        let held = e
+                            .recv_type
+                            .as_deref()?
+                            .strip_prefix("type[")?
+                            .strip_suffix(']')?;
+                        Next::Value(format!("{held}()"), af)
+                    }
+                    // (feature 59) no attribute of that name: the
+                    // instance's method, `self.set_up()`, returning a value.
+                    None => {
+                        let own = f
+                            .symbols
+                            .iter()
+                            .position(|s| *s.qname == *class && kind_ok(s.kind, true))?;
+                        Next::Result(py_method_of((fi, own as u32), a)?)
+                    }
+                }
             }
             None => match t.strip_prefix("type[").and_then(|r| r.strip_suffix(']')) {
-                Some(c) => (format!("{c}()"), tf),
-                None => (t.to_string(), tf),
+                Some(c) => Next::Value(format!("{c}()"), tf),
+                None => Next::Value(t.to_string(), tf),
             },
         };
-        let tfile = &idx.files[tf as usize];
-        let written_ty = match t.strip_suffix("()") {
-            Some(c) => c.to_string(),
-            None => match python_annotation_type(&t) {
-                Some(w) => w,
-                None => return Some(None),
-            },
+        let mut steps = 0;
+        let mut inferred = false;
+        // Methods still to call on the class found, innermost last
+        // (`<Engine()>engine.from_string()`: `from_string` of an `Engine`).
+        let mut pending: Vec<String> = Vec::new();
+        // A value written with its local's type in front is read as before
+        // (`engine.from_string()`, by the rules by name) when the type does
+        // not lead to a class.
+        let mut plain = match &next {
+            // (a receiver's chain, `Foo(a).filter(b)`, has no first name to read)
+            Next::Value(t, tf) if t.starts_with('<') => t
+                .rsplit_once('>')
+                .filter(|(_, c)| !c.starts_with("_."))
+                .map(|(_, c)| (c.to_string(), *tf)),
+            _ => None,
         };
-        let dotted = !written_ty.is_empty()
-            && written_ty
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
-        // `self.a.b` names no type (and would chase the attribute again).
-        if !dotted || written_ty.starts_with("self.") || written_ty.starts_with("cls.") {
-            return None;
+        macro_rules! fallback {
+            () => {
+                match plain.take() {
+                    Some((p, ptf)) => {
+                        pending.clear();
+                        next = Next::Value(p, ptf);
+                        continue;
+                    }
+                    None => return None,
+                }
+            };
         }
-        let class = if tf == fi {
-            find_scoped_call(idx, fi, f, &written_ty, src_symbol, imports, None)
-        } else {
-            find_class(&written_ty, tf, "")
+        macro_rules! or_plain {
+            ($e:expr) => {
+                match $e {
+                    Some(x) => x,
+                    None => fallback!(),
+                }
+            };
+        }
+        let (class, t, tf) = loop {
+            steps += 1;
+            if steps > 10 {
+                return None;
+            }
+            let (t, tf) = match next {
+                Next::Value(t, tf) => match t.strip_prefix('<').and_then(|x| x.rsplit_once('>')) {
+                    // (feature 59) a method's result through a typed local.
+                    Some((inner, call)) => {
+                        let m = call.strip_suffix("()").and_then(|c| c.split_once('.'));
+                        let m = or_plain!(m.map(|(_, m)| m).filter(|m| is_word(m)));
+                        pending.push(m.to_string());
+                        next = Next::Value(inner.to_string(), tf);
+                        continue;
+                    }
+                    None => (t, tf),
+                },
+                // A function's result: the class its returns name, the
+                // method's own class for `self`, or another method's result.
+                Next::Result(r) => {
+                    inferred = true;
+                    let v = or_plain!(py_result(r));
+                    if matches!(v, "self" | "cls()" | "self.__class__()") {
+                        let own = or_plain!(py_owner(r));
+                        match pending.pop() {
+                            Some(m) => {
+                                next = Next::Result(or_plain!(py_method_of(own, &m)));
+                                continue;
+                            }
+                            None => break (Some(own), String::new(), r.0),
+                        }
+                    }
+                    next = match v.strip_prefix("self.").and_then(|x| x.strip_suffix("()")) {
+                        Some(m) if is_word(m) => {
+                            let own = or_plain!(py_owner(r));
+                            Next::Result(or_plain!(py_method_of(own, m)))
+                        }
+                        _ => Next::Value(v.to_string(), r.0),
+                    };
+                    continue;
+                }
+            };
+            let written_ty = match t.strip_suffix("()") {
+                Some(c) => c.to_string(),
+                None => match python_annotation_type(&t) {
+                    Some(w) => w,
+                    None if pending.is_empty() => return Some(None),
+                    None => fallback!(),
+                },
+            };
+            let dotted = !written_ty.is_empty()
+                && written_ty
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+            // `self.a.b` names no type (and would chase the attribute again).
+            if !dotted || written_ty.starts_with("self.") || written_ty.starts_with("cls.") {
+                fallback!();
+            }
+            let class = if tf == fi {
+                find_scoped_call(idx, fi, f, &written_ty, src_symbol, imports, None)
+            } else {
+                find_class(&written_ty, tf, "")
+            };
+            match class {
+                Some(r) if matches!(sym(&r).kind, "function" | "method") => {
+                    next = Next::Result(r);
+                }
+                Some(c) if kind_ok(sym(&c).kind, true) && !pending.is_empty() => {
+                    let m = pending.pop().unwrap_or_default();
+                    inferred = true;
+                    next = Next::Result(or_plain!(py_method_of(c, &m)));
+                }
+                // (a method's result through a local of a type the index
+                // does not hold: read as before)
+                _ if !pending.is_empty() => fallback!(),
+                _ => break (class, written_ty, tf),
+            }
         };
+        let (tfile, written_ty) = (&idx.files[tf as usize], t);
         match class {
             Some(c) if kind_ok(sym(&c).kind, true) => {
                 // An attribute of the instance whose class is a
@@ -1892,7 +2052,9 @@ fn find_scoped_call(
                     });
                     any
                 };
-                (found.is_some() || (complete && !dynamic())).then_some(found)
+                // (a class a function's result names, feature 59, decides
+                // only what it holds: the inference may be wrong)
+                (found.is_some() || (complete && !inferred && !dynamic())).then_some(found)
             }
             // A function's result: its type does not show.
             Some(_) => None,
@@ -4777,6 +4939,201 @@ pub fn py_value(name: &str, sig: &str) -> Option<String> {
     dotted(callee.trim()).then(|| format!("{}()", callee.trim()))
 }
 
+/// Python (feature 59): what a function's result is, from its signature's
+/// return annotation (`-> Foo`, `-> Optional["Foo"]`: `Foo()`) or else
+/// from its `return` statements, as [`py_value`] writes a value: every
+/// `return` outside the functions and classes nested in it returns the
+/// same call (`return Template(code, engine=self)`: `Template()`; `return
+/// cls(…)`: `cls()`), `self`, the result of one of the instance's methods
+/// (`return self._chain()`: `self._chain()`), or a local name each of whose
+/// assignments in the function is that one call (`obj = Foo(); …; return
+/// obj`). A bare `return` or `return None` says nothing either way. A
+/// generator's, or any other value's (a name, a literal, an expression, two
+/// different calls), is none.
+pub fn py_return_value(sig: &str, text: &str) -> Option<String> {
+    // `def f(a) -> Foo:` (a signature holding a comment is not read: its
+    // `->` may be the comment's).
+    if !sig.contains('#') {
+        let mut depth = 0i32;
+        let mut close = None;
+        for (i, b) in sig.bytes().enumerate() {
+            match b {
+                b'(' | b'[' => depth += 1,
+                b')' | b']' => {
+                    depth -= 1;
+                    if depth == 0 && b == b')' && close.is_none() {
+                        close = Some(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(ann) = close.and_then(|c| sig[c + 1..].trim_start().strip_prefix("->")) {
+            let ann = ann.trim().trim_end_matches(':').replace(['\'', '"'], "");
+            return match python_annotation_type(&ann) {
+                Some(t) if t == "Self" => Some("self".to_string()),
+                Some(t) => Some(format!("{t}()")),
+                None => None,
+            };
+        }
+    }
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut lines = text.lines();
+    // The `def` line (after any decorators): the body is what is indented more.
+    let head = lines.find(|l| {
+        let t = l.trim_start();
+        t.starts_with("def ") || t.starts_with("async def ")
+    })?;
+    let own = indent(head);
+    // What a value reads as: a call (`Foo()`), `self`, or a plain name.
+    let value_of = |v: &str| -> Option<String> {
+        let v = v.split(" #").next().unwrap_or(v).trim();
+        if v == "self" {
+            return Some("self".to_string());
+        }
+        py_value("_", &format!("_ = {v}"))
+    };
+    let mut body: Vec<&str> = Vec::new();
+    // Lines of a nested `def`/`class` (deeper than this indentation) are skipped.
+    let mut nested: Option<usize> = None;
+    // Inside a triple-quoted string: its quote.
+    let mut in_string: Option<&str> = None;
+    for l in lines {
+        let t = l.trim_start();
+        if let Some(q) = in_string {
+            if l.matches(q).count() % 2 == 1 {
+                in_string = None;
+            }
+            continue;
+        }
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let ind = indent(l);
+        if ind <= own {
+            break;
+        }
+        if let Some(n) = nested {
+            if ind > n {
+                continue;
+            }
+            nested = None;
+        }
+        for q in ["\"\"\"", "'''"] {
+            if l.matches(q).count() % 2 == 1 {
+                in_string = Some(q);
+            }
+        }
+        if t.starts_with("def ")
+            || t.starts_with("async def ")
+            || t.starts_with("class ")
+            || t.starts_with('@')
+        {
+            nested = Some(ind);
+            continue;
+        }
+        body.push(t);
+    }
+    let mut found: Option<String> = None;
+    for t in &body {
+        let yields = t.starts_with("yield") || t.contains("= yield") || t.contains("(yield");
+        if yields {
+            return None;
+        }
+        // (`if x: return y` on one line too)
+        let stmt = match t.find(": return") {
+            Some(i) if !t.starts_with("return") => &t[i + 2..],
+            _ => t,
+        };
+        let Some(rest) = stmt.strip_prefix("return") else {
+            continue;
+        };
+        if !(rest.is_empty() || rest.starts_with([' ', '(', '#'])) {
+            continue;
+        }
+        let v = rest.split(" #").next().unwrap_or(rest).trim();
+        if v.is_empty() || v == "None" || v.starts_with('#') {
+            continue;
+        }
+        let mut value = value_of(v)?;
+        if !value.ends_with("()") && value != "self" {
+            // A local name: what every assignment to it in the function is.
+            if !is_word(&value) || matches!(value.as_str(), "cls" | "True" | "False") {
+                return None;
+            }
+            let assigned = format!("{value} = ");
+            let mut one: Option<String> = None;
+            for a in &body {
+                let Some(rhs) = a.strip_prefix(&assigned) else {
+                    let rebinds = a.starts_with(&format!("{value} ")) && a.contains('=')
+                        || a.starts_with(&format!("{value},"))
+                        || a.starts_with(&format!("for {value} "));
+                    if rebinds && !a.starts_with(&format!("{value} ==")) {
+                        return None;
+                    }
+                    continue;
+                };
+                let w = value_of(rhs).filter(|w| w.ends_with("()"))?;
+                match &one {
+                    Some(o) if *o != w => return None,
+                    _ => one = Some(w),
+                }
+            }
+            value = one?;
+        }
+        match &found {
+            Some(x) if *x != value => return None,
+            _ => found = Some(value),
+        }
+    }
+    found
+}
+
+/// Python (feature 59): a receiver written as a call of a dotted name,
+/// `Foo(a, b)` of `Foo(a, b).m()`, as a binding's value is written:
+/// `Foo()`; and methods called on it in turn, `Foo(a).filter(b)`, with
+/// the type in front as a local's is (`<Foo()>_.filter()`). `self.x(…)`
+/// and `cls.x(…)` are not read this way (an attribute's call), nor
+/// `super()`, nor a call's call (`f(a)(b)`), nor an index (`f(a)[0]`).
+pub(crate) fn py_call_receiver(q: &str) -> Option<String> {
+    let (callee, _) = q.split_once('(')?;
+    if callee.is_empty()
+        || !callee.split('.').all(is_word)
+        || matches!(callee.split('.').next(), Some("self" | "cls" | "super"))
+    {
+        return None;
+    }
+    // The end of the parenthesis opening at `open`.
+    let close = |open: usize| -> Option<usize> {
+        let mut depth = 0i32;
+        for (i, b) in q.bytes().enumerate().skip(open) {
+            match b {
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    };
+    let mut at = close(callee.len())?;
+    let mut t = format!("{callee}()");
+    while at < q.len() {
+        let rest = q[at..].strip_prefix('.')?;
+        let (m, _) = rest.split_once('(')?;
+        if !is_word(m) || t.len() > 200 {
+            return None;
+        }
+        at = close(at + 1 + m.len())?;
+        t = format!("<{t}>_.{m}()");
+    }
+    Some(t)
+}
+
 /// Python: the file a dotted name's first name (`models` of
 /// `models.Manager`) is bound to by an import of `f` that does not rename,
 /// and the names left to read from it: `from django.db import models` →
@@ -7361,6 +7718,74 @@ mod tests {
             ("Q", "Q = a == Foo()"),
         ] {
             assert_eq!(v(n, s), None, "{s}");
+        }
+    }
+
+    #[test]
+    fn py_call_receivers_read_as_values() {
+        let r = |q: &str| py_call_receiver(q);
+        assert_eq!(
+            r("CommonMiddleware(get_response)").as_deref(),
+            Some("CommonMiddleware()")
+        );
+        assert_eq!(r("models.F(\"a(b\")").as_deref(), None);
+        assert_eq!(r("F(\"a.b\")").as_deref(), Some("F()"));
+        assert_eq!(
+            r("QuerySet().filter(a=f(1)).exclude(b=2)").as_deref(),
+            Some("<<QuerySet()>_.filter()>_.exclude()")
+        );
+        for q in [
+            "self.backend()",
+            "cls.make(1)",
+            "super()",
+            "f(a)(b)",
+            "f(a)[0]",
+            "f(a).b",
+            "x",
+        ] {
+            assert_eq!(r(q), None, "{q}");
+        }
+    }
+
+    #[test]
+    fn py_return_values_read_from_bodies() {
+        let r = |sig: &str, body: &str| py_return_value(sig, body);
+        let m = "    def from_string(self, code):\n        \"\"\"\n        return Nope(code)\n        \"\"\"\n        return Template(code, engine=self)\n";
+        assert_eq!(
+            r("def from_string(self, code)", m).as_deref(),
+            Some("Template()")
+        );
+        let two = "def f(x):\n    if x:\n        return None\n    if not x: return\n    return forms.Form(\n        x,\n    )\n";
+        assert_eq!(r("def f(x)", two).as_deref(), Some("forms.Form()"));
+        let local = "def f(x):\n    obj = Foo(x)\n    obj.a = 1\n    return obj\n";
+        assert_eq!(r("def f(x)", local).as_deref(), Some("Foo()"));
+        let chained = "    @classmethod\n    def make(cls, a):\n        return cls(a)\n";
+        assert_eq!(r("def make(cls, a)", chained).as_deref(), Some("cls()"));
+        let own = "    def all(self):\n        return self._chain()\n";
+        assert_eq!(r("def all(self)", own).as_deref(), Some("self._chain()"));
+        let me = "    def add(self, x):\n        self.x = x  # return Foo()\n        return self\n";
+        assert_eq!(r("def add(self, x)", me).as_deref(), Some("self"));
+        let nested = "def deco(f):\n    def inner(*a):\n        return Bar()\n    return Foo()\n";
+        assert_eq!(r("def deco(f)", nested).as_deref(), Some("Foo()"));
+        assert_eq!(
+            r("def f(a) -> Optional['Foo']", "").as_deref(),
+            Some("Foo()")
+        );
+        assert_eq!(r("def f(a) -> Self", "").as_deref(), Some("self"));
+        assert_eq!(r("def f(a) -> None", "def f(a):\n    return Foo()\n"), None);
+        for body in [
+            "def f(x):\n    if x:\n        return Foo()\n    return Bar()\n",
+            "def f(x):\n    if x: return Bar()\n    return Foo()\n",
+            "def f(x):\n    return x\n",
+            "def f(x):\n    obj = Foo()\n    obj = Bar()\n    return obj\n",
+            "def f(x):\n    obj = Foo()\n    obj += 1\n    return obj\n",
+            "def f(x):\n    yield Foo()\n    return Foo()\n",
+            "def f(x):\n    return Foo(x).bar\n",
+            "def f(x):\n    return super().f(x)\n",
+            "def f(x):\n    return [Foo()]\n",
+            "def f(x):\n    pass\n",
+        ] {
+            assert_eq!(r("def f(x)", body), None, "{body}");
         }
     }
 

@@ -411,6 +411,15 @@
 //!   parameter's method (`s.enter(|core| …)`), found as that call is, by the
 //!   receiver type it carries; a local of no type is not read (rust-crates:
 //!   right 39,735 -> 39,792, none worse).
+//! - schema 1, feature 59: a Python call's result is typed by what the
+//!   function returns (its annotation, else the one call, `self` or `cls(…)`
+//!   every `return` gives): a receiver that is a call (`Foo(a).m()`,
+//!   `Foo(a).filter(b).m()`), `self.m()` of a method, and a local bound to a
+//!   method's result through a typed local, written `<Engine()>engine.
+//!   from_string()` (or `<Paginator()>_.page()` of a call's method) in
+//!   `receiver_type` (django: Python calls resolved 75,889 -> 77,063; of the
+//!   1,284 whose target changed, Jedi agrees with the new one in 184 of 260
+//!   drawn, with the old in none).
 
 use std::sync::Arc;
 
@@ -438,7 +447,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 58;
+pub const FEATURE_VERSION: u32 = 59;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -686,6 +686,16 @@ impl<'a> Sink<'a> {
                 }),
                 _ => Vec::new(),
             },
+            py_returns: match a.file.lang {
+                Lang::Python => by_signature(syms, &["function", "method"], |s| {
+                    let text = a
+                        .file
+                        .content
+                        .get(s.start_byte as usize..s.end_byte as usize)?;
+                    crate::resolve::py_return_value(&s.signature, text).map(Into::into)
+                }),
+                _ => Vec::new(),
+            },
             go_types: match a.file.lang {
                 Lang::Go => by_signature(syms, &["type"], |s| {
                     crate::resolve::go_underlying(&s.name, &s.signature).map(Into::into)

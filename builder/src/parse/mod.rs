@@ -544,6 +544,30 @@ impl<'s> Walk<'s> {
         None
     }
 
+    /// Python (feature 59): a value that is a method's result through a
+    /// local of a known type, `engine.from_string()` with `engine` an
+    /// `Engine()`, has that type written in front:
+    /// `<Engine()>engine.from_string()` (resolution reads the method's
+    /// result). Any other value is kept as it is.
+    fn py_value(&self, ty: Option<String>) -> Option<String> {
+        let t = ty?;
+        let Some((head, m)) = t.strip_suffix("()").and_then(|c| c.split_once('.')) else {
+            return Some(t);
+        };
+        let word = |w: &str| {
+            !w.is_empty()
+                && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                && !w.starts_with(|c: char| c.is_ascii_digit())
+        };
+        if !word(head) || !word(m) || matches!(head, "self" | "cls") || !self.is_local(head) {
+            return Some(t);
+        }
+        match self.local_type(head) {
+            Some(h) if h.len() <= 200 => Some(format!("<{h}>{t}")),
+            _ => Some(t),
+        }
+    }
+
     /// Rust (feature 34): a value written `=expr` (a call's result) as
     /// resolution reads it. A first name that is a local bound to `=…` is
     /// replaced by that expression (`let a = f(); a.g()` → `=f().g()`); one
@@ -991,6 +1015,13 @@ impl<'s> Walk<'s> {
                     if other {
                         *ty = None;
                     }
+                }
+            }
+            // Python (feature 59): `t = engine.from_string(…)` through a
+            // local `engine` of a known type: `<Engine()>engine.from_string()`.
+            if self.lang == Lang::Python {
+                for (_, ty) in b.iter_mut() {
+                    *ty = self.py_value(ty.take());
                 }
             }
             if let Some(s) = self.scopes.last_mut().filter(|s| !s.class_like) {

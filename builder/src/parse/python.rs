@@ -174,7 +174,12 @@ fn call_type(at: &At, r: Node) -> Option<String> {
     if let Some(attr) = self_attribute(at, f) {
         return Some(format!("self.{attr}()"));
     }
-    written_type(at.text(f)).map(|f| format!("{f}()"))
+    match written_type(at.text(f)).filter(|f| !f.contains(['(', '['])) {
+        Some(f) => Some(format!("{f}()")),
+        // (feature 59) a method of a call's result, `Paginator().page(2)`:
+        // `<Paginator()>_.page()`.
+        None => crate::resolve::py_call_receiver(at.text(r)).filter(|t| t.starts_with('<')),
+    }
 }
 
 /// A value that names a class by Python's convention: a dotted name not
