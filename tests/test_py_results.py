@@ -6,8 +6,11 @@ Engine()`, `p = paginator.page(2); p.next_page_number()`), and a method's
 own result (`self.set_up()`) are typed by what the function returns: its
 return annotation, else the one call, `self` or `cls(…)` every `return`
 gives (through a local bound to that call, and through another method's
-result, `return self._chain()`). Checked on a small tree with a decoy of
-each method's name, and on the pinned django corpus against Jedi."""
+result, `return self._chain()`). An attribute path of a typed local or of
+the instance (`f.widget.format_value()`, `self.lhs.output_field.db_type()`)
+is read attribute by attribute, each the type its class assigns (feature
+60). Checked on a small tree with a decoy of each method's name, and on the
+pinned django corpus against Jedi."""
 
 from __future__ import annotations
 
@@ -92,12 +95,104 @@ class State:
 def fromstr(s):
     return State()
 ''',
+    "lib/models.py": '''from typing import overload
+
+
+class Model:
+    def save(self):
+        return None
+
+    def validate(self):
+        return self
+
+    @classmethod
+    def from_dict(cls, d):
+        obj = cls()
+        return obj
+
+    def get_form(self):
+        return self.build_form()
+
+    def build_form(self):
+        return Form()
+
+
+class Form:
+    def is_valid(self):
+        return True
+
+
+class SignupForm(Form):
+    def is_valid(self):
+        return False
+
+
+class User(Model):
+    def save(self):
+        return 1
+
+    def build_form(self):
+        return SignupForm()
+
+
+@overload
+def made(x: int) -> "User":
+    ...
+
+
+@overload
+def made(x: str) -> "Model":
+    ...
+
+
+def made(x):
+    return User()
+
+
+async def amade():
+    return User()
+''',
     "lib/middleware.py": '''class CommonMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 
     def process_request(self, request):
         return None
+''',
+    "lib/widgets.py": '''class Widget:
+    def format_value(self, value):
+        return value
+
+
+class Getter:
+    def __get__(self, instance, owner):
+        return 1
+
+    def get_value(self, value):
+        return None
+''',
+    "lib/forms.py": '''from lib.widgets import Getter, Widget
+
+
+class CharField:
+    getter = Getter()
+
+    def __init__(self):
+        self.widget = Widget()
+
+
+class Col:
+    def __init__(self):
+        self.output_field = CharField()
+
+
+class Lookup:
+    def __init__(self):
+        self.lhs = Col()
+
+    def as_sql(self):
+        self.lhs.output_field.widget.format_value(2)
+        return self.lhs.output_field.getter.get_value(3)
 ''',
     # decoys: a second method of each name, so that the rules by name decide nothing
     "other/__init__.py": "",
@@ -129,13 +224,27 @@ def fromstr(s):
     def filter(self, *args):
         return None
 
+    def format_value(self, value):
+        return None
+
+    def get_value(self, value):
+        return None
+
+    def save(self):
+        return None
+
+    def is_valid(self):
+        return None
+
 
 class Other:
     def exists(self):
         return False
 ''',
     "app/__init__.py": "",
-    "app/tests.py": '''from lib.middleware import CommonMiddleware
+    "app/tests.py": '''from lib.forms import CharField
+from lib.middleware import CommonMiddleware
+from lib.models import User, amade, made
 from lib.paginator import Paginator
 from lib.query import QuerySet, State, fromstr
 from lib.template import Engine
@@ -159,6 +268,15 @@ def run():
     fromstr("POINT(1 1)").render(None)
     g = QuerySet().generate()
     g.exists()
+    f = CharField()
+    f.widget.format_value(1)
+    User().validate().save()
+    User.from_dict({}).save()
+    u = User.from_dict({})
+    u.save()
+    User().get_form().is_valid()
+    made(1).save()
+    amade().save()
 
 
 class Case:
@@ -189,6 +307,16 @@ WANT = {
     ('run', 'fromstr("POINT(1 1)").render'): ("lib/query.py", "State.render"),
     # a generator's result is no `QuerySet`
     ("run", "g.exists"): (None, None),
+    # `return self`, `cls()` and `self.m()` are the receiver's class (a subclass's overrides)
+    ("run", "User().validate().save"): ("lib/models.py", "User.save"),
+    ("run", "User.from_dict({}).save"): ("lib/models.py", "User.save"),
+    ("run", "u.save"): ("lib/models.py", "User.save"),
+    ("run", "User().get_form().is_valid"): ("lib/models.py", "SignupForm.is_valid"),
+    # an `@overload` declares one of several results; a coroutine function: no result read
+    ("run", "made(1).save"): (None, None),
+    ("run", "amade().save"): (None, None),
+    # (feature 60) an attribute of a typed local: the type its class assigns
+    ("run", "f.widget.format_value"): ("lib/widgets.py", "Widget.format_value"),
     # the instance's method's result
     ("Case.test_one", "paginator.page"): ("lib/paginator.py", "Paginator.page"),
 }
@@ -202,6 +330,14 @@ def test_python_calls_follow_function_results(indexer, tmp_path):
            if src == "app/tests.py"}
     wrong = {k: (got.get(k, "missing"), v) for k, v in WANT.items() if got.get(k) != v}
     assert not wrong, wrong
+    # (feature 60) attributes of attributes of the instance, each the type its class assigns; a
+    # descriptor's (`__get__`) is not what instances read: the rules by name decide (nothing here)
+    attrs = {name: (path, qn) for src, sym, name, _l, _r, path, qn, _k in calls(snap.dir)
+             if src == "lib/forms.py" and sym == "Lookup.as_sql"}
+    assert attrs == {
+        "self.lhs.output_field.widget.format_value": ("lib/widgets.py", "Widget.format_value"),
+        "self.lhs.output_field.getter.get_value": (None, None),
+    }, attrs
 
 
 @pytest.mark.corpus

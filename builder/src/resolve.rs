@@ -1866,6 +1866,16 @@ fn find_scoped_call(
             .0
             .filter(|r| sym(r).kind == "method")
     };
+    // An instance attribute of class `c` is replaced when read (its class
+    // is a descriptor's, `__get__`, or a Django field's, whose model's
+    // metaclass puts a descriptor in its place).
+    let py_replaced = |c: SymRef| -> bool {
+        ["__get__", "contribute_to_class"].iter().any(|m| {
+            idx.by_name
+                .get(*m)
+                .is_some_and(|v| in_mro(v, c.0, sym(&c).qname.to_string(), false).0.is_some())
+        })
+    };
     let py_receiver = |t: &str, tf: u32| -> Option<Option<SymRef>> {
         // A class held as a value (`type[Client]`) is no descriptor's instance.
         let class_ref = t.starts_with("type[");
@@ -1873,7 +1883,8 @@ fn find_scoped_call(
         // whose result it is (feature 59).
         enum Next {
             Value(String, u32),
-            Result(SymRef),
+            /// (and the class it was looked up on, whose instance `self` is)
+            Result(SymRef, Option<SymRef>),
         }
         let mut next = match t.strip_prefix("self.").and_then(|r| r.strip_suffix("()")) {
             Some(a) => {
@@ -1894,7 +1905,8 @@ fn find_scoped_call(
                             .symbols
                             .iter()
                             .position(|s| *s.qname == *class && kind_ok(s.kind, true))?;
-                        Next::Result(py_method_of((fi, own as u32), a)?)
+                        let own = (fi, own as u32);
+                        Next::Result(py_method_of(own, a)?, Some(own))
                     }
                 }
             }
@@ -1905,17 +1917,22 @@ fn find_scoped_call(
         };
         let mut steps = 0;
         let mut inferred = false;
-        // Methods still to call on the class found, innermost last
-        // (`<Engine()>engine.from_string()`: `from_string` of an `Engine`).
-        let mut pending: Vec<String> = Vec::new();
+        // What is still to read on the class found, innermost last: a
+        // method's result (`<Engine()>engine.from_string()`: `from_string`
+        // of an `Engine`) or an attribute (`<CharField()>f.widget`: the
+        // `widget` a `CharField` assigns, feature 60).
+        let mut pending: Vec<(bool, String)> = Vec::new();
+        // The class last reached through an attribute: not a descriptor's.
+        let mut via_attr = false;
         // A value written with its local's type in front is read as before
         // (`engine.from_string()`, by the rules by name) when the type does
         // not lead to a class.
         let mut plain = match &next {
-            // (a receiver's chain, `Foo(a).filter(b)`, has no first name to read)
+            // (a receiver's chain, `Foo(a).filter(b)`, has no first name to
+            // read; an attribute path is no call)
             Next::Value(t, tf) if t.starts_with('<') => t
                 .rsplit_once('>')
-                .filter(|(_, c)| !c.starts_with("_."))
+                .filter(|(_, c)| !c.starts_with("_.") && c.ends_with("()"))
                 .map(|(_, c)| (c.to_string(), *tf)),
             _ => None,
         };
@@ -1924,6 +1941,7 @@ fn find_scoped_call(
                 match plain.take() {
                     Some((p, ptf)) => {
                         pending.clear();
+                        via_attr = false;
                         next = Next::Value(p, ptf);
                         continue;
                     }
@@ -1939,18 +1957,56 @@ fn find_scoped_call(
                 }
             };
         }
+        // What class `c` gives for the innermost thing pending: its method's
+        // result, or the value its attribute is assigned (feature 60).
+        macro_rules! step {
+            ($c:expr, $m:expr) => {{
+                let c: SymRef = $c;
+                let (attr, m): (bool, String) = $m;
+                inferred = true;
+                if via_attr && py_replaced(c) {
+                    fallback!();
+                }
+                via_attr = attr;
+                next = if attr {
+                    let (af, e) = or_plain!(attr_in_mro(c.0, sym(&c).qname.to_string(), &m));
+                    let v = or_plain!(e.recv_type.as_deref());
+                    if v.starts_with("self.") {
+                        fallback!();
+                    }
+                    match v.strip_prefix("type[").and_then(|x| x.strip_suffix(']')) {
+                        Some(held) => Next::Value(format!("{held}()"), af),
+                        None => Next::Value(v.to_string(), af),
+                    }
+                } else {
+                    Next::Result(or_plain!(py_method_of(c, &m)), Some(c))
+                };
+                continue;
+            }};
+        }
         let (class, t, tf) = loop {
             steps += 1;
-            if steps > 10 {
+            if steps > 12 {
                 return None;
             }
             let (t, tf) = match next {
                 Next::Value(t, tf) => match t.strip_prefix('<').and_then(|x| x.rsplit_once('>')) {
-                    // (feature 59) a method's result through a typed local.
+                    // (feature 59) a method's result through a typed local;
+                    // (feature 60) its attributes, `<T>x.a.b`.
                     Some((inner, call)) => {
-                        let m = call.strip_suffix("()").and_then(|c| c.split_once('.'));
-                        let m = or_plain!(m.map(|(_, m)| m).filter(|m| is_word(m)));
-                        pending.push(m.to_string());
+                        let method = call.strip_suffix("()");
+                        let mut segs = method.unwrap_or(call).split('.');
+                        segs.next();
+                        let segs: Vec<&str> = segs.collect();
+                        let ok = !segs.is_empty()
+                            && segs.iter().all(|x| is_word(x))
+                            && (method.is_none() || segs.len() == 1);
+                        if !ok {
+                            fallback!();
+                        }
+                        for x in segs.iter().rev() {
+                            pending.push((method.is_none(), x.to_string()));
+                        }
                         next = Next::Value(inner.to_string(), tf);
                         continue;
                     }
@@ -1958,23 +2014,23 @@ fn find_scoped_call(
                 },
                 // A function's result: the class its returns name, the
                 // method's own class for `self`, or another method's result.
-                Next::Result(r) => {
+                Next::Result(r, on) => {
                     inferred = true;
                     let v = or_plain!(py_result(r));
+                    // (`self` is the instance of the class the method was
+                    // looked up on: a subclass's, whose overrides it calls)
+                    let own = on.or_else(|| py_owner(r));
                     if matches!(v, "self" | "cls()" | "self.__class__()") {
-                        let own = or_plain!(py_owner(r));
+                        let own = or_plain!(own);
                         match pending.pop() {
-                            Some(m) => {
-                                next = Next::Result(or_plain!(py_method_of(own, &m)));
-                                continue;
-                            }
+                            Some(m) => step!(own, m),
                             None => break (Some(own), String::new(), r.0),
                         }
                     }
                     next = match v.strip_prefix("self.").and_then(|x| x.strip_suffix("()")) {
                         Some(m) if is_word(m) => {
-                            let own = or_plain!(py_owner(r));
-                            Next::Result(or_plain!(py_method_of(own, m)))
+                            let own = or_plain!(own);
+                            Next::Result(or_plain!(py_method_of(own, m)), Some(own))
                         }
                         _ => Next::Value(v.to_string(), r.0),
                     };
@@ -1985,7 +2041,7 @@ fn find_scoped_call(
                 Some(c) => c.to_string(),
                 None => match python_annotation_type(&t) {
                     Some(w) => w,
-                    None if pending.is_empty() => return Some(None),
+                    None if pending.is_empty() && !via_attr => return Some(None),
                     None => fallback!(),
                 },
             };
@@ -2004,16 +2060,35 @@ fn find_scoped_call(
             };
             match class {
                 Some(r) if matches!(sym(&r).kind, "function" | "method") => {
-                    next = Next::Result(r);
+                    // `User.from_dict(d)`: the class the method is read on.
+                    let on = written_ty
+                        .rsplit_once('.')
+                        .filter(|(_, m)| sym(&r).kind == "method" && is_word(m))
+                        .filter(|(p, _)| {
+                            let last = p.rsplit('.').next().unwrap_or(p);
+                            last.starts_with(|c: char| c.is_ascii_uppercase())
+                        })
+                        .and_then(|(p, m)| {
+                            let c = if tf == fi {
+                                find_scoped_call(idx, fi, f, p, src_symbol, imports, None)
+                            } else {
+                                find_class(p, tf, "")
+                            }
+                            .filter(|c| kind_ok(sym(c).kind, true))?;
+                            (py_method_of(c, m) == Some(r)).then_some(c)
+                        });
+                    next = Next::Result(r, on);
                 }
                 Some(c) if kind_ok(sym(&c).kind, true) && !pending.is_empty() => {
                     let m = pending.pop().unwrap_or_default();
-                    inferred = true;
-                    next = Next::Result(or_plain!(py_method_of(c, &m)));
+                    step!(c, m)
                 }
-                // (a method's result through a local of a type the index
-                // does not hold: read as before)
-                _ if !pending.is_empty() => fallback!(),
+                Some(c) if via_attr && kind_ok(sym(&c).kind, true) && py_replaced(c) => {
+                    fallback!()
+                }
+                // (a method's result or an attribute through a local of a
+                // type the index does not hold: read as before)
+                _ if !pending.is_empty() || (via_attr && class.is_none()) => fallback!(),
                 _ => break (class, written_ty, tf),
             }
         };
@@ -2027,12 +2102,7 @@ fn find_scoped_call(
                 // else. The rules by name decide.
                 let attr =
                     (written.starts_with("self.") || written.starts_with("cls.")) && !class_ref;
-                let replaced = attr
-                    && ["__get__", "contribute_to_class"].iter().any(|m| {
-                        idx.by_name.get(*m).is_some_and(|v| {
-                            in_mro(v, c.0, sym(&c).qname.to_string(), false).0.is_some()
-                        })
-                    });
+                let replaced = attr && py_replaced(c);
                 let (found, complete) = match replaced {
                     true => (None, false),
                     false => in_class_or_bases(c.0, sym(&c).qname.to_string(), false),
@@ -2170,6 +2240,28 @@ fn find_scoped_call(
         if let Some(attr) = attr {
             if let Some((af, e)) = caller_class().and_then(|c| attr_in_mro(fi, c, attr)) {
                 if let Some(r) = e.recv_type.as_deref().and_then(|t| py_receiver(t, af)) {
+                    return r;
+                }
+            }
+        }
+        // (feature 60) `self.a.b.m()`: the attributes of the type the class
+        // assigns to `a`, read in turn.
+        let path = q
+            .strip_prefix("self.")
+            .or_else(|| q.strip_prefix("cls."))
+            .and_then(|p| p.split_once('.'))
+            .filter(|(a, rest)| is_word(a) && rest.split('.').all(is_word));
+        if let Some((a, rest)) = path {
+            if let Some((af, e)) = caller_class().and_then(|c| attr_in_mro(fi, c, a)) {
+                let held = e.recv_type.as_deref().filter(|t| !t.starts_with("self."));
+                let held =
+                    held.map(
+                        |t| match t.strip_prefix("type[").and_then(|x| x.strip_suffix(']')) {
+                            Some(c) => format!("{c}()"),
+                            None => t.to_string(),
+                        },
+                    );
+                if let Some(r) = held.and_then(|t| py_receiver(&format!("<{t}>_.{rest}"), af)) {
                     return r;
                 }
             }
@@ -4984,16 +5076,30 @@ pub fn py_return_value(sig: &str, text: &str) -> Option<String> {
         let t = l.trim_start();
         t.starts_with("def ") || t.starts_with("async def ")
     })?;
+    // (a coroutine function's call makes a coroutine, not its `return`'s value)
+    if head.trim_start().starts_with("async ") {
+        return None;
+    }
     let own = indent(head);
-    // What a value reads as: a call (`Foo()`), `self`, or a plain name.
-    let value_of = |v: &str| -> Option<String> {
-        let v = v.split(" #").next().unwrap_or(v).trim();
-        if v == "self" {
-            return Some("self".to_string());
-        }
-        py_value("_", &format!("_ = {v}"))
+    // The names the function's parameters bind.
+    let params: Vec<&str> = match (sig.find('('), sig.rfind(')')) {
+        (Some(a), Some(b)) if a < b => sig[a + 1..b]
+            .split(',')
+            .filter_map(|p| {
+                let p = p.trim().trim_start_matches('*');
+                let n = p.split([':', '=']).next()?.trim();
+                is_word(n).then_some(n)
+            })
+            .collect(),
+        _ => Vec::new(),
     };
     let mut body: Vec<&str> = Vec::new();
+    // The heads of the definitions nested in it (they bind their names).
+    let mut inner: Vec<&str> = Vec::new();
+    // `def m(self): return A()` on one line.
+    if let Some(i) = head.find(": return ") {
+        body.push(&head[i + 2..]);
+    }
     // Lines of a nested `def`/`class` (deeper than this indentation) are skipped.
     let mut nested: Option<usize> = None;
     // Inside a triple-quoted string: its quote.
@@ -5030,19 +5136,116 @@ pub fn py_return_value(sig: &str, text: &str) -> Option<String> {
             || t.starts_with('@')
         {
             nested = Some(ind);
+            inner.push(t);
             continue;
         }
         body.push(t);
     }
+    // Whether `name` stands as a word in `t`.
+    let word_at = |t: &str, name: &str| -> bool {
+        t.match_indices(name).any(|(i, _)| {
+            let before = t[..i].chars().next_back();
+            let after = t[i + name.len()..].chars().next();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    };
+    // Whether line `t` binds `name`: an assignment or annotation, a walrus,
+    // `as`, a star or tuple target, a loop, an import, a definition,
+    // `global`/`del`.
+    let binds = |t: &str, name: &str| -> bool {
+        if !word_at(t, name) {
+            return false;
+        }
+        let first = t.split([' ', '(', ':', ',', '=']).next().unwrap_or("");
+        matches!(
+            first,
+            "import" | "from" | "global" | "nonlocal" | "del" | "class" | "def"
+        ) || (t.starts_with("async ") && t.contains("def "))
+            || (first == "for" && t.split(" in ").next().is_some_and(|x| word_at(x, name)))
+            || t.contains(&format!("{name} :="))
+            || t.contains(&format!("*{name}"))
+            || t.match_indices(&format!(" as {name}")).any(|(i, m)| {
+                !t[i + m.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_')
+            })
+            || t.starts_with(&format!("{name},"))
+            || t.starts_with(&format!("{name}:"))
+            || (t.starts_with(&format!("{name} "))
+                && t.contains('=')
+                && !t.starts_with(&format!("{name} ==")))
+    };
+    // The whole statement from `first` (body line `i`'s text from where
+    // the value starts): a call's arguments may span lines.
+    let statement = |i: usize, first: &str| -> String {
+        let mut depth = 0i32;
+        let mut out = String::new();
+        let mut j = i;
+        let mut line = first;
+        loop {
+            for b in line.bytes() {
+                match b {
+                    b'(' | b'[' | b'{' => depth += 1,
+                    b')' | b']' | b'}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(line.split(" #").next().unwrap_or(line).trim());
+            j += 1;
+            if depth <= 0 || j >= body.len() {
+                return out;
+            }
+            line = body[j];
+        }
+    };
+    // What a value reads as: a call (`Foo()`), `self`, or a plain name.
+    let value_of = |v: &str| -> Option<String> {
+        let mut v = v.trim();
+        // `return (Foo())`
+        while let Some(inner) = v.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+            if !inner.trim_end().ends_with(')') {
+                break;
+            }
+            v = inner.trim();
+        }
+        if v == "self" {
+            return Some("self".to_string());
+        }
+        py_value("_", &format!("_ = {v}"))
+    };
+    // A callee whose first name the function binds itself (a parameter, a
+    // local class, a local import, `Foo = Bar`) is not the module's. (A
+    // class a call gives, `ChangeList = self.get_changelist(request)`, is
+    // taken for the module's of that name: such a factory gives it or a
+    // subclass.)
+    let shadowed = |value: &str| -> bool {
+        let first = value.split(['.', '(']).next().unwrap_or(value);
+        let by_call = |t: &str| {
+            t.strip_prefix(first)
+                .and_then(|r| r.trim_start().strip_prefix('='))
+                .is_some_and(|r| !r.starts_with('=') && r.contains('('))
+        };
+        !matches!(first, "self" | "cls")
+            && (params.contains(&first)
+                || body
+                    .iter()
+                    .chain(&inner)
+                    .any(|t| binds(t, first) && !by_call(t)))
+    };
     let mut found: Option<String> = None;
-    for t in &body {
+    for (i, t) in body.iter().enumerate() {
         let yields = t.starts_with("yield") || t.contains("= yield") || t.contains("(yield");
         if yields {
             return None;
         }
         // (`if x: return y` on one line too)
         let stmt = match t.find(": return") {
-            Some(i) if !t.starts_with("return") => &t[i + 2..],
+            Some(k) if !t.starts_with("return") => &t[k + 2..],
             _ => t,
         };
         let Some(rest) = stmt.strip_prefix("return") else {
@@ -5051,7 +5254,8 @@ pub fn py_return_value(sig: &str, text: &str) -> Option<String> {
         if !(rest.is_empty() || rest.starts_with([' ', '(', '#'])) {
             continue;
         }
-        let v = rest.split(" #").next().unwrap_or(rest).trim();
+        let whole = statement(i, rest);
+        let v = whole.trim();
         if v.is_empty() || v == "None" || v.starts_with('#') {
             continue;
         }
@@ -5061,25 +5265,30 @@ pub fn py_return_value(sig: &str, text: &str) -> Option<String> {
             if !is_word(&value) || matches!(value.as_str(), "cls" | "True" | "False") {
                 return None;
             }
+            if params.contains(&value.as_str()) || inner.iter().any(|t| binds(t, &value)) {
+                return None;
+            }
             let assigned = format!("{value} = ");
             let mut one: Option<String> = None;
-            for a in &body {
+            for (k, a) in body.iter().enumerate() {
                 let Some(rhs) = a.strip_prefix(&assigned) else {
-                    let rebinds = a.starts_with(&format!("{value} ")) && a.contains('=')
-                        || a.starts_with(&format!("{value},"))
-                        || a.starts_with(&format!("for {value} "));
-                    if rebinds && !a.starts_with(&format!("{value} ==")) {
+                    if binds(a, &value) {
                         return None;
                     }
                     continue;
                 };
-                let w = value_of(rhs).filter(|w| w.ends_with("()"))?;
+                let w = value_of(&statement(k, rhs)).filter(|w| w.ends_with("()"))?;
+                if shadowed(&w) {
+                    return None;
+                }
                 match &one {
                     Some(o) if *o != w => return None,
                     _ => one = Some(w),
                 }
             }
             value = one?;
+        } else if shadowed(&value) {
+            return None;
         }
         match &found {
             Some(x) if *x != value => return None,
@@ -5087,6 +5296,27 @@ pub fn py_return_value(sig: &str, text: &str) -> Option<String> {
         }
     }
     found
+}
+
+/// Python (feature 59): whether a function's decorators (`@…` lines, as
+/// written) leave its result what its body returns. Most do (`staticmethod`,
+/// `classmethod`, caches, and the wrappers of `functools.wraps`, which
+/// return what the function returns: `@async_unsafe`, `@login_required`);
+/// `@overload` declares one of several signatures, and a context manager's
+/// decorator makes another object of a generator.
+pub fn py_result_kept<'a>(decorators: impl IntoIterator<Item = &'a str>) -> bool {
+    const REPLACE: [&str; 4] = [
+        "asynccontextmanager",
+        "contextmanager",
+        "overload",
+        "singledispatch",
+    ];
+    decorators.into_iter().all(|d| {
+        let name = d.trim().trim_start_matches('@');
+        let name = name.split('(').next().unwrap_or(name).trim();
+        let last = name.rsplit('.').next().unwrap_or(name);
+        !REPLACE.contains(&last)
+    })
 }
 
 /// Python (feature 59): a receiver written as a call of a dotted name,
@@ -7784,9 +8014,46 @@ mod tests {
             "def f(x):\n    return super().f(x)\n",
             "def f(x):\n    return [Foo()]\n",
             "def f(x):\n    pass\n",
+            // (review of feature 59) a coroutine; what follows a multi-line call; names the
+            // function binds itself; a returned local bound otherwise too
+            "async def f(x):\n    return Foo()\n",
+            "def f(x):\n    return Foo(\n        a=x,\n    ).where(b=1)\n",
+            "def f(x):\n    class Foo:\n        pass\n    return Foo()\n",
+            "def f(x):\n    Foo = Bar\n    return Foo()\n",
+            "def f(x):\n    from n import Foo\n    return Foo()\n",
+            "def f(x):\n    obj = Foo()\n    if (obj := Bar()):\n        pass\n    return obj\n",
+            "def f(x):\n    obj = Foo()\n    with Bar() as obj:\n        pass\n    return obj\n",
         ] {
             assert_eq!(r("def f(x)", body), None, "{body}");
         }
+        assert_eq!(r("def f(Foo)", "def f(Foo):\n    return Foo()\n"), None);
+        assert_eq!(
+            r(
+                "def f(x)",
+                "def f(x):\n    return Foo(\n        a=x,\n    )\n"
+            )
+            .as_deref(),
+            Some("Foo()")
+        );
+        assert_eq!(
+            r("def m(self)", "def m(self): return Foo()\n").as_deref(),
+            Some("Foo()")
+        );
+        assert_eq!(
+            r(
+                "def f(x)",
+                "def f(x):\n    return (\n        Foo(x)\n    )\n"
+            )
+            .as_deref(),
+            Some("Foo()")
+        );
+        assert!(py_result_kept([
+            "@staticmethod",
+            "@functools.lru_cache(maxsize=None)"
+        ]));
+        assert!(py_result_kept(["@login_required", "@classmethod"]));
+        assert!(!py_result_kept(["@typing.overload"]));
+        assert!(!py_result_kept(["@contextlib.contextmanager"]));
     }
 
     #[test]

@@ -420,6 +420,15 @@
 //!   `receiver_type` (django: Python calls resolved 75,889 -> 77,063; of the
 //!   1,284 whose target changed, Jedi agrees with the new one in 184 of 260
 //!   drawn, with the old in none).
+//! - schema 1, feature 60: a Python attribute path is read attribute by
+//!   attribute, each the type its class assigns: `self.a.b.m()`, and
+//!   `f.widget.m()` through a typed local (`receiver_type`
+//!   `<forms.TimeField()>f.widget`); a descriptor's class on the way stops
+//!   it. Feature 59's review: a method's `self`/`cls()`/`self.m()` result is
+//!   the class it was looked up on (a subclass's overrides); no result for
+//!   `async def`, `@overload`, `@contextmanager`, a callee the function binds
+//!   itself (a parameter, a local class or import), or a multi-line call
+//!   followed by more (django: Python calls resolved 77,063 -> 77,144).
 
 use std::sync::Arc;
 
@@ -447,7 +456,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 59;
+pub const FEATURE_VERSION: u32 = 60;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

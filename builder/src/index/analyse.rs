@@ -692,6 +692,16 @@ impl<'a> Sink<'a> {
                         .file
                         .content
                         .get(s.start_byte as usize..s.end_byte as usize)?;
+                    // (its decorators, the `@…` lines just above)
+                    let before = a.file.content.get(..s.start_byte as usize)?;
+                    let decorators = before
+                        .rsplit('\n')
+                        .skip(1)
+                        .map(str::trim)
+                        .take_while(|l| l.starts_with('@'));
+                    if !crate::resolve::py_result_kept(decorators) {
+                        return None;
+                    }
                     crate::resolve::py_return_value(&s.signature, text).map(Into::into)
                 }),
                 _ => Vec::new(),

@@ -479,6 +479,7 @@ impl<'s> Walk<'s> {
     /// package's `pkg.V` is `var pkg.V`: a package-level variable, typed
     /// by resolution from its declaration (feature 22).
     fn local_type(&self, recv: &str) -> Option<String> {
+        let instance_name = |n: &str| matches!(n, "self" | "cls");
         let word = |w: &str| {
             !w.is_empty()
                 && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
@@ -524,6 +525,18 @@ impl<'s> Walk<'s> {
                     .local_type(head)
                     .filter(|t| !t.starts_with(['<', '=']) && t != "local")
                     .map(|t| format!("<{t}>"));
+            }
+            return None;
+        }
+        // Python (feature 60): `f.widget.m()` through a typed local `f`:
+        // `<T>f.widget`, the local's type in front of the path (resolution
+        // reads the attributes the classes assign).
+        if self.lang == Lang::Python && !word(recv) {
+            let mut segs = recv.split('.');
+            let head = segs.next().unwrap_or(recv);
+            if word(head) && !instance_name(head) && segs.all(word) && self.is_local(head) {
+                let t = self.local_type(head)?;
+                return (t.len() <= 200).then(|| format!("<{t}>{recv}"));
             }
             return None;
         }
