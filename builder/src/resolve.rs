@@ -5158,19 +5158,18 @@ pub fn py_return_value(sig: &str, text: &str) -> Option<String> {
             return false;
         }
         let first = t.split([' ', '(', ':', ',', '=']).next().unwrap_or("");
-        matches!(
-            first,
-            "import" | "from" | "global" | "nonlocal" | "del" | "class" | "def"
-        ) || (t.starts_with("async ") && t.contains("def "))
+        matches!(first, "import" | "from" | "del" | "class" | "def")
+            || (t.starts_with("async ") && t.contains("def "))
             || (first == "for" && t.split(" in ").next().is_some_and(|x| word_at(x, name)))
             || t.contains(&format!("{name} :="))
             || t.contains(&format!("*{name}"))
-            || t.match_indices(&format!(" as {name}")).any(|(i, m)| {
-                !t[i + m.len()..]
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_alphanumeric() || c == '_')
-            })
+            || (first != "except"
+                && t.match_indices(&format!(" as {name}")).any(|(i, m)| {
+                    !t[i + m.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                }))
             || t.starts_with(&format!("{name},"))
             || t.starts_with(&format!("{name}:"))
             || (t.starts_with(&format!("{name} "))
@@ -5219,25 +5218,29 @@ pub fn py_return_value(sig: &str, text: &str) -> Option<String> {
         py_value("_", &format!("_ = {v}"))
     };
     // A callee whose first name the function binds itself (a parameter, a
-    // local class, a local import, `Foo = Bar`) is not the module's. (A
-    // class a call gives, `ChangeList = self.get_changelist(request)`, is
-    // taken for the module's of that name: such a factory gives it or a
-    // subclass.)
+    // local class, `Foo = Bar`) is not the module's. (A class a call gives,
+    // `ChangeList = self.get_changelist(request)`, is taken for the
+    // module's of that name: such a factory gives it or a subclass; and a
+    // local import for what the module's names see, as a call is read.)
     let shadowed = |value: &str| -> bool {
         let first = value.split(['.', '(']).next().unwrap_or(value);
-        let by_call = |t: &str| {
-            t.strip_prefix(first)
-                .and_then(|r| r.trim_start().strip_prefix('='))
-                .is_some_and(|r| !r.starts_with('=') && r.contains('('))
+        let kept = |t: &str| {
+            t.starts_with("import ")
+                || t.starts_with("from ")
+                || t.strip_prefix(first)
+                    .and_then(|r| r.trim_start().strip_prefix('='))
+                    .is_some_and(|r| !r.starts_with('=') && r.contains('('))
         };
         !matches!(first, "self" | "cls")
             && (params.contains(&first)
                 || body
                     .iter()
                     .chain(&inner)
-                    .any(|t| binds(t, first) && !by_call(t)))
+                    .any(|t| binds(t, first) && !kept(t)))
     };
     let mut found: Option<String> = None;
+    // The values read so far (a local's name before its assignments are read).
+    let mut read: Vec<String> = Vec::new();
     for (i, t) in body.iter().enumerate() {
         let yields = t.starts_with("yield") || t.contains("= yield") || t.contains("(yield");
         if yields {
@@ -5260,6 +5263,11 @@ pub fn py_return_value(sig: &str, text: &str) -> Option<String> {
             continue;
         }
         let mut value = value_of(v)?;
+        // (every return must agree: one already read needs no second look)
+        if found.as_deref() == Some(value.as_str()) || read.contains(&value) {
+            continue;
+        }
+        read.push(value.clone());
         if !value.ends_with("()") && value != "self" {
             // A local name: what every assignment to it in the function is.
             if !is_word(&value) || matches!(value.as_str(), "cls" | "True" | "False") {
@@ -8020,13 +8028,17 @@ mod tests {
             "def f(x):\n    return Foo(\n        a=x,\n    ).where(b=1)\n",
             "def f(x):\n    class Foo:\n        pass\n    return Foo()\n",
             "def f(x):\n    Foo = Bar\n    return Foo()\n",
-            "def f(x):\n    from n import Foo\n    return Foo()\n",
             "def f(x):\n    obj = Foo()\n    if (obj := Bar()):\n        pass\n    return obj\n",
             "def f(x):\n    obj = Foo()\n    with Bar() as obj:\n        pass\n    return obj\n",
         ] {
             assert_eq!(r("def f(x)", body), None, "{body}");
         }
         assert_eq!(r("def f(Foo)", "def f(Foo):\n    return Foo()\n"), None);
+        // (a local import is read as the module's names are; `global` binds nothing new)
+        let local_import = "def f(x):\n    from n import Foo\n    return Foo()\n";
+        assert_eq!(r("def f(x)", local_import).as_deref(), Some("Foo()"));
+        let global = "def f(x):\n    global obj\n    obj = Foo()\n    return obj\n";
+        assert_eq!(r("def f(x)", global).as_deref(), Some("Foo()"));
         assert_eq!(
             r(
                 "def f(x)",

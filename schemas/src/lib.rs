@@ -429,6 +429,10 @@
 //!   `async def`, `@overload`, `@contextmanager`, a callee the function binds
 //!   itself (a parameter, a local class or import), or a multi-line call
 //!   followed by more (django: Python calls resolved 77,063 -> 77,144).
+//! - schema 1, feature 61: a second review's mends of feature 59: a local
+//!   import, `global` and `except … as` no longer hide a function's result;
+//!   each return value is read once (8,000 returns in one function: 35.6 s
+//!   -> 0.44 s); django's edges are identical to feature 60's.
 
 use std::sync::Arc;
 
@@ -456,7 +460,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the table layout; readers refuse other versions.
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of what fills the tables; a bump means "rebuild for better data".
-pub const FEATURE_VERSION: u32 = 60;
+pub const FEATURE_VERSION: u32 = 61;
 /// Name of the manifest file inside a snapshot directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
