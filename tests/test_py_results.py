@@ -105,6 +105,9 @@ class Model:
     def validate(self):
         return self
 
+    def copy(self):
+        return type(self)()
+
     @classmethod
     def from_dict(cls, d):
         obj = cls()
@@ -150,6 +153,10 @@ def made(x):
 
 
 async def amade():
+    return User()
+
+
+async def amade_typed() -> "User":
     return User()
 ''',
     "lib/middleware.py": '''class CommonMiddleware:
@@ -244,7 +251,7 @@ class Other:
     "app/__init__.py": "",
     "app/tests.py": '''from lib.forms import CharField
 from lib.middleware import CommonMiddleware
-from lib.models import User, amade, made
+from lib.models import User, amade, amade_typed, made
 from lib.paginator import Paginator
 from lib.query import QuerySet, State, fromstr
 from lib.template import Engine
@@ -277,6 +284,8 @@ def run():
     User().get_form().is_valid()
     made(1).save()
     amade().save()
+    amade_typed().save()
+    User().copy().save()
 
 
 class Case:
@@ -315,6 +324,9 @@ WANT = {
     # an `@overload` declares one of several results; a coroutine function: no result read
     ("run", "made(1).save"): (None, None),
     ("run", "amade().save"): (None, None),
+    ("run", "amade_typed().save"): (None, None),
+    # `type(self)()`: the receiver's class
+    ("run", "User().copy().save"): ("lib/models.py", "User.save"),
     # (feature 60) an attribute of a typed local: the type its class assigns
     ("run", "f.widget.format_value"): ("lib/widgets.py", "Widget.format_value"),
     # the instance's method's result

@@ -5043,6 +5043,11 @@ pub fn py_value(name: &str, sig: &str) -> Option<String> {
 /// generator's, or any other value's (a name, a literal, an expression, two
 /// different calls), is none.
 pub fn py_return_value(sig: &str, text: &str) -> Option<String> {
+    // (a coroutine function's call makes a coroutine, whatever it returns or
+    // declares)
+    if text.trim_start().starts_with("async ") || sig.trim_start().starts_with("async ") {
+        return None;
+    }
     // `def f(a) -> Foo:` (a signature holding a comment is not read: its
     // `->` may be the comment's).
     if !sig.contains('#') {
@@ -5214,6 +5219,11 @@ pub fn py_return_value(sig: &str, text: &str) -> Option<String> {
         }
         if v == "self" {
             return Some("self".to_string());
+        }
+        // `type(self)(…)`: an instance of the instance's class.
+        if let Some(rest) = v.strip_prefix("type(self)(") {
+            let whole = py_value("_", &format!("_ = x({rest}")).is_some();
+            return whole.then(|| "self.__class__()".to_string());
         }
         py_value("_", &format!("_ = {v}"))
     };
@@ -8037,6 +8047,13 @@ mod tests {
         // (a local import is read as the module's names are; `global` binds nothing new)
         let local_import = "def f(x):\n    from n import Foo\n    return Foo()\n";
         assert_eq!(r("def f(x)", local_import).as_deref(), Some("Foo()"));
+        let kind = "    def copy(self):\n        return type(self)(self.a)\n";
+        assert_eq!(
+            r("def copy(self)", kind).as_deref(),
+            Some("self.__class__()")
+        );
+        let typed = "async def f(x) -> Foo:\n    return Foo()\n";
+        assert_eq!(r("async def f(x) -> Foo", typed), None);
         let global = "def f(x):\n    global obj\n    obj = Foo()\n    return obj\n";
         assert_eq!(r("def f(x)", global).as_deref(), Some("Foo()"));
         assert_eq!(
