@@ -309,9 +309,7 @@ def test_python_calls_follow_modules_classes_and_scopes(indexer, tmp_path):
     repo = tmp_path / "repo"
     write(repo, FILES)
     snap = build(indexer, repo, tmp_path / "out", "--no-embeddings")
-    got = {(sym, name): (path, qn) for src, sym, name, _l, _r, path, qn, _k in calls(snap.dir)
-           if src == "app/tests.py"}
-    wrong = {k: (got.get(k, "missing"), v) for k, v in WANT.items() if got.get(k) != v}
+    wrong = misplaced(snap.dir, "app/tests.py", WANT)
     assert not wrong, wrong
     bases = dict(duckdb.connect().execute(f"""
         SELECT e.src_symbol || ' ' || e.dst_name, s.path FROM read_parquet('{snap.dir}/edges.parquet') e
@@ -324,6 +322,27 @@ def test_python_calls_follow_modules_classes_and_scopes(indexer, tmp_path):
     assert bases["UnitCase unittest.TestCase"] is None, bases
 
 
+def misplaced(snap_dir: Path, src: str, want: dict) -> dict:
+    """The calls of file `src`, by (calling symbol, name), whose target is not `want`'s."""
+    got = {(sym, name): (path, qn) for s, sym, name, _l, _r, path, qn, _k in calls(snap_dir) if s == src}
+    return {k: (got.get(k, "missing"), v) for k, v in want.items() if got.get(k) != v}
+
+
+def jedi_draw(repo: Path, rows: list[tuple], seed: int, n: int) -> tuple[dict, dict, dict]:
+    """A seeded draw of `n` of `rows` (as `corpus_calls` gives them), each judged by Jedi: every
+    verdict, those Jedi could judge, and those it disagrees with."""
+    import jedi_judge
+    random.seed(seed)
+    sample = random.sample(rows, n)
+    judge = jedi_judge.Judge(str(repo))
+    verdicts = {}
+    for src, line, dst, p, qn, start, end in sample:
+        verdicts[(src, line, dst, p, qn)] = jedi_judge.verdict(p, start, end, judge.target(src, line, dst), qn)
+    judged = {k: v for k, v in verdicts.items() if v in ("agree", "disagree")}
+    wrong = {k: v for k, v in judged.items() if v == "disagree"}
+    return verdicts, judged, wrong
+
+
 def corpus_calls(snap_dir: Path, where: str) -> list[tuple]:
     return duckdb.connect().execute(f"""
         SELECT e.src_path, e.line, e.dst_name, s.path, s.qualified_name, s.start_line, s.end_line
@@ -334,7 +353,6 @@ def corpus_calls(snap_dir: Path, where: str) -> list[tuple]:
 
 @pytest.mark.corpus
 def test_django_module_paths_agree_with_jedi(snapshots):
-    import jedi_judge
     snap = snapshots("django")
     # Stop 66's binary resolved none of the 46 `models.Manager()` (a `Manager` class of the tests
     # shadowed the package's) and none of the 690 `path(…)` (a variable, `path = partial(…)`).
@@ -352,13 +370,6 @@ def test_django_module_paths_agree_with_jedi(snapshots):
     rows = corpus_calls(snap.dir, "s.path IS NOT NULL AND e.receiver_type IS NULL "
                                   "AND regexp_matches(e.dst_name, '^[a-z_]\\w*(\\.\\w+)+$') "
                                   "AND NOT starts_with(e.dst_name, 'self.') AND NOT starts_with(e.dst_name, 'cls.')")
-    random.seed(32)
-    sample = random.sample(rows, 60)
-    judge = jedi_judge.Judge(str(snap.repo))
-    verdicts = {}
-    for src, line, dst, p, qn, start, end in sample:
-        verdicts[(src, line, dst, p, qn)] = jedi_judge.verdict(p, start, end, judge.target(src, line, dst), qn)
-    judged = {k: v for k, v in verdicts.items() if v in ("agree", "disagree")}
-    wrong = {k: v for k, v in judged.items() if v == "disagree"}
+    verdicts, judged, wrong = jedi_draw(snap.repo, rows, 32, 60)
     assert len(judged) >= 35, verdicts
     assert len(wrong) <= 2, wrong

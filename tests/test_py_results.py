@@ -14,7 +14,6 @@ pinned django corpus against Jedi."""
 
 from __future__ import annotations
 
-import random
 import sys
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import pytest
 
 from helpers import build
 from test_go_calls import calls
-from test_py_module_paths import corpus_calls, write
+from test_py_module_paths import corpus_calls, jedi_draw, misplaced, write
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "call_oracles"))
 
@@ -338,9 +337,7 @@ def test_python_calls_follow_function_results(indexer, tmp_path):
     repo = tmp_path / "repo"
     write(repo, FILES)
     snap = build(indexer, repo, tmp_path / "out", "--no-embeddings")
-    got = {(sym, name): (path, qn) for src, sym, name, _l, _r, path, qn, _k in calls(snap.dir)
-           if src == "app/tests.py"}
-    wrong = {k: (got.get(k, "missing"), v) for k, v in WANT.items() if got.get(k) != v}
+    wrong = misplaced(snap.dir, "app/tests.py", WANT)
     assert not wrong, wrong
     # (feature 60) attributes of attributes of the instance, each the type its class assigns; a
     # descriptor's (`__get__`) is not what instances read: the rules by name decide (nothing here)
@@ -354,7 +351,6 @@ def test_python_calls_follow_function_results(indexer, tmp_path):
 
 @pytest.mark.corpus
 def test_django_function_results_agree_with_jedi(snapshots):
-    import jedi_judge
     snap = snapshots("django")
     # Stop 70's binary resolved none of these (a receiver that is a call of a class, a local bound
     # to a method's result through a typed local).
@@ -369,13 +365,6 @@ def test_django_function_results_agree_with_jedi(snapshots):
     rows = corpus_calls(snap.dir, "s.path IS NOT NULL AND ("
                                   "regexp_matches(e.dst_name, '^[A-Za-z_][\\w.]*\\(.*\\)\\.\\w+$') "
                                   "OR regexp_matches(coalesce(e.receiver_type, ''), '^(<.*>)?[a-z_]\\w*(\\.\\w+)*\\(\\)$'))")
-    random.seed(59)
-    sample = random.sample(rows, 80)
-    judge = jedi_judge.Judge(str(snap.repo))
-    verdicts = {}
-    for src, line, dst, p, qn, start, end in sample:
-        verdicts[(src, line, dst, p, qn)] = jedi_judge.verdict(p, start, end, judge.target(src, line, dst), qn)
-    judged = {k: v for k, v in verdicts.items() if v in ("agree", "disagree")}
-    wrong = {k: v for k, v in judged.items() if v == "disagree"}
+    verdicts, judged, wrong = jedi_draw(snap.repo, rows, 59, 80)
     assert len(judged) >= 40, verdicts
     assert len(wrong) <= 3, wrong

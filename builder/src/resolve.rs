@@ -4237,9 +4237,9 @@ fn rust_path_named(written: &str) -> String {
 
 /// Rust: the end (after it) of the `<…>` that opens at byte `i` of `s`, its
 /// `->` arrows aside.
-/// Rust: the index of the bracket closing the one at `open` (`(`, `[` or
-/// `{`), brackets of the three kinds counted alike.
-fn rust_bracket_end(s: &str, open: usize) -> Option<usize> {
+/// The index of the bracket closing the one at `open` (`(`, `[` or `{`),
+/// brackets of the three kinds counted alike.
+fn bracket_end(s: &str, open: usize) -> Option<usize> {
     let mut depth = 0i32;
     for (k, &c) in s.as_bytes().iter().enumerate().skip(open) {
         match c {
@@ -4303,7 +4303,7 @@ pub fn rust_tuple_fields(name: &str, text: &str) -> Vec<String> {
     }) else {
         return Vec::new();
     };
-    let Some(close) = rust_bracket_end(text, open) else {
+    let Some(close) = bracket_end(text, open) else {
         return Vec::new();
     };
     rust_split_top(&text[open + 1..close], b',')
@@ -5352,22 +5352,8 @@ pub(crate) fn py_call_receiver(q: &str) -> Option<String> {
         return None;
     }
     // The end of the parenthesis opening at `open`.
-    let close = |open: usize| -> Option<usize> {
-        let mut depth = 0i32;
-        for (i, b) in q.bytes().enumerate().skip(open) {
-            match b {
-                b'(' | b'[' | b'{' => depth += 1,
-                b')' | b']' | b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(i + 1);
-                    }
-                }
-                _ => {}
-            }
-        }
-        None
-    };
+    // The end of the parenthesis opening at `open`.
+    let close = |open: usize| bracket_end(q, open).map(|k| k + 1);
     let mut at = close(callee.len())?;
     let mut t = format!("{callee}()");
     while at < q.len() {
@@ -6408,24 +6394,10 @@ pub(crate) fn go_group(t: &str) -> Option<(&str, &str)> {
 
 /// The index of the bracket that closes the one at byte `open` of `t`.
 fn go_close(t: &str, open: usize) -> Option<usize> {
-    let b = t.as_bytes();
-    if !matches!(b.get(open), Some(b'(' | b'[' | b'{')) {
+    if !matches!(t.as_bytes().get(open), Some(b'(' | b'[' | b'{')) {
         return None;
     }
-    let mut depth = 0i32;
-    for (i, &c) in b.iter().enumerate().skip(open) {
-        match c {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    bracket_end(t, open)
 }
 
 /// The element (or, `key`, the key) of the Go type `text` written in file
@@ -6695,7 +6667,7 @@ pub fn rust_callback_params(sig: &str) -> Vec<(u8, Vec<Option<Box<str>>>)> {
     let Some(open) = rest[i..].find('(').map(|k| k + i) else {
         return out;
     };
-    let Some(close) = rust_bracket_end(rest, open) else {
+    let Some(close) = bracket_end(rest, open) else {
         return out;
     };
     if let Some(w) = rest[close..].find(" where ") {
@@ -6712,7 +6684,7 @@ pub fn rust_callback_params(sig: &str) -> Vec<(u8, Vec<Option<Box<str>>>)> {
             .iter()
             .filter_map(|p| t.find(p).map(|k| k + p.len()))
             .min()?;
-        let end = rust_bracket_end(t, k - 1)?;
+        let end = bracket_end(t, k - 1)?;
         Some(
             rust_split_top(&t[k..end], b',')
                 .into_iter()
